@@ -1,0 +1,58 @@
+// AppOptions: QCommandLineParser set-up for `lockscope`.
+#include "appoptions.h"
+
+#include "redis/redisconnection.h"
+#include "version.h"
+
+#include <QCommandLineParser>
+
+QString AppOptions::versionText()
+{
+    return QStringLiteral("lockscope %1 (Qt %2, hiredis %3)")
+        .arg(QStringLiteral(LOCKSCOPE_VERSION), QString::fromLatin1(qVersion()),
+             RedisConnection::hiredisVersion());
+}
+
+bool AppOptions::isInfoOnly(const QStringList &arguments)
+{
+    for (const QString &a : arguments.mid(1)) {
+        if (a == QLatin1String("--version") || a == QLatin1String("-v") || a == QLatin1String("--help")
+            || a == QLatin1String("-h") || a == QLatin1String("--help-all"))
+            return true;
+    }
+    return false;
+}
+
+AppOptions::Outcome AppOptions::parse(const QStringList &arguments, AppOptions *out, QString *message)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("LockScope: inspect, simulate and learn Redis distributed locks.\n"
+                       "With no server given, a private sandbox redis-server is started and used."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    ConnectionOptions::addTo(parser);
+    if (!parser.parse(arguments)) {
+        *message = parser.errorText();
+        return Outcome::ExitUsage;
+    }
+    if (parser.isSet(QStringLiteral("version"))) {
+        *message = versionText();
+        return Outcome::ExitOk;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        *message = parser.helpText();
+        return Outcome::ExitOk;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        *message = QStringLiteral("unexpected argument '%1' (see --help)")
+                       .arg(parser.positionalArguments().first());
+        return Outcome::ExitUsage;
+    }
+    QString error;
+    if (!ConnectionOptions::read(parser, &out->connection, &error)) {
+        *message = error;
+        return Outcome::ExitUsage;
+    }
+    return Outcome::Run;
+}

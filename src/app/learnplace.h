@@ -1,0 +1,11 @@
+// The Learn place.
+#pragma once
+
+#include <QWidget>
+
+class LearnPlace : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit LearnPlace(QWidget *parent = nullptr);
+};

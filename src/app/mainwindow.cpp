@@ -1,0 +1,216 @@
+// MainWindow: place navigation, menus, connection handling (embedded sandbox by default), status badge.
+#include "mainwindow.h"
+
+#include "aboutdialog.h"
+#include "connectiondialog.h"
+#include "inspectorplace.h"
+#include "learnplace.h"
+#include "logging.h"
+#include "redis/redissession.h"
+#include "redis/sandboxserver.h"
+#include "serverbadge.h"
+#include "simulatorplace.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace {
+constexpr int kRefreshConnectedMs = 5000;
+constexpr int kRefreshLostMs = 1000; // retry fast so we are back within a second of the server
+} // namespace
+
+MainWindow::MainWindow(const AppOptions &options, QWidget *parent)
+    : QMainWindow(parent)
+    , m_session(new RedisSession(this))
+    , m_badge(new ServerBadge(this))
+{
+    setWindowTitle(QStringLiteral("LockScope"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/lockscope.svg")));
+    resize(1200, 780);
+
+    buildPlaces();
+    buildActions();
+    statusBar()->addPermanentWidget(m_badge);
+
+    connect(m_session, &RedisSession::opening, this, [this](const QString &endpoint) {
+        m_badge->setConnecting(tr("Connecting to %1…").arg(endpoint));
+    });
+    connect(m_session, &RedisSession::opened, this, &MainWindow::onOpened);
+    connect(m_session, &RedisSession::infoChanged, this,
+            [this](const ServerInfo &info) { m_badge->setConnected(info, m_onSandbox); });
+    connect(m_session, &RedisSession::failed, this, [this](const RedisError &e) { onFailed(e.message()); });
+    connect(m_session, &RedisSession::connectionLost, this, [this](const RedisError &e) {
+        m_badge->setLost(e.message());
+        statusBar()->showMessage(tr("Connection lost: %1").arg(e.message()), 8000);
+        m_refreshTimer.start(kRefreshLostMs);
+    });
+    connect(&m_refreshTimer, &QTimer::timeout, m_session, &RedisSession::refreshInfo);
+    connect(&m_sandboxStart, &QFutureWatcher<bool>::finished, this, [this] {
+        if (!m_sandboxStart.result()) {
+            onFailed(tr("Cannot start the sandbox server: %1").arg(m_sandbox->errorString()));
+            return;
+        }
+        m_onSandbox = true;
+        m_session->open(m_sandbox->connectionSettings());
+    });
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    showPlace(Place::Inspector);
+
+    if (options.connection.serverGiven)
+        connectTo(options.connection.settings);
+    else
+        useSandbox();
+}
+
+MainWindow::~MainWindow()
+{
+    m_sandboxStart.waitForFinished(); // the sandbox object must outlive a start in progress
+}
+
+void MainWindow::buildPlaces()
+{
+    m_places = new QStackedWidget(this);
+    m_places->addWidget(new InspectorPlace(m_session, m_places));
+    m_places->addWidget(new SimulatorPlace(m_places));
+    m_places->addWidget(new LearnPlace(m_places));
+    setCentralWidget(m_places);
+}
+
+void MainWindow::buildActions()
+{
+    QMenu *connection = menuBar()->addMenu(tr("&Connection"));
+    QAction *connectAction
+        = connection->addAction(QIcon(QStringLiteral(":/icons/connect.svg")), tr("&Connect to Server…"), this,
+                                &MainWindow::openConnectionDialog);
+    connectAction->setShortcut(QKeySequence::Open);
+    connectAction->setToolTip(tr("Connect to a Redis server (read-only by default)"));
+    QAction *sandboxAction = connection->addAction(tr("Use &Sandbox Server"), this, &MainWindow::useSandbox);
+    sandboxAction->setToolTip(tr("A private redis-server on a loopback port, for trying things safely"));
+    connection->addAction(tr("&Disconnect"), this, [this] {
+        m_refreshTimer.stop();
+        m_session->close();
+        m_badge->setIdle();
+    });
+    connection->addSeparator();
+    QAction *quit = connection->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    auto *placesBar = new QToolBar(tr("Places"), this);
+    placesBar->setObjectName(QStringLiteral("placesBar"));
+    placesBar->setMovable(false);
+    placesBar->setIconSize(QSize(32, 32));
+    placesBar->setToolButtonStyle(Qt::ToolButtonTextUnderIcon);
+    addToolBar(Qt::LeftToolBarArea, placesBar);
+    m_placeActions = new QActionGroup(this);
+    const struct
+    {
+        Place place;
+        const char *icon;
+        QString name;
+        QString tip;
+    } places[] = {
+        {Place::Inspector, ":/icons/inspector.svg", tr("&Inspector"), tr("Locks on the connected server")},
+        {Place::Simulator, ":/icons/simulator.svg", tr("&Simulator"),
+         tr("Contention simulations with faults")},
+        {Place::Learn, ":/icons/learn.svg", tr("&Learn"), tr("Guided stories: each algorithm and its flaw")},
+    };
+    int index = 0;
+    for (const auto &p : places) {
+        QAction *a = m_placeActions->addAction(QIcon(QString::fromLatin1(p.icon)), p.name);
+        a->setCheckable(true);
+        a->setData(int(p.place));
+        a->setToolTip(p.tip);
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + index++)));
+        connect(a, &QAction::triggered, this, [this, place = p.place] { showPlace(place); });
+        view->addAction(a);
+        placesBar->addAction(a);
+    }
+    placesBar->addSeparator();
+    placesBar->addAction(connectAction);
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About LockScope"), this, [this] { AboutDialog::show(this, m_session->info()); });
+}
+
+void MainWindow::showPlace(Place place)
+{
+    m_places->setCurrentIndex(int(place));
+    for (QAction *a : m_placeActions->actions())
+        a->setChecked(a->data().toInt() == int(place));
+}
+
+void MainWindow::connectTo(const ConnectionSettings &settings)
+{
+    m_onSandbox = false;
+    m_refreshTimer.stop();
+    m_session->open(settings);
+}
+
+void MainWindow::useSandbox()
+{
+    m_refreshTimer.stop();
+    if (m_sandbox && m_sandbox->isRunning()) {
+        m_onSandbox = true;
+        m_session->open(m_sandbox->connectionSettings());
+        return;
+    }
+    if (m_sandboxStart.isRunning())
+        return;
+    m_badge->setConnecting(tr("Starting the sandbox redis-server…"));
+    m_sandbox = std::make_unique<SandboxServer>();
+    // Starting waits for the server to answer PING: do it off the GUI thread.
+    m_sandboxStart.setFuture(QtConcurrent::run([sandbox = m_sandbox.get()] { return sandbox->start(); }));
+}
+
+void MainWindow::openConnectionDialog()
+{
+    ConnectionDialog dialog(this);
+    if (!m_onSandbox && m_session->settings().port != 0)
+        dialog.setSettings(m_session->settings());
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    m_userAskedToConnect = true;
+    connectTo(dialog.settings());
+}
+
+void MainWindow::onOpened()
+{
+    m_userAskedToConnect = false;
+    m_badge->setConnected(m_session->info(), m_onSandbox);
+    statusBar()->showMessage(tr("Connected to %1").arg(m_session->info().endpoint), 5000);
+    m_refreshTimer.start(kRefreshConnectedMs);
+}
+
+void MainWindow::onFailed(const QString &message)
+{
+    m_badge->setFailed(message);
+    qCWarning(lcUi) << message;
+    if (m_userAskedToConnect) {
+        m_userAskedToConnect = false;
+        auto *box
+            = new QMessageBox(QMessageBox::Warning, tr("Cannot connect"), message, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open(); // not exec(): the window keeps working behind it
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    QMainWindow::closeEvent(event);
+}

@@ -1,0 +1,11 @@
+// The Simulator place.
+#pragma once
+
+#include <QWidget>
+
+class SimulatorPlace : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SimulatorPlace(QWidget *parent = nullptr);
+};

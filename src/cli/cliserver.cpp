@@ -1,0 +1,24 @@
+// CliServer: sandbox start-up and connection opening with the user-facing error text.
+#include "cliserver.h"
+
+bool CliServer::open(const ConnectionOptions &options, QString *error)
+{
+    m_settings = options.settings;
+    if (options.sandbox) {
+        m_sandbox = std::make_unique<SandboxServer>();
+        if (!m_sandbox->start()) {
+            *error = QStringLiteral("Cannot start the sandbox server: %1").arg(m_sandbox->errorString());
+            return false;
+        }
+        const ConnectionSettings sandbox = m_sandbox->connectionSettings();
+        m_settings.host = sandbox.host;
+        m_settings.port = sandbox.port;
+        m_settings.readOnly = false; // the sandbox is ours
+    }
+    m_connection = std::make_unique<RedisConnection>(m_settings);
+    if (const RedisError e = m_connection->open()) {
+        *error = e.message();
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,84 @@
+// lockscope-cli: dispatches to one subcommand; each lives in its own file.
+#include "cliio.h"
+#include "pingcommand.h"
+#include "redis/redisconnection.h"
+#include "sandboxcommand.h"
+#include "version.h"
+
+#include <QCoreApplication>
+
+#include <functional>
+
+namespace {
+
+struct Subcommand
+{
+    const char *name;
+    const char *summary;
+    std::function<int(const QStringList &)> run;
+};
+
+const QList<Subcommand> &subcommands()
+{
+    static const QList<Subcommand> list {
+        {"ping", "connect to a server and measure the round trip", runPingCommand},
+        {"sandbox", "start a private redis-server and keep it until Ctrl-C", runSandboxCommand},
+    };
+    return list;
+}
+
+QString versionText()
+{
+    return QStringLiteral("lockscope-cli %1 (Qt %2, hiredis %3)")
+        .arg(QStringLiteral(LOCKSCOPE_VERSION), QString::fromLatin1(qVersion()),
+             RedisConnection::hiredisVersion());
+}
+
+void printUsage(QTextStream &stream)
+{
+    stream << "Usage: lockscope-cli <command> [options]\n\n"
+           << "Inspect and simulate Redis distributed locks from the terminal.\n\nCommands:\n";
+    for (const Subcommand &c : subcommands())
+        stream << "  " << QString::fromLatin1(c.name).leftJustified(12) << c.summary << "\n";
+    stream
+        << "\nRun 'lockscope-cli <command> --help' for the options of one command.\n"
+        << "Connection options (every command): --host, --port, --socket, --user, --password-env VAR, --db,\n"
+        << "  --sandbox (private server for this run), --read-write, --connect-timeout, --timeout.\n"
+        << "Exit codes: 0 success, 1 failure (connection, server), 2 bad arguments, 3 expectation not met.\n"
+        << Qt::flush;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("lockscope-cli"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(LOCKSCOPE_VERSION));
+    QCoreApplication::setOrganizationName(QStringLiteral("LockScope"));
+
+    const QStringList args = QCoreApplication::arguments();
+    if (args.size() < 2) {
+        printUsage(CliIo::err());
+        return CliIo::Usage;
+    }
+    const QString first = args.at(1);
+    if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
+        CliIo::out() << versionText() << "\n" << Qt::flush;
+        return CliIo::Ok;
+    }
+    if (first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("help")) {
+        printUsage(CliIo::out());
+        return CliIo::Ok;
+    }
+    for (const Subcommand &c : subcommands()) {
+        if (first == QLatin1String(c.name)) {
+            QStringList rest = args.mid(2);
+            rest.prepend(QStringLiteral("lockscope-cli ") + first);
+            return c.run(rest);
+        }
+    }
+    CliIo::err() << "lockscope-cli: unknown command '" << first << "'\n\n";
+    printUsage(CliIo::err());
+    return CliIo::Usage;
+}

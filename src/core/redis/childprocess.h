@@ -1,0 +1,44 @@
+// A child process (redis-server, redis-sentinel) that can never outlive LockScope: it is killed when we die,
+// even by SIGKILL. Signals for the simulator's faults: stop (SIGSTOP), continue, terminate, kill.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <sys/types.h>
+
+class ChildProcess
+{
+public:
+    ChildProcess() = default;
+    ~ChildProcess(); // kills the child if it still runs
+    ChildProcess(const ChildProcess &) = delete;
+    ChildProcess &operator=(const ChildProcess &) = delete;
+
+    // Starts `program` (a full path) with `arguments` in `workingDirectory`; stdout/stderr go to `logFile`.
+    bool start(const QString &program, const QStringList &arguments, const QString &workingDirectory,
+               const QString &logFile);
+    bool isRunning();
+    pid_t pid() const { return m_pid; }
+    // Exit description once it ended ("exited with code 1", "killed by signal 9").
+    QString exitDescription() const { return m_exitDescription; }
+    const QString &errorString() const { return m_error; }
+
+    bool pause(); // SIGSTOP
+    bool resume(); // SIGCONT
+    bool isPaused() const { return m_paused; }
+    // SIGTERM, wait up to `graceMs`, then SIGKILL. Always reaps the child.
+    void terminate(int graceMs = 3000);
+    // SIGKILL and reap: a crash, as far as the child's clients can tell.
+    void kill();
+    // Waits up to `ms` for the child to end on its own; true when it has ended.
+    bool waitForExit(int ms);
+
+private:
+    bool reap(bool block);
+
+    pid_t m_pid = -1;
+    bool m_paused = false;
+    QString m_error;
+    QString m_exitDescription;
+};

@@ -1,0 +1,16 @@
+// The read-only guard: on a read-only connection only commands on this explicit allow-list are sent.
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+class ReadOnlyGuard
+{
+public:
+    // True when `args` (command name first) only reads. Otherwise `reason` says what was refused.
+    static bool allows(const QList<QByteArray> &args, QString *reason = nullptr);
+    // Every allowed command, with its allowed sub-commands as "CLIENT|GETNAME", for documentation and tests.
+    static QStringList allowList();
+};

@@ -1,0 +1,449 @@
+// RedisConnection: hiredis sync context with timeouts, auth, read-only guard, pipelining and reconnect.
+#include "redisconnection.h"
+
+#include "logging.h"
+#include "readonlyguard.h"
+
+#include <hiredis/hiredis.h>
+
+#include <QDeadlineTimer>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <poll.h>
+#include <sys/socket.h>
+#include <vector>
+
+namespace {
+
+timeval toTimeval(int ms)
+{
+    timeval tv;
+    tv.tv_sec = ms / 1000;
+    tv.tv_usec = (ms % 1000) * 1000;
+    return tv;
+}
+
+// Keeps argv/argvlen alive for one hiredis call.
+struct ArgvView
+{
+    explicit ArgvView(const RedisCommand &args)
+    {
+        argv.reserve(size_t(args.size()));
+        lengths.reserve(size_t(args.size()));
+        for (const QByteArray &a : args) {
+            argv.push_back(a.constData());
+            lengths.push_back(size_t(a.size()));
+        }
+    }
+    std::vector<const char *> argv;
+    std::vector<size_t> lengths;
+};
+
+QString commandName(const RedisCommand &args)
+{
+    return args.isEmpty() ? QString() : QString::fromUtf8(args.first()).toUpper();
+}
+
+} // namespace
+
+QString RedisConnection::hiredisVersion()
+{
+    return QStringLiteral("%1.%2.%3").arg(HIREDIS_MAJOR).arg(HIREDIS_MINOR).arg(HIREDIS_PATCH);
+}
+
+RedisConnection::RedisConnection(const ConnectionSettings &settings)
+    : m_settings(settings)
+{
+    // hiredis writes with write(), not send(MSG_NOSIGNAL): a server that died mid-write would raise SIGPIPE
+    // and kill the whole app. The failed write is reported as an error value instead.
+    static const bool sigpipeIgnored = [] {
+        ::signal(SIGPIPE, SIG_IGN);
+        return true;
+    }();
+    Q_UNUSED(sigpipeIgnored);
+}
+
+RedisConnection::~RedisConnection()
+{
+    close();
+}
+
+RedisError RedisConnection::fail(const RedisError &error)
+{
+    m_lastError = error;
+    if (error.breaksConnection())
+        dropContext();
+    return error;
+}
+
+void RedisConnection::dropContext()
+{
+    if (!m_context)
+        return;
+    {
+        QMutexLocker lock(&m_fdMutex);
+        m_fd = -1;
+    }
+    redisFree(m_context);
+    m_context = nullptr;
+    m_pending = 0;
+}
+
+void RedisConnection::close()
+{
+    dropContext();
+}
+
+RedisError RedisConnection::reconnect()
+{
+    close();
+    return open();
+}
+
+void RedisConnection::interrupt()
+{
+    m_interrupted = true;
+    QMutexLocker lock(&m_fdMutex);
+    if (m_fd >= 0)
+        ::shutdown(m_fd, SHUT_RDWR);
+}
+
+RedisError RedisConnection::open()
+{
+    close();
+    m_interrupted = false;
+    m_clientId = -1;
+    const QString problem = m_settings.validate();
+    if (!problem.isEmpty())
+        return fail({RedisError::Code::BadSettings, problem});
+
+    const timeval connectTimeout = toTimeval(m_settings.connectTimeoutMs);
+    redisContext *c = m_settings.usesSocket()
+        ? redisConnectUnixWithTimeout(m_settings.socketPath.toLocal8Bit().constData(), connectTimeout)
+        : redisConnectWithTimeout(m_settings.host.toUtf8().constData(), m_settings.port, connectTimeout);
+    if (!c)
+        return fail({RedisError::Code::ConnectFailed, QStringLiteral("out of memory creating a connection")});
+    if (c->err) {
+        const int savedErrno = errno;
+        const QString detail = QString::fromLocal8Bit(c->errstr);
+        redisFree(c);
+        const QString where = m_settings.endpoint();
+        if (detail.contains(QLatin1String("refused")) || savedErrno == ECONNREFUSED)
+            return fail({RedisError::Code::ConnectionRefused,
+                         QStringLiteral("Connection refused by %1: no Redis server is listening there "
+                                        "(is redis-server running, and is the port right?)")
+                             .arg(where)});
+        if (detail.contains(QLatin1String("timed out")) || savedErrno == ETIMEDOUT
+            || savedErrno == EINPROGRESS)
+            return fail({RedisError::Code::Timeout,
+                         QStringLiteral("Could not connect to %1 within %2 ms "
+                                        "(host unreachable or firewalled?)")
+                             .arg(where)
+                             .arg(m_settings.connectTimeoutMs)});
+        if (detail.contains(QLatin1String("not known")) || detail.contains(QLatin1String("resolve"))
+            || detail.contains(QLatin1String("No address")))
+            return fail({RedisError::Code::HostNotFound,
+                         QStringLiteral("Host '%1' not found: %2").arg(m_settings.host, detail)});
+        if (m_settings.usesSocket()
+            && (savedErrno == ENOENT || detail.contains(QLatin1String("No such file"))))
+            return fail({RedisError::Code::ConnectionRefused,
+                         QStringLiteral("No Unix socket at %1: %2").arg(m_settings.socketPath, detail)});
+        return fail(
+            {RedisError::Code::ConnectFailed, QStringLiteral("Cannot connect to %1: %2").arg(where, detail)});
+    }
+    m_context = c;
+    {
+        QMutexLocker lock(&m_fdMutex);
+        m_fd = c->fd;
+    }
+    redisSetTimeout(c, toTimeval(m_settings.commandTimeoutMs));
+    if (!m_settings.usesSocket())
+        redisEnableKeepAlive(c); // TCP only: on a Unix socket it fails and poisons the context
+
+    const RedisError handshakeError = handshake();
+    if (handshakeError) {
+        dropContext();
+        m_lastError = handshakeError;
+        return handshakeError;
+    }
+    m_everOpened = true;
+    m_lastError = {};
+    qCDebug(lcRedis) << "connected to" << m_settings.endpoint() << "client id" << m_clientId;
+    return {};
+}
+
+RedisError RedisConnection::handshake()
+{
+    const QString where = m_settings.endpoint();
+    if (!m_settings.password.isEmpty()) {
+        RedisCommand auth {"AUTH"};
+        if (!m_settings.user.isEmpty())
+            auth << m_settings.user.toUtf8();
+        auth << m_settings.password.toUtf8();
+        const RedisResult r = roundTrip(auth);
+        if (r.error.breaksConnection())
+            return r.error;
+        if (!r.ok()) {
+            const QString text = QString::fromUtf8(r.reply.bytes());
+            if (r.error.code() == RedisError::Code::AuthFailed) {
+                // Redis answers WRONGPASS for both an unknown user and a wrong password, on purpose.
+                const QString who = m_settings.user.isEmpty()
+                    ? QStringLiteral("the default user")
+                    : QStringLiteral("user '%1'").arg(m_settings.user);
+                return {RedisError::Code::AuthFailed,
+                        QStringLiteral("Authentication failed at %1 for %2: the user name or password was "
+                                       "rejected (Redis does not say which, or the user is disabled)")
+                            .arg(where, who)};
+            }
+            if (text.contains(QLatin1String("without any password configured")))
+                return {RedisError::Code::AuthFailed,
+                        QStringLiteral("Authentication failed at %1: the password was rejected because the "
+                                       "server has no password set (connect without one)")
+                            .arg(where)};
+            if (text.contains(QLatin1String("wrong number of arguments")))
+                return {RedisError::Code::AuthFailed,
+                        QStringLiteral("Authentication failed at %1: this server does not know ACL users "
+                                       "(Redis before 6); connect with a password only")
+                            .arg(where)};
+            return {RedisError::Code::AuthFailed,
+                    QStringLiteral("Authentication failed at %1: %2").arg(where, text)};
+        }
+    }
+    if (m_settings.db != 0) {
+        const RedisResult r = roundTrip({"SELECT", QByteArray::number(m_settings.db)});
+        if (r.error.code() == RedisError::Code::NoAuth)
+            return {RedisError::Code::NoAuth,
+                    QStringLiteral("%1 requires a password (NOAUTH): give one to connect").arg(where)};
+        if (!r.ok())
+            return {r.error.breaksConnection() ? r.error.code() : RedisError::Code::BadSettings,
+                    QStringLiteral("Cannot select database %1 at %2: %3")
+                        .arg(m_settings.db)
+                        .arg(where, r.error.message())};
+    }
+    // CLIENT ID doubles as the liveness check (it works for every ACL user that may connect).
+    const RedisResult id = roundTrip({"CLIENT", "ID"});
+    if (id.error.code() == RedisError::Code::NoAuth)
+        return {RedisError::Code::NoAuth,
+                QStringLiteral("%1 requires a password (NOAUTH): give one to connect").arg(where)};
+    if (id.error.breaksConnection())
+        return id.error;
+    if (id.ok())
+        m_clientId = id.reply.toInteger();
+    else if (!roundTrip({"PING"}).ok()) // CLIENT denied by ACL: fall back on PING
+        return id.error;
+    if (!m_settings.clientName.isEmpty()) {
+        // Naming is a courtesy to whoever runs CLIENT LIST; an ACL that forbids it is not an error.
+        const RedisResult r = roundTrip({"CLIENT", "SETNAME", m_settings.clientName.toUtf8()});
+        if (r.error.breaksConnection())
+            return r.error;
+    }
+    return {};
+}
+
+RedisError RedisConnection::setCommandTimeout(int ms)
+{
+    if (ms <= 0)
+        return {RedisError::Code::BadArgument, QStringLiteral("timeout must be positive")};
+    m_settings.commandTimeoutMs = ms;
+    if (m_context && redisSetTimeout(m_context, toTimeval(ms)) != REDIS_OK)
+        return fail(takeContextError());
+    return {};
+}
+
+RedisError RedisConnection::guard(const RedisCommand &args) const
+{
+    if (args.isEmpty())
+        return {RedisError::Code::BadArgument, QStringLiteral("empty command")};
+    QString reason;
+    if (m_settings.readOnly && !ReadOnlyGuard::allows(args, &reason))
+        return {RedisError::Code::ReadOnlyRefused, QStringLiteral("Refused: ") + reason};
+    return {};
+}
+
+RedisError RedisConnection::ensureOpen()
+{
+    if (m_context)
+        return {};
+    if (m_autoReconnect && m_everOpened)
+        return open();
+    return {RedisError::Code::NotConnected,
+            m_lastError ? QStringLiteral("Not connected to %1 (last error: %2)")
+                              .arg(m_settings.endpoint(), m_lastError.message())
+                        : QStringLiteral("Not connected to %1").arg(m_settings.endpoint())};
+}
+
+RedisError RedisConnection::takeContextError()
+{
+    const int savedErrno = errno;
+    const QString where = m_settings.endpoint();
+    if (m_interrupted)
+        return {RedisError::Code::Interrupted, QStringLiteral("Interrupted while talking to %1").arg(where)};
+    if (!m_context)
+        return {RedisError::Code::NotConnected, QStringLiteral("Not connected to %1").arg(where)};
+    const QString detail = QString::fromLocal8Bit(m_context->errstr);
+    switch (m_context->err) {
+    case REDIS_ERR_EOF:
+        return {RedisError::Code::ConnectionClosed,
+                QStringLiteral("%1 closed the connection (server stopped, restarted or killed the client)")
+                    .arg(where)};
+    case REDIS_ERR_PROTOCOL:
+        return {RedisError::Code::Protocol, QStringLiteral("Protocol error from %1: %2").arg(where, detail)};
+    case REDIS_ERR_IO:
+        if (savedErrno == EAGAIN || savedErrno == EWOULDBLOCK || savedErrno == ETIMEDOUT
+            || detail.contains(QLatin1String("temporarily unavailable"))
+            || detail.contains(QLatin1String("timed out")))
+            return {RedisError::Code::Timeout,
+                    QStringLiteral("No reply from %1 within %2 ms (server paused, overloaded or unreachable)")
+                        .arg(where)
+                        .arg(m_settings.commandTimeoutMs)};
+        if (savedErrno == ECONNRESET || savedErrno == EPIPE)
+            return {RedisError::Code::ConnectionClosed,
+                    QStringLiteral("%1 closed the connection (%2)").arg(where, detail)};
+        return {RedisError::Code::Io, QStringLiteral("I/O error talking to %1: %2").arg(where, detail)};
+    default:
+        return {RedisError::Code::Io, QStringLiteral("Error talking to %1: %2").arg(where, detail)};
+    }
+}
+
+RedisResult RedisConnection::resultFromRaw(void *raw)
+{
+    auto *reply = static_cast<redisReply *>(raw);
+    RedisResult result;
+    result.reply = RedisReply::fromHiredis(reply);
+    freeReplyObject(reply);
+    if (result.reply.isError())
+        result.error = RedisError::fromServerReply(result.reply.bytes());
+    return result;
+}
+
+RedisResult RedisConnection::roundTrip(const RedisCommand &args)
+{
+    if (const RedisError e = append(args))
+        return RedisResult::failure(e);
+    return readReply();
+}
+
+RedisResult RedisConnection::command(const RedisCommand &args)
+{
+    if (const RedisError e = guard(args)) {
+        m_lastError = e;
+        return RedisResult::failure(e);
+    }
+    if (m_pending > 0)
+        return RedisResult::failure(
+            {RedisError::Code::BadArgument,
+             QStringLiteral("%1 replies are still pending on this connection").arg(m_pending)});
+    if (const RedisError e = ensureOpen())
+        return RedisResult::failure(e);
+    return roundTrip(args);
+}
+
+QList<RedisResult> RedisConnection::pipeline(const QList<RedisCommand> &commands)
+{
+    QList<RedisResult> results;
+    results.reserve(commands.size());
+    RedisError refused;
+    for (const RedisCommand &c : commands) {
+        if ((refused = guard(c)))
+            break;
+    }
+    if (!refused && m_pending > 0)
+        refused
+            = {RedisError::Code::BadArgument, QStringLiteral("replies are still pending on this connection")};
+    if (!refused)
+        refused = ensureOpen();
+    if (refused) {
+        m_lastError = refused;
+        for (qsizetype i = 0; i < commands.size(); ++i)
+            results.append(RedisResult::failure(refused));
+        return results;
+    }
+    for (const RedisCommand &c : commands) {
+        if (const RedisError e = append(c)) {
+            while (results.size() < commands.size())
+                results.append(RedisResult::failure(e));
+            return results;
+        }
+    }
+    while (results.size() < commands.size()) {
+        RedisResult r = readReply();
+        const bool broken = r.error.breaksConnection();
+        results.append(r);
+        if (broken) {
+            while (results.size() < commands.size())
+                results.append(RedisResult::failure(r.error));
+        }
+    }
+    return results;
+}
+
+RedisError RedisConnection::append(const RedisCommand &args)
+{
+    if (args.isEmpty())
+        return {RedisError::Code::BadArgument, QStringLiteral("empty command")};
+    if (const RedisError e = guard(args))
+        return e;
+    if (!m_context)
+        return fail({RedisError::Code::NotConnected,
+                     QStringLiteral("Not connected to %1").arg(m_settings.endpoint())});
+    ArgvView view(args); // hiredis 0.14 takes a non-const argv
+    if (redisAppendCommandArgv(m_context, int(view.argv.size()), view.argv.data(), view.lengths.data())
+        != REDIS_OK)
+        return fail(takeContextError());
+    ++m_pending;
+    ++m_commandsSent;
+    qCDebug(lcRedis) << "->" << commandName(args);
+    return {};
+}
+
+RedisResult RedisConnection::readReply()
+{
+    if (!m_context)
+        return RedisResult::failure(fail({RedisError::Code::NotConnected,
+                                          QStringLiteral("Not connected to %1").arg(m_settings.endpoint())}));
+    void *raw = nullptr;
+    if (redisGetReply(m_context, &raw) != REDIS_OK || !raw) {
+        if (raw)
+            freeReplyObject(raw);
+        return RedisResult::failure(fail(takeContextError()));
+    }
+    if (m_pending > 0)
+        --m_pending;
+    return resultFromRaw(raw);
+}
+
+RedisResult RedisConnection::readReply(int timeoutMs)
+{
+    if (!m_context)
+        return RedisResult::failure(fail({RedisError::Code::NotConnected,
+                                          QStringLiteral("Not connected to %1").arg(m_settings.endpoint())}));
+    void *raw = nullptr;
+    if (redisGetReplyFromReader(m_context, &raw) != REDIS_OK)
+        return RedisResult::failure(fail(takeContextError()));
+    // Flush anything appended but not yet written, so the server can answer it.
+    int done = 0;
+    while (!raw && !done) {
+        if (redisBufferWrite(m_context, &done) != REDIS_OK)
+            return RedisResult::failure(fail(takeContextError()));
+    }
+    QDeadlineTimer deadline(timeoutMs);
+    while (!raw) {
+        pollfd pfd {m_context->fd, POLLIN, 0};
+        const int remaining = int(deadline.remainingTime());
+        const int n = ::poll(&pfd, 1, remaining < 0 ? 0 : remaining);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0)
+            return RedisResult::failure(
+                {RedisError::Code::Timeout, QStringLiteral("No message within %1 ms").arg(timeoutMs)});
+        if (m_interrupted)
+            return RedisResult::failure(fail(takeContextError()));
+        if (redisBufferRead(m_context) != REDIS_OK || redisGetReplyFromReader(m_context, &raw) != REDIS_OK)
+            return RedisResult::failure(fail(takeContextError()));
+    }
+    if (m_pending > 0)
+        --m_pending;
+    return resultFromRaw(raw);
+}

@@ -1,0 +1,86 @@
+// One blocking connection to one Redis server (RAII over a hiredis context). Use it from one thread only;
+// interrupt() is the one call that is safe from another thread.
+#pragma once
+
+#include "connectionsettings.h"
+#include "rediserror.h"
+#include "redisresult.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QMutex>
+
+#include <atomic>
+
+struct redisContext;
+
+using RedisCommand = QList<QByteArray>;
+
+class RedisConnection
+{
+public:
+    explicit RedisConnection(const ConnectionSettings &settings);
+    ~RedisConnection();
+    RedisConnection(const RedisConnection &) = delete;
+    RedisConnection &operator=(const RedisConnection &) = delete;
+
+    // Connects, authenticates, selects the database and names the client. Returns the first error met.
+    RedisError open();
+    void close();
+    RedisError reconnect();
+    bool isOpen() const { return m_context != nullptr; }
+
+    const ConnectionSettings &settings() const { return m_settings; }
+    bool isReadOnly() const { return m_settings.readOnly; }
+    void setReadOnly(bool readOnly) { m_settings.readOnly = readOnly; }
+    // When on (the default), a command on a connection that broke earlier reopens it first.
+    void setAutoReconnect(bool on) { m_autoReconnect = on; }
+    RedisError setCommandTimeout(int ms);
+
+    // One command, argument by argument (binary safe). Waits at most the command timeout.
+    RedisResult command(const RedisCommand &args);
+    // Sends all commands in one write, then reads one reply each. A read-only connection refuses the
+    // whole pipeline before sending anything if one command in it is not allowed.
+    QList<RedisResult> pipeline(const QList<RedisCommand> &commands);
+
+    // Streaming form of pipelining: append any number of commands, then read their replies in order.
+    RedisError append(const RedisCommand &args);
+    RedisResult readReply();
+    int pendingReplies() const { return m_pending; }
+    // Waits up to `timeoutMs` for a reply (pub/sub messages). A timeout here leaves the connection usable.
+    RedisResult readReply(int timeoutMs);
+
+    // Thread-safe: makes a blocked call on this connection return at once with Interrupted.
+    void interrupt();
+
+    const RedisError &lastError() const { return m_lastError; }
+    quint64 commandsSent() const { return m_commandsSent; }
+    // Client id given by the server (CLIENT ID), or -1 when unknown.
+    qint64 clientId() const { return m_clientId; }
+
+    // "0.14.1": the hiredis LockScope was built with, for --version and the About box.
+    static QString hiredisVersion();
+
+private:
+    RedisResult roundTrip(const RedisCommand &args);
+    RedisError ensureOpen();
+    RedisError guard(const RedisCommand &args) const;
+    RedisError takeContextError();
+    RedisResult resultFromRaw(void *raw);
+    RedisError handshake();
+    RedisError fail(const RedisError &error);
+    void dropContext();
+
+    ConnectionSettings m_settings;
+    redisContext *m_context = nullptr;
+    RedisError m_lastError;
+    bool m_autoReconnect = true;
+    bool m_everOpened = false;
+    int m_pending = 0;
+    quint64 m_commandsSent = 0;
+    qint64 m_clientId = -1;
+    // interrupt() shuts the socket down from another thread; the mutex keeps the fd valid meanwhile.
+    QMutex m_fdMutex;
+    int m_fd = -1;
+    std::atomic_bool m_interrupted = false;
+};

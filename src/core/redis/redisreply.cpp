@@ -1,0 +1,165 @@
+// RedisReply: conversion from hiredis replies and human-readable rendering.
+#include "redisreply.h"
+
+#include "bytes.h"
+
+#include <hiredis/hiredis.h>
+
+#include <memory>
+
+RedisReply RedisReply::integer(qint64 value)
+{
+    RedisReply r;
+    r.m_type = Type::Integer;
+    r.m_integer = value;
+    return r;
+}
+
+RedisReply RedisReply::string(const QByteArray &bytes)
+{
+    RedisReply r;
+    r.m_type = Type::String;
+    r.m_bytes = bytes;
+    return r;
+}
+
+RedisReply RedisReply::status(const QByteArray &text)
+{
+    RedisReply r;
+    r.m_type = Type::Status;
+    r.m_bytes = text;
+    return r;
+}
+
+RedisReply RedisReply::error(const QByteArray &text)
+{
+    RedisReply r;
+    r.m_type = Type::Error;
+    r.m_bytes = text;
+    return r;
+}
+
+RedisReply RedisReply::array(const QList<RedisReply> &elements)
+{
+    RedisReply r;
+    r.m_type = Type::Array;
+    r.m_elements = elements;
+    return r;
+}
+
+RedisReply RedisReply::fromHiredis(const redisReply *reply)
+{
+    if (!reply)
+        return {};
+    switch (reply->type) {
+    case REDIS_REPLY_INTEGER:
+        return integer(reply->integer);
+    case REDIS_REPLY_STRING:
+        return string(QByteArray(reply->str, qsizetype(reply->len)));
+    case REDIS_REPLY_STATUS:
+        return status(QByteArray(reply->str, qsizetype(reply->len)));
+    case REDIS_REPLY_ERROR:
+        return error(QByteArray(reply->str, qsizetype(reply->len)));
+    case REDIS_REPLY_ARRAY: {
+        QList<RedisReply> elements;
+        elements.reserve(qsizetype(reply->elements));
+        for (size_t i = 0; i < reply->elements; ++i)
+            elements.append(fromHiredis(reply->element[i]));
+        return array(elements);
+    }
+    case REDIS_REPLY_NIL:
+    default:
+        return {};
+    }
+}
+
+bool RedisReply::parse(const QByteArray &resp, RedisReply *out, QString *error)
+{
+    std::unique_ptr<redisReader, decltype(&redisReaderFree)> reader(redisReaderCreate(), &redisReaderFree);
+    if (!reader) {
+        if (error)
+            *error = QStringLiteral("out of memory");
+        return false;
+    }
+    void *raw = nullptr;
+    if (redisReaderFeed(reader.get(), resp.constData(), size_t(resp.size())) != REDIS_OK
+        || redisReaderGetReply(reader.get(), &raw) != REDIS_OK) {
+        if (error)
+            *error = QStringLiteral("malformed reply: %1").arg(QString::fromLatin1(reader->errstr));
+        return false;
+    }
+    if (!raw) {
+        if (error)
+            *error = QStringLiteral("incomplete reply: the bytes end before the reply does");
+        return false;
+    }
+    std::unique_ptr<redisReply, decltype(&freeReplyObject)> owned(static_cast<redisReply *>(raw),
+                                                                  &freeReplyObject);
+    if (out)
+        *out = fromHiredis(owned.get());
+    return true;
+}
+
+bool RedisReply::operator==(const RedisReply &other) const
+{
+    return m_type == other.m_type && m_integer == other.m_integer && m_bytes == other.m_bytes
+        && m_elements == other.m_elements;
+}
+
+qint64 RedisReply::toInteger(bool *ok) const
+{
+    if (m_type == Type::Integer) {
+        if (ok)
+            *ok = true;
+        return m_integer;
+    }
+    if (m_type == Type::String || m_type == Type::Status)
+        return m_bytes.toLongLong(ok);
+    if (ok)
+        *ok = false;
+    return 0;
+}
+
+QString RedisReply::typeName(Type type)
+{
+    switch (type) {
+    case Type::Nil:
+        return QStringLiteral("nil");
+    case Type::Integer:
+        return QStringLiteral("integer");
+    case Type::String:
+        return QStringLiteral("string");
+    case Type::Status:
+        return QStringLiteral("status");
+    case Type::Error:
+        return QStringLiteral("error");
+    case Type::Array:
+        return QStringLiteral("array");
+    }
+    return QStringLiteral("?");
+}
+
+QString RedisReply::toDisplayString(int maxBytes) const
+{
+    switch (m_type) {
+    case Type::Nil:
+        return QStringLiteral("(nil)");
+    case Type::Integer:
+        return QStringLiteral("(integer) %1").arg(m_integer);
+    case Type::String:
+        return u'"' + Bytes::display(m_bytes, maxBytes) + u'"';
+    case Type::Status:
+        return Bytes::display(m_bytes, maxBytes);
+    case Type::Error:
+        return QStringLiteral("(error) ") + Bytes::display(m_bytes, maxBytes);
+    case Type::Array: {
+        if (m_elements.isEmpty())
+            return QStringLiteral("(empty array)");
+        QStringList parts;
+        for (const RedisReply &e : m_elements)
+            parts << e.toDisplayString(maxBytes);
+        return u'[' + parts.join(QStringLiteral(", ")) + u']';
+    }
+    }
+    return {};
+}

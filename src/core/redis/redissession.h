@@ -1,0 +1,60 @@
+// A connection the GUI thread can use without ever blocking: every command runs on the session's own
+// thread, and results come back as signals or callbacks on the caller's thread.
+#pragma once
+
+#include "connectionsettings.h"
+#include "rediserror.h"
+#include "redisresult.h"
+#include "serverinfo.h"
+
+#include <QObject>
+#include <QThread>
+
+#include <functional>
+#include <memory>
+
+using RedisCommand = QList<QByteArray>;
+
+class RedisSession : public QObject
+{
+    Q_OBJECT
+public:
+    explicit RedisSession(QObject *parent = nullptr);
+    ~RedisSession() override;
+
+    // Connects in the background; ends with opened() or failed().
+    void open(const ConnectionSettings &settings);
+    void close();
+    // Reads ServerInfo again (key count changes); emits infoChanged(), or connectionLost() if the server went
+    // away.
+    void refreshInfo();
+    // Runs one command on the session thread; `done` runs on the session's (GUI) thread unless `context` is
+    // gone.
+    void run(const RedisCommand &args, QObject *context, std::function<void(const RedisResult &)> done);
+
+    bool isOpen() const { return m_open; }
+    bool isBusy() const { return m_busy; }
+    const ServerInfo &info() const { return m_info; }
+    const ConnectionSettings &settings() const { return m_settings; }
+
+signals:
+    void opening(const QString &endpoint);
+    void opened(const ServerInfo &info);
+    void failed(const RedisError &error);
+    void infoChanged(const ServerInfo &info);
+    void connectionLost(const RedisError &error);
+    void closed();
+
+private:
+    struct Shared;
+    void post(std::function<void(Shared &)> job);
+
+    QThread m_thread;
+    QObject *m_worker = nullptr; // lives on m_thread; jobs are queued to it
+    std::shared_ptr<Shared> m_shared;
+    ConnectionSettings m_settings;
+    ServerInfo m_info;
+    quint64 m_generation = 0;
+    bool m_open = false;
+    bool m_busy = false;
+};

@@ -1,0 +1,75 @@
+// A private redis-server on a free loopback port in a temporary directory, persistence off. Used by the
+// app's embedded default, the CLI's --sandbox, the simulator's faults and every test. Never outlives us.
+#pragma once
+
+#include "childprocess.h"
+#include "connectionsettings.h"
+
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+
+#include <memory>
+
+class SandboxServer
+{
+public:
+    struct Options
+    {
+        QString name = QStringLiteral("sandbox"); // shown in logs and errors
+        QStringList configLines; // extra redis.conf lines, e.g. "notify-keyspace-events KEA"
+        bool unixSocket = false; // also listen on <dir>/redis.sock
+        bool sentinel = false; // run as redis-sentinel (configLines must hold its "sentinel monitor" lines)
+        int port = 0; // 0: pick a free port
+        int readyTimeoutMs = 10000;
+        QString executable; // empty: find redis-server on PATH (or $LOCKSCOPE_REDIS_SERVER)
+    };
+
+    SandboxServer();
+    explicit SandboxServer(const Options &options);
+    ~SandboxServer(); // stops the server and removes its directory
+    SandboxServer(const SandboxServer &) = delete;
+    SandboxServer &operator=(const SandboxServer &) = delete;
+
+    // Starts and waits until it answers PING. False with errorString() on failure.
+    bool start();
+    void stop(); // graceful (SIGTERM, then SIGKILL after a grace period)
+    void kill(); // SIGKILL: a crash as clients see it
+    bool pause(); // SIGSTOP: the process freezes, clients time out
+    bool resume(); // SIGCONT
+    // Stop and start again on the same port with an empty dataset (persistence is off).
+    bool restart();
+    bool isRunning();
+    bool isPaused() const { return m_process.isPaused(); }
+
+    QString host() const { return QStringLiteral("127.0.0.1"); }
+    int port() const { return m_port; }
+    QString socketPath() const;
+    qint64 pid() const { return m_process.pid(); }
+    QString directory() const;
+    const QString &name() const { return m_options.name; }
+    // Settings to reach this server: read-write, since the sandbox belongs to LockScope.
+    ConnectionSettings connectionSettings() const;
+    QString errorString() const { return m_error; }
+    QString logTail(int maxLines = 20) const;
+
+    // Full path of redis-server, or empty (then installHint() says how to get it).
+    static QString findExecutable();
+    static QString installHint();
+    // A TCP port on 127.0.0.1 that was free a moment ago.
+    static int freePort();
+
+private:
+    bool prepareDirectory();
+    bool writeConfig();
+    bool spawnAndWait();
+    bool waitUntilReady();
+
+    Options m_options;
+    std::unique_ptr<QTemporaryDir> m_dir;
+    ChildProcess m_process;
+    int m_port = 0;
+    bool m_portChosenByUs = false;
+    bool m_everStarted = false;
+    QString m_error;
+};

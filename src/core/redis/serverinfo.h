@@ -1,0 +1,31 @@
+// What the status bar and the CLI say about a connected server: version, mode, role, db, key count.
+#pragma once
+
+#include "rediserror.h"
+
+#include <QMetaType>
+#include <QString>
+
+class RedisConnection;
+
+struct ServerInfo
+{
+    QString endpoint;
+    QString version; // "7.0.15"
+    QString mode; // standalone | cluster | sentinel
+    QString role; // master | replica
+    int db = 0;
+    qint64 keys = -1; // DBSIZE of the selected db; -1 when unknown (sentinel, or denied by ACL)
+    qint64 clientId = -1;
+    double roundTripMs = -1; // one PING, measured when fetched
+    bool readOnly = true;
+
+    bool isValid() const { return !version.isEmpty(); }
+    // "Redis 7.0.15 · standalone · db 0 · 12 keys"
+    QString summary() const;
+
+    // Asks the server with commands every read-only ACL user may run (HELLO, DBSIZE, PING; INFO as fallback).
+    static ServerInfo fetch(RedisConnection &connection, RedisError *error = nullptr);
+};
+
+Q_DECLARE_METATYPE(ServerInfo)

@@ -1,0 +1,125 @@
+// MainWindow offscreen: the embedded sandbox default, the badge, places, and clear failures.
+#include "mainwindow.h"
+#include "redis/redissession.h"
+#include "serverbadge.h"
+#include "testsupport.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QStackedWidget>
+#include <QStandardPaths>
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void startsOnASandboxByDefault();
+    void connectsReadOnlyToAGivenServer();
+    void refusedServerShowsWhy();
+    void wrongPasswordShowsWhy();
+    void showsALostServerAndRecovers();
+    void switchesPlaces();
+};
+
+void TestMainWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+}
+
+void TestMainWindow::startsOnASandboxByDefault()
+{
+    MainWindow window(AppOptions {});
+    window.show();
+    QTRY_COMPARE_WITH_TIMEOUT(window.serverBadge()->state(), ServerBadge::State::Connected, 20000);
+    QVERIFY(window.isOnSandbox());
+    QVERIFY(window.sandbox() && window.sandbox()->isRunning());
+    QCOMPARE(window.serverBadge()->modeText(), QStringLiteral("SANDBOX"));
+    QVERIFY2(window.serverBadge()->text().contains(QLatin1String("Redis ")),
+             qPrintable(window.serverBadge()->text()));
+    QVERIFY(window.serverBadge()->text().contains(QLatin1String("standalone")));
+    QVERIFY(window.serverBadge()->text().contains(QStringLiteral(":%1").arg(window.sandbox()->port())));
+}
+
+void TestMainWindow::connectsReadOnlyToAGivenServer()
+{
+    SandboxServer server;
+    LS_START(server);
+    AppOptions options;
+    options.connection.serverGiven = true;
+    options.connection.settings.port = server.port(); // readOnly stays at its default: true
+    MainWindow window(options);
+    QTRY_COMPARE_WITH_TIMEOUT(window.serverBadge()->state(), ServerBadge::State::Connected, 20000);
+    QVERIFY(!window.isOnSandbox());
+    QVERIFY(!window.sandbox());
+    QCOMPARE(window.serverBadge()->modeText(), QStringLiteral("READ-ONLY"));
+    QVERIFY(window.session()->info().readOnly);
+}
+
+void TestMainWindow::refusedServerShowsWhy()
+{
+    AppOptions options;
+    options.connection.serverGiven = true;
+    options.connection.settings.port = SandboxServer::freePort();
+    MainWindow window(options);
+    QTRY_COMPARE_WITH_TIMEOUT(window.serverBadge()->state(), ServerBadge::State::Failed, 20000);
+    QVERIFY2(window.serverBadge()->text().contains(QLatin1String("Connection refused")),
+             qPrintable(window.serverBadge()->text()));
+    QVERIFY(window.serverBadge()->text().contains(QString::number(options.connection.settings.port)));
+}
+
+void TestMainWindow::wrongPasswordShowsWhy()
+{
+    SandboxServer::Options so;
+    so.configLines << QStringLiteral("requirepass good");
+    SandboxServer server(so);
+    LS_START(server);
+    AppOptions options;
+    options.connection.serverGiven = true;
+    options.connection.settings.port = server.port();
+    options.connection.settings.password = QStringLiteral("bad");
+    MainWindow window(options);
+    QTRY_COMPARE_WITH_TIMEOUT(window.serverBadge()->state(), ServerBadge::State::Failed, 20000);
+    QVERIFY2(window.serverBadge()->text().contains(QLatin1String("Authentication failed")),
+             qPrintable(window.serverBadge()->text()));
+}
+
+void TestMainWindow::showsALostServerAndRecovers()
+{
+    SandboxServer server;
+    LS_START(server);
+    AppOptions options;
+    options.connection.serverGiven = true;
+    options.connection.settings.port = server.port();
+    MainWindow window(options);
+    QTRY_COMPARE_WITH_TIMEOUT(window.serverBadge()->state(), ServerBadge::State::Connected, 20000);
+    server.kill();
+    window.session()->refreshInfo(); // what the periodic refresh does
+    QTRY_COMPARE_WITH_TIMEOUT(window.serverBadge()->state(), ServerBadge::State::Lost, 20000);
+    QVERIFY(window.serverBadge()->text().contains(QLatin1String("Connection lost")));
+    LS_START(server);
+    // The window retries on its own timer while the server is away.
+    QTRY_COMPARE_WITH_TIMEOUT(window.serverBadge()->state(), ServerBadge::State::Connected, 20000);
+}
+
+void TestMainWindow::switchesPlaces()
+{
+    AppOptions options;
+    options.connection.serverGiven = true;
+    options.connection.settings.port = SandboxServer::freePort();
+    MainWindow window(options);
+    auto *stack = window.findChild<QStackedWidget *>();
+    QVERIFY(stack);
+    QCOMPARE(stack->count(), 3);
+    window.showPlace(MainWindow::Place::Learn);
+    QCOMPARE(stack->currentIndex(), 2);
+    window.showPlace(MainWindow::Place::Simulator);
+    QCOMPARE(stack->currentIndex(), 1);
+    int checked = 0;
+    for (QAction *a : window.findChildren<QAction *>())
+        checked += a->isCheckable() && a->isChecked() && a->data().toInt() == 1;
+    QCOMPARE(checked, 1);
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

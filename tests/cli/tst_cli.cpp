@@ -1,0 +1,172 @@
+// The real executables: versions, ping against sandboxes and bad servers, exit codes, no orphan servers.
+#include "testsupport.h"
+
+#include <QProcess>
+#include <QRegularExpression>
+
+#include <csignal>
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void versionAndHelp();
+    void appVersionNeedsNoDisplay();
+    void pingSandbox();
+    void pingGivenServerWithPasswordFromEnvironment();
+    void pingRefused();
+    void pingWrongPassword();
+    void badArguments_data();
+    void badArguments();
+    void sandboxDiesWithItsOwner();
+};
+
+using TestSupport::run;
+
+// A zombie still answers kill(pid, 0): alive means present and not in state Z.
+static bool processAlive(pid_t pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray line = stat.readAll();
+    const qsizetype close = line.lastIndexOf(')');
+    return close > 0 && close + 2 < line.size() && line.at(close + 2) != 'Z';
+}
+
+void TestCli::initTestCase()
+{
+    QVERIFY2(QFileInfo(TestSupport::cliPath()).isExecutable(), "LOCKSCOPE_CLI must point at lockscope-cli");
+}
+
+void TestCli::versionAndHelp()
+{
+    const auto v = run(TestSupport::cliPath(), {"--version"});
+    QCOMPARE(v.exitCode, 0);
+    QVERIFY2(QRegularExpression(QStringLiteral("^lockscope-cli \\d+\\.\\d+\\.\\d+ \\(Qt 6\\."))
+                 .match(v.out)
+                 .hasMatch(),
+             qPrintable(v.out));
+    QVERIFY(v.out.contains(QLatin1String("hiredis 0.14")));
+    const auto h = run(TestSupport::cliPath(), {"--help"});
+    QCOMPARE(h.exitCode, 0);
+    QVERIFY(h.out.contains(QLatin1String("ping")));
+    QVERIFY(h.out.contains(QLatin1String("Exit codes")));
+    const auto none = run(TestSupport::cliPath(), {});
+    QCOMPARE(none.exitCode, 2);
+    const auto unknown = run(TestSupport::cliPath(), {"frobnicate"});
+    QCOMPARE(unknown.exitCode, 2);
+    QVERIFY(unknown.err.contains(QLatin1String("unknown command 'frobnicate'")));
+}
+
+void TestCli::appVersionNeedsNoDisplay()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("DISPLAY"));
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    const auto v = run(TestSupport::appPath(), {"--version"}, env);
+    QCOMPARE(v.exitCode, 0);
+    QVERIFY2(v.out.startsWith(QLatin1String("lockscope ")), qPrintable(v.out + v.err));
+    const auto bad = run(TestSupport::appPath(), {"--port", "nope", "--version"}, env);
+    QCOMPARE(bad.exitCode, 0); // --version wins, like every GNU tool
+    const auto h = run(TestSupport::appPath(), {"--help"}, env);
+    QVERIFY(h.out.contains(QLatin1String("--password-env")));
+}
+
+void TestCli::pingSandbox()
+{
+    const auto r = run(TestSupport::cliPath(), {"ping", "--sandbox"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.startsWith(QLatin1String("PONG from 127.0.0.1:")), qPrintable(r.out));
+    QVERIFY(r.out.contains(QLatin1String("(sandbox)")));
+    QVERIFY(r.out.contains(QLatin1String("standalone")));
+    QVERIFY(r.out.contains(QLatin1String("round trip")));
+}
+
+void TestCli::pingGivenServerWithPasswordFromEnvironment()
+{
+    SandboxServer::Options so;
+    so.configLines << QStringLiteral("requirepass from-env");
+    SandboxServer server(so);
+    LS_START(server);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("LS_PW"), QStringLiteral("from-env"));
+    const auto r = run(
+        TestSupport::cliPath(),
+        {"ping", "--port", QString::number(server.port()), "--password-env", "LS_PW", "--count", "2"}, env);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains(QLatin1String("read-only")));
+    QVERIFY(r.out.contains(QLatin1String("over 2 PINGs")));
+}
+
+void TestCli::pingRefused()
+{
+    const int port = SandboxServer::freePort();
+    const auto r = run(TestSupport::cliPath(), {"ping", "--port", QString::number(port)});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(QStringLiteral("Connection refused by 127.0.0.1:%1").arg(port)),
+             qPrintable(r.err));
+}
+
+void TestCli::pingWrongPassword()
+{
+    SandboxServer::Options so;
+    so.configLines << QStringLiteral("requirepass right");
+    SandboxServer server(so);
+    LS_START(server);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("LS_PW"), QStringLiteral("wrong-pw-7f3a"));
+    const auto r = run(TestSupport::cliPath(),
+                       {"ping", "--port", QString::number(server.port()), "--password-env", "LS_PW"}, env);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(QLatin1String("Authentication failed")), qPrintable(r.err));
+    QVERIFY2(!r.err.contains(QLatin1String("wrong-pw-7f3a")), "a password must never be echoed");
+    const auto none = run(TestSupport::cliPath(), {"ping", "--port", QString::number(server.port())});
+    QCOMPARE(none.exitCode, 1);
+    QVERIFY2(none.err.contains(QLatin1String("requires a password")), qPrintable(none.err));
+}
+
+void TestCli::badArguments_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("bad port") << QStringList {"ping", "--port", "99999"} << "--port 99999";
+    QTest::newRow("unset env") << QStringList {"ping", "--password-env", "LS_DEFINITELY_UNSET"}
+                               << "is not set";
+    QTest::newRow("unknown option") << QStringList {"ping", "--pasword", "x"} << "Unknown option";
+    QTest::newRow("bad count") << QStringList {"ping", "--count", "0"} << "--count";
+}
+
+void TestCli::badArguments()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    const auto r = run(TestSupport::cliPath(), args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+}
+
+void TestCli::sandboxDiesWithItsOwner()
+{
+    QProcess cli;
+    cli.start(TestSupport::cliPath(), {"sandbox", "--seconds", "120"});
+    QVERIFY(cli.waitForStarted());
+    QRegularExpression pidPattern(QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+) \\(pid (\\d+)\\)"));
+    QString output;
+    QRegularExpressionMatch match;
+    while (!(match = pidPattern.match(output)).hasMatch()) {
+        QVERIFY2(cli.waitForReadyRead(20000), qPrintable(output + cli.readAllStandardError()));
+        output += QString::fromUtf8(cli.readAllStandardOutput());
+    }
+    const pid_t serverPid = pid_t(match.captured(2).toLongLong());
+    QVERIFY(processAlive(serverPid));
+    ::kill(pid_t(cli.processId()), SIGKILL); // a crash: no destructor runs in the CLI
+    QVERIFY(cli.waitForFinished(10000));
+    // The kernel delivers the parent-death signal; the server must disappear without our help.
+    QTRY_VERIFY_WITH_TIMEOUT(!processAlive(serverPid), 10000);
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,178 @@
+// SandboxServer: private servers start, answer, pause, restart empty, die with us, and say why they cannot
+// start.
+#include "testsupport.h"
+
+#include <QTemporaryDir>
+
+#include <csignal>
+
+class TestSandboxServer : public QObject
+{
+    Q_OBJECT
+private slots:
+    void startsAndAnswers();
+    void twoSandboxesGetDifferentPorts();
+    void pauseMakesClientsTimeOutAndResumeRecovers();
+    void restartKeepsThePortAndLosesTheData();
+    void killIsACrashForClients();
+    void destructorLeavesNoProcess();
+    void unixSocket();
+    void missingExecutableSaysHowToInstall();
+    void badConfigShowsTheServersOwnWords();
+    void extraConfigLinesApply();
+};
+
+static bool processExists(qint64 pid)
+{
+    return pid > 0 && ::kill(pid_t(pid), 0) == 0;
+}
+
+void TestSandboxServer::startsAndAnswers()
+{
+    SandboxServer server;
+    LS_START(server);
+    QVERIFY(server.isRunning());
+    QVERIFY(server.port() > 0);
+    QVERIFY(processExists(server.pid()));
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    const RedisResult r = c.command({"PING"});
+    QVERIFY(r.ok());
+    QCOMPARE(r.reply.bytes(), QByteArray("PONG"));
+    // Persistence is off: nothing a test writes may reach a disk.
+    const RedisResult save = c.command({"CONFIG", "GET", "save"});
+    QCOMPARE(save.reply.at(1).bytes(), QByteArray());
+    QCOMPARE(c.command({"CONFIG", "GET", "appendonly"}).reply.at(1).bytes(), QByteArray("no"));
+    QCOMPARE(c.command({"CONFIG", "GET", "bind"}).reply.at(1).bytes(), QByteArray("127.0.0.1"));
+}
+
+void TestSandboxServer::twoSandboxesGetDifferentPorts()
+{
+    SandboxServer a, b;
+    LS_START(a);
+    LS_START(b);
+    QVERIFY(a.port() != b.port());
+    QVERIFY(a.directory() != b.directory());
+}
+
+void TestSandboxServer::pauseMakesClientsTimeOutAndResumeRecovers()
+{
+    SandboxServer server;
+    LS_START(server);
+    ConnectionSettings s = server.connectionSettings();
+    s.commandTimeoutMs = 200;
+    RedisConnection c(s);
+    LS_OPEN(c);
+    QVERIFY(server.pause());
+    QVERIFY(server.isPaused());
+    const RedisResult r = c.command({"PING"});
+    QCOMPARE(r.error.code(), RedisError::Code::Timeout);
+    QVERIFY2(r.error.message().contains(QLatin1String("No reply from 127.0.0.1:")),
+             qPrintable(r.error.message()));
+    QVERIFY(!c.isOpen()); // a timed-out connection may still get the late reply: it is dropped
+    QVERIFY(server.resume());
+    QVERIFY(c.command({"PING"}).ok()); // reopened by itself
+}
+
+void TestSandboxServer::restartKeepsThePortAndLosesTheData()
+{
+    SandboxServer server;
+    LS_START(server);
+    const int port = server.port();
+    const qint64 oldPid = server.pid();
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(c.command({"SET", "lock", "A"}).ok());
+    QVERIFY(server.restart());
+    QCOMPARE(server.port(), port);
+    QVERIFY(server.pid() != oldPid);
+    QVERIFY(!processExists(oldPid));
+    RedisConnection fresh(server.connectionSettings());
+    LS_OPEN(fresh);
+    QVERIFY(fresh.command({"GET", "lock"}).reply.isNil());
+}
+
+void TestSandboxServer::killIsACrashForClients()
+{
+    SandboxServer server;
+    LS_START(server);
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    c.setAutoReconnect(false);
+    const qint64 pid = server.pid();
+    server.kill();
+    QVERIFY(!server.isRunning());
+    QVERIFY(!processExists(pid));
+    const RedisResult r = c.command({"PING"});
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error.code() == RedisError::Code::ConnectionClosed, qPrintable(r.error.message()));
+    const RedisResult again = c.command({"PING"});
+    QCOMPARE(again.error.code(), RedisError::Code::NotConnected);
+}
+
+void TestSandboxServer::destructorLeavesNoProcess()
+{
+    qint64 pid = 0;
+    QString dir;
+    {
+        SandboxServer server;
+        LS_START(server);
+        pid = server.pid();
+        dir = server.directory();
+        QVERIFY(QFileInfo::exists(dir));
+    }
+    QVERIFY(!processExists(pid));
+    QVERIFY(!QFileInfo::exists(dir));
+}
+
+void TestSandboxServer::unixSocket()
+{
+    SandboxServer::Options options;
+    options.unixSocket = true;
+    SandboxServer server(options);
+    LS_START(server);
+    ConnectionSettings s;
+    s.socketPath = server.socketPath();
+    s.readOnly = false;
+    RedisConnection c(s);
+    LS_OPEN(c);
+    QVERIFY(c.command({"SET", "k", "v"}).ok());
+    QCOMPARE(c.command({"GET", "k"}).reply.bytes(), QByteArray("v"));
+}
+
+void TestSandboxServer::missingExecutableSaysHowToInstall()
+{
+    SandboxServer::Options options;
+    options.executable = QStringLiteral("/nonexistent/redis-server");
+    SandboxServer server(options);
+    QVERIFY(!server.start());
+    QVERIFY2(server.errorString().contains(QLatin1String("apt-get install redis-server")),
+             qPrintable(server.errorString()));
+}
+
+void TestSandboxServer::badConfigShowsTheServersOwnWords()
+{
+    SandboxServer::Options options;
+    options.configLines << QStringLiteral("maxmemory-policy no-such-policy");
+    SandboxServer server(options);
+    QVERIFY(!server.start());
+    QVERIFY2(server.errorString().contains(QLatin1String("maxmemory-policy")),
+             qPrintable(server.errorString()));
+    QVERIFY2(server.errorString().contains(QLatin1String("exited with code")),
+             qPrintable(server.errorString()));
+}
+
+void TestSandboxServer::extraConfigLinesApply()
+{
+    SandboxServer::Options options;
+    options.configLines << QStringLiteral("notify-keyspace-events KEA");
+    SandboxServer server(options);
+    LS_START(server);
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    const QByteArray flags = c.command({"CONFIG", "GET", "notify-keyspace-events"}).reply.at(1).bytes();
+    QVERIFY2(flags.contains('K') && flags.contains('E'), flags.constData());
+}
+
+QTEST_GUILESS_MAIN(TestSandboxServer)
+#include "tst_sandboxserver.moc"

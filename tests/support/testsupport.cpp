@@ -1,0 +1,84 @@
+// TestSupport implementation.
+#include "testsupport.h"
+
+#include <QProcess>
+
+namespace TestSupport {
+
+static QHash<QByteArray, qint64> commandStats(RedisConnection &admin)
+{
+    QHash<QByteArray, qint64> stats;
+    const RedisResult r = admin.command({"INFO", "commandstats"});
+    for (const QByteArray &line : r.reply.bytes().split('\n')) {
+        // cmdstat_set:calls=3,usec=12,...
+        if (!line.startsWith("cmdstat_"))
+            continue;
+        const qsizetype colon = line.indexOf(':');
+        const QByteArray name = line.mid(8, colon - 8);
+        const qsizetype callsAt = line.indexOf("calls=");
+        const qsizetype comma = line.indexOf(',', callsAt);
+        stats.insert(name, line.mid(callsAt + 6, comma - callsAt - 6).toLongLong());
+    }
+    return stats;
+}
+
+qint64 commandCalls(RedisConnection &admin, const QByteArray &command)
+{
+    return commandStats(admin).value(command.toLower(), 0);
+}
+
+qint64 writeCommandCalls(RedisConnection &admin)
+{
+    const QHash<QByteArray, qint64> stats = commandStats(admin);
+    qint64 total = 0;
+    for (auto it = stats.constBegin(); it != stats.constEnd(); ++it) {
+        QByteArray name = it.key();
+        if (name.contains('|'))
+            name = name.left(name.indexOf('|'));
+        const RedisResult info = admin.command({"COMMAND", "INFO", name});
+        if (!info.ok() || info.reply.size() == 0 || !info.reply.at(0).isArray())
+            continue;
+        const RedisReply &flags = info.reply.at(0).at(2);
+        for (const RedisReply &flag : flags.elements()) {
+            if (flag.bytes() == "write") {
+                total += it.value();
+                break;
+            }
+        }
+    }
+    return total;
+}
+
+ProcessRun run(const QString &program, const QStringList &arguments, const QProcessEnvironment &environment,
+               int timeoutMs)
+{
+    ProcessRun result;
+    QProcess process;
+    process.setProcessEnvironment(environment);
+    process.start(program, arguments);
+    if (!process.waitForStarted(10000)) {
+        result.err = process.errorString();
+        return result;
+    }
+    result.finished = process.waitForFinished(timeoutMs);
+    if (!result.finished) {
+        process.kill();
+        process.waitForFinished();
+    }
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.out = QString::fromUtf8(process.readAllStandardOutput());
+    result.err = QString::fromUtf8(process.readAllStandardError());
+    return result;
+}
+
+QString cliPath()
+{
+    return qEnvironmentVariable("LOCKSCOPE_CLI");
+}
+
+QString appPath()
+{
+    return qEnvironmentVariable("LOCKSCOPE_APP");
+}
+
+} // namespace TestSupport

@@ -1,0 +1,43 @@
+// Helpers every test shares: starting sandboxes with a clear failure, reading server counters, running
+// the real executables.
+#pragma once
+
+#include "redis/redisconnection.h"
+#include "redis/sandboxserver.h"
+
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+#include <QTest>
+
+// Starts `server` or fails the current test with the sandbox's own explanation.
+#define LS_START(server) QVERIFY2((server).start(), qPrintable((server).errorString()))
+// Opens `connection` or fails the current test with the connection's explanation.
+#define LS_OPEN(connection) \
+    do { \
+        const RedisError lsOpenError = (connection).open(); \
+        QVERIFY2(!lsOpenError, qPrintable(lsOpenError.message())); \
+    } while (false)
+
+namespace TestSupport {
+
+// How many times the server executed `command` (lower case, e.g. "set"), from INFO commandstats.
+qint64 commandCalls(RedisConnection &admin, const QByteArray &command);
+// Sum of calls of every command the server flags as a write, from INFO commandstats + COMMAND INFO.
+qint64 writeCommandCalls(RedisConnection &admin);
+
+struct ProcessRun
+{
+    int exitCode = -1;
+    bool finished = false;
+    QString out;
+    QString err;
+};
+// Runs a built executable (path from the environment ctest sets) and captures its output.
+ProcessRun run(const QString &program, const QStringList &arguments,
+               const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment(),
+               int timeoutMs = 60000);
+QString cliPath(); // $LOCKSCOPE_CLI
+QString appPath(); // $LOCKSCOPE_APP
+
+} // namespace TestSupport
