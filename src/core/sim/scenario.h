@@ -1,0 +1,147 @@
+// A simulation scenario as plain values: what servers, which algorithm with which options, what workload,
+// which faults, and what must be seen for the run to pass. Read and written by ScenarioParser (JSON).
+#pragma once
+
+#include "expectation.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+struct Scenario
+{
+    enum class Kind { Workload, Story };
+
+    struct Servers
+    {
+        enum class Mode { Sandbox, Given };
+        Mode mode = Mode::Sandbox; // Given: the connection the user chose (CLI options / GUI)
+        int count = 1; // independent masters (Redlock uses all of them)
+        int replicas = 0; // per master, for failover stories
+        bool keyspaceEvents = false;
+    };
+
+    struct Retry
+    {
+        enum class Strategy { Spin, Fixed, Jitter, Backoff, PubSub };
+        Strategy strategy = Strategy::Fixed;
+        int intervalMs = 50;
+        int jitterMs = 0;
+        int maxMs = 1000; // cap for back-off
+    };
+
+    struct Algorithm
+    {
+        QString id = QStringLiteral("set-nx-px-lua");
+        int leaseMs = 10000;
+        bool watchdog = false;
+        int watchdogPeriodMs = 0; // 0: lease / 3
+        Retry retry;
+        int acquireTimeoutMs = 10000;
+        int reentrancy = 1; // how deep each worker re-acquires inside its section
+        int poolSize = 0; // 0: a connection per worker; P: a shared pool of P connections per process
+        enum class Clock { Monotonic, Cached5ms };
+        Clock clock = Clock::Monotonic;
+        bool fencing = false; // fenced algorithms: hand the token to the fenced store
+    };
+
+    struct CriticalSection
+    {
+        enum class Distribution { Fixed, Uniform, Exponential };
+        Distribution distribution = Distribution::Fixed;
+        double ms = 1;
+        double minMs = 0;
+        double maxMs = 0;
+        double meanMs = 0;
+    };
+
+    struct Workload
+    {
+        int processes = 1;
+        int threadsPerProcess = 4;
+        int locks = 1;
+        QString keyPrefix = QStringLiteral("lockscope:sim:");
+        double durationS = 10;
+        qint64 operations = 0; // > 0: each worker does this many cycles, then stops (duration is a cap)
+        CriticalSection criticalSection;
+        double thinkMs = 0;
+        quint64 seed = 1;
+    };
+
+    struct Resource
+    {
+        bool counter = true; // the seeds' stock counter: read → work → write inside the section
+        qint64 counterInitial = 1000;
+        bool fencedStore = false; // writes carry the fencing token; stale tokens are refused
+    };
+
+    struct Fault
+    {
+        enum class Type { Pause, Crash, Delay, ServerRestart, ServerPause, ServerKill, Failover, ClockSkew };
+        enum class Where { BeforeSend, AfterReceive };
+        Type type = Type::Pause;
+        double atMs = -1; // when (run time); -1: driven by probability instead
+        double probability = 0; // chance per second of run time (per process) when atMs < 0
+        int process = -1; // -1: a random process (for probabilistic faults) or all
+        int server = 0;
+        double durationMs = 0; // pause length, server pause length
+        double delayMs = 0; // network delay per command
+        Where where = Where::BeforeSend;
+        double skewMs = 0; // clock-skew: offset of the process's validity clock
+        double rate = 1.0; // clock-skew: how fast the process's clock runs (1 = true time)
+        double restartDelayMs = 0; // server-restart: stay down this long (the "delayed restart" mitigation)
+    };
+
+    struct Step
+    {
+        enum class Action {
+            Acquire,
+            Release,
+            Work, // stay inside the critical section for `ms`
+            Read,
+            Write,
+            Pause, // the actor's whole process stops for `ms` (threads and watchdog)
+            Crash,
+            Delay, // the actor's network gets `ms` of delay per command from now on
+            ServerRestart,
+            ServerPause,
+            ServerKill,
+            Failover,
+            Note, // a narrative marker only
+        };
+        double atMs = 0;
+        QString actor; // an actor name, or empty for server actions
+        Action action = Action::Note;
+        double ms = 0;
+        int server = 0;
+        QString note; // the narrative sentence shown while this step runs
+    };
+
+    struct Story
+    {
+        QStringList actors; // each actor is a worker in a process of its own
+        QList<Step> steps;
+    };
+
+    int version = 1;
+    QString id;
+    QString title;
+    QString summary;
+    QString teaching;
+    Kind kind = Kind::Workload;
+    Servers servers;
+    Algorithm algorithm;
+    Workload workload;
+    Resource resource;
+    QList<Fault> faults;
+    Story story;
+    QList<Expectation> expect;
+
+    int workerCount() const
+    {
+        return kind == Kind::Story ? int(story.actors.size())
+                                   : workload.processes * workload.threadsPerProcess;
+    }
+    int processCount() const { return kind == Kind::Story ? int(story.actors.size()) : workload.processes; }
+    int lockCount() const { return kind == Kind::Story ? 1 : workload.locks; }
+};

@@ -1,0 +1,690 @@
+// ScenarioParser: a small field reader that tracks the JSON path, ranges and known fields.
+#include "scenarioparser.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <QSet>
+
+#include <cmath>
+
+namespace {
+
+int editDistance(const QString &a, const QString &b)
+{
+    QList<int> previous(b.size() + 1), current(b.size() + 1);
+    for (qsizetype j = 0; j <= b.size(); ++j)
+        previous[j] = int(j);
+    for (qsizetype i = 1; i <= a.size(); ++i) {
+        current[0] = int(i);
+        for (qsizetype j = 1; j <= b.size(); ++j)
+            current[j] = std::min(
+                {previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(previous, current);
+    }
+    return previous[b.size()];
+}
+
+QString closest(const QString &word, const QStringList &candidates)
+{
+    QString best;
+    int bestDistance = 3; // only suggest near misses
+    for (const QString &c : candidates) {
+        const int d = editDistance(word, c);
+        if (d < bestDistance) {
+            bestDistance = d;
+            best = c;
+        }
+    }
+    return best;
+}
+
+QString jsonTypeName(const QJsonValue &v)
+{
+    switch (v.type()) {
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Bool:
+        return QStringLiteral("true/false");
+    case QJsonValue::Double:
+        return QStringLiteral("a number");
+    case QJsonValue::String:
+        return QStringLiteral("a string");
+    case QJsonValue::Array:
+        return QStringLiteral("a list");
+    case QJsonValue::Object:
+        return QStringLiteral("an object");
+    case QJsonValue::Undefined:
+        break;
+    }
+    return QStringLiteral("nothing");
+}
+
+QString joinChoices(const QStringList &choices)
+{
+    if (choices.size() <= 1)
+        return choices.join(QString());
+    return choices.mid(0, choices.size() - 1).join(QStringLiteral(", ")) + QStringLiteral(" or ")
+        + choices.last();
+}
+
+// Reads the fields of one JSON object, remembering which ones were asked for.
+class Fields
+{
+public:
+    Fields(const QJsonObject &object, const QString &path, QStringList *errors)
+        : m_object(object)
+        , m_path(path)
+        , m_errors(errors)
+    {
+    }
+
+    QString path(const QString &name) const { return m_path.isEmpty() ? name : m_path + u'.' + name; }
+    void error(const QString &name, const QString &message) const
+    {
+        m_errors->append(path(name) + QStringLiteral(": ") + message);
+    }
+    bool has(const QString &name) const { return m_object.contains(name); }
+
+    double number(const QString &name, double fallback, double min, double max,
+                  const QString &unit = QString())
+    {
+        m_known << name;
+        if (!m_object.contains(name))
+            return fallback;
+        const QJsonValue v = m_object.value(name);
+        if (!v.isDouble()) {
+            error(name, QStringLiteral("expected a number%1, got %2").arg(unitSuffix(unit), jsonTypeName(v)));
+            return fallback;
+        }
+        const double d = v.toDouble();
+        if (!std::isfinite(d) || d < min || d > max) {
+            error(name,
+                  QStringLiteral("%1 is out of range; use %2 to %3%4")
+                      .arg(QString::number(d), QString::number(min), QString::number(max), unitSuffix(unit)));
+            return fallback;
+        }
+        return d;
+    }
+
+    qint64 integer(const QString &name, qint64 fallback, qint64 min, qint64 max,
+                   const QString &unit = QString())
+    {
+        m_known << name;
+        if (!m_object.contains(name))
+            return fallback;
+        const QJsonValue v = m_object.value(name);
+        const double d = v.toDouble(std::nan(""));
+        if (!v.isDouble() || d != std::floor(d)) {
+            error(name,
+                  QStringLiteral("expected a whole number%1, got %2")
+                      .arg(unitSuffix(unit), v.isDouble() ? QString::number(d) : jsonTypeName(v)));
+            return fallback;
+        }
+        if (d < double(min) || d > double(max)) {
+            error(name,
+                  QStringLiteral("%1 is out of range; use %2 to %3%4")
+                      .arg(QString::number(d, 'f', 0))
+                      .arg(min)
+                      .arg(max)
+                      .arg(unitSuffix(unit)));
+            return fallback;
+        }
+        return qint64(d);
+    }
+
+    bool boolean(const QString &name, bool fallback)
+    {
+        m_known << name;
+        if (!m_object.contains(name))
+            return fallback;
+        const QJsonValue v = m_object.value(name);
+        if (!v.isBool()) {
+            error(name, QStringLiteral("expected true or false, got %1").arg(jsonTypeName(v)));
+            return fallback;
+        }
+        return v.toBool();
+    }
+
+    QString string(const QString &name, const QString &fallback, bool required = false)
+    {
+        m_known << name;
+        if (!m_object.contains(name)) {
+            if (required)
+                error(name, QStringLiteral("is required"));
+            return fallback;
+        }
+        const QJsonValue v = m_object.value(name);
+        if (!v.isString()) {
+            error(name, QStringLiteral("expected a string, got %1").arg(jsonTypeName(v)));
+            return fallback;
+        }
+        return v.toString();
+    }
+
+    // A string from a fixed set; returns its index in `choices`.
+    int choice(const QString &name, int fallback, const QStringList &choices)
+    {
+        m_known << name;
+        if (!m_object.contains(name))
+            return fallback;
+        const QJsonValue v = m_object.value(name);
+        const int index = v.isString() ? int(choices.indexOf(v.toString())) : -1;
+        if (index < 0) {
+            const QString given = v.isString() ? QStringLiteral("'%1'").arg(v.toString()) : jsonTypeName(v);
+            const QString hint = v.isString() ? closest(v.toString(), choices) : QString();
+            error(name,
+                  QStringLiteral("%1 is not allowed; use %2%3")
+                      .arg(given, joinChoices(choices),
+                           hint.isEmpty() ? QString() : QStringLiteral(" (did you mean %1?)").arg(hint)));
+            return fallback;
+        }
+        return index;
+    }
+
+    QJsonObject object(const QString &name)
+    {
+        m_known << name;
+        const QJsonValue v = m_object.value(name);
+        if (v.isUndefined())
+            return {};
+        if (!v.isObject()) {
+            error(name, QStringLiteral("expected an object, got %1").arg(jsonTypeName(v)));
+            return {};
+        }
+        return v.toObject();
+    }
+
+    QJsonArray array(const QString &name)
+    {
+        m_known << name;
+        const QJsonValue v = m_object.value(name);
+        if (v.isUndefined())
+            return {};
+        if (!v.isArray()) {
+            error(name, QStringLiteral("expected a list, got %1").arg(jsonTypeName(v)));
+            return {};
+        }
+        return v.toArray();
+    }
+
+    // Every field present but never asked for is a mistake (usually a typo).
+    void rejectUnknown() const
+    {
+        for (const QString &key : m_object.keys()) {
+            if (m_known.contains(key))
+                continue;
+            const QString hint = closest(key, m_known.values());
+            error(key,
+                  hint.isEmpty() ? QStringLiteral("unknown field; allowed here: %1")
+                                       .arg(sortedKnown().join(QStringLiteral(", ")))
+                                 : QStringLiteral("unknown field (did you mean %1?)").arg(hint));
+        }
+    }
+
+private:
+    static QString unitSuffix(const QString &unit)
+    {
+        return unit.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(unit);
+    }
+    QStringList sortedKnown() const
+    {
+        QStringList k = m_known.values();
+        k.sort();
+        return k;
+    }
+
+    QJsonObject m_object;
+    QString m_path;
+    QStringList *m_errors;
+    QSet<QString> m_known;
+};
+
+const QStringList kKinds {QStringLiteral("workload"), QStringLiteral("story")};
+const QStringList kServerModes {QStringLiteral("sandbox"), QStringLiteral("given")};
+const QStringList kStrategies {QStringLiteral("spin"), QStringLiteral("fixed"), QStringLiteral("jitter"),
+                               QStringLiteral("backoff"), QStringLiteral("pubsub")};
+const QStringList kClocks {QStringLiteral("monotonic"), QStringLiteral("cached-5ms")};
+const QStringList kDistributions {QStringLiteral("fixed"), QStringLiteral("uniform"),
+                                  QStringLiteral("exponential")};
+const QStringList kFaultTypes {QStringLiteral("pause"),        QStringLiteral("crash"),
+                               QStringLiteral("delay"),        QStringLiteral("server-restart"),
+                               QStringLiteral("server-pause"), QStringLiteral("server-kill"),
+                               QStringLiteral("failover"),     QStringLiteral("clock-skew")};
+const QStringList kWhere {QStringLiteral("before-send"), QStringLiteral("after-receive")};
+const QStringList kActions {
+    QStringLiteral("acquire"),      QStringLiteral("release"),     QStringLiteral("work"),
+    QStringLiteral("read"),         QStringLiteral("write"),       QStringLiteral("pause"),
+    QStringLiteral("crash"),        QStringLiteral("delay"),       QStringLiteral("server-restart"),
+    QStringLiteral("server-pause"), QStringLiteral("server-kill"), QStringLiteral("failover"),
+    QStringLiteral("note")};
+
+constexpr double kMaxMs = 3600.0 * 1000.0; // an hour: anything longer is a typo in a simulation
+
+} // namespace
+
+ScenarioParser::ScenarioParser(QStringList algorithmIds)
+    : m_algorithmIds(std::move(algorithmIds))
+{
+}
+
+QStringList ScenarioParser::defaultAlgorithmIds()
+{
+    return {QStringLiteral("setnx-expire"),
+            QStringLiteral("set-nx-px-del"),
+            QStringLiteral("set-nx-px-get-del"),
+            QStringLiteral("set-nx-px-lua"),
+            QStringLiteral("set-nx-px-lua-watchdog"),
+            QStringLiteral("redisson-reentrant"),
+            QStringLiteral("redisson-fair"),
+            QStringLiteral("redisson-rw"),
+            QStringLiteral("fenced"),
+            QStringLiteral("redlock")};
+}
+
+bool ScenarioParser::parse(const QByteArray &json, Scenario *out, QStringList *errors) const
+{
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        const QByteArray before = json.left(parseError.offset);
+        const qsizetype line = before.count('\n') + 1;
+        const qsizetype column = parseError.offset - (before.lastIndexOf('\n') + 1) + 1;
+        errors->append(QStringLiteral("line %1, column %2: %3 (the file is not valid JSON)")
+                           .arg(line)
+                           .arg(column)
+                           .arg(parseError.errorString()));
+        return false;
+    }
+    if (!doc.isObject()) {
+        errors->append(QStringLiteral("the scenario must be a JSON object ({ … })"));
+        return false;
+    }
+    return parse(doc.object(), out, errors);
+}
+
+bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList *errors) const
+{
+    const qsizetype errorsBefore = errors->size();
+    Scenario s;
+    Fields top(object, QString(), errors);
+    if (!object.contains(QStringLiteral("lockscope_scenario")))
+        errors->append(QStringLiteral("lockscope_scenario: is required (the format version, currently %1)")
+                           .arg(kFormatVersion));
+    s.version = int(
+        top.integer(QStringLiteral("lockscope_scenario"), kFormatVersion, kFormatVersion, kFormatVersion));
+    s.id = top.string(QStringLiteral("id"), QString(), true);
+    static const QRegularExpression idPattern(QStringLiteral("^[a-z0-9][a-z0-9-]{0,63}$"));
+    if (top.has(QStringLiteral("id")) && !s.id.isEmpty() && !idPattern.match(s.id).hasMatch())
+        top.error(QStringLiteral("id"),
+                  QStringLiteral("'%1' is not allowed; use lower-case letters, digits and '-' (at most 64)")
+                      .arg(s.id));
+    s.title = top.string(QStringLiteral("title"), QString(), true);
+    s.summary = top.string(QStringLiteral("summary"), QString());
+    s.teaching = top.string(QStringLiteral("teaching"), QString());
+    s.kind = Scenario::Kind(top.choice(QStringLiteral("kind"), 0, kKinds));
+
+    {
+        Fields f(top.object(QStringLiteral("servers")), QStringLiteral("servers"), errors);
+        s.servers.mode = Scenario::Servers::Mode(f.choice(QStringLiteral("mode"), 0, kServerModes));
+        s.servers.count = int(f.integer(QStringLiteral("count"), 1, 1, 9));
+        s.servers.replicas = int(f.integer(QStringLiteral("replicas"), 0, 0, 2));
+        s.servers.keyspaceEvents = f.boolean(QStringLiteral("keyspace_events"), false);
+        f.rejectUnknown();
+    }
+    {
+        Fields f(top.object(QStringLiteral("algorithm")), QStringLiteral("algorithm"), errors);
+        if (!object.contains(QStringLiteral("algorithm")))
+            errors->append(QStringLiteral("algorithm: is required (an object with at least an id)"));
+        Scenario::Algorithm &a = s.algorithm;
+        a.id = f.string(QStringLiteral("id"), a.id, object.contains(QStringLiteral("algorithm")));
+        if (f.has(QStringLiteral("id")) && !m_algorithmIds.contains(a.id)) {
+            const QString hint = closest(a.id, m_algorithmIds);
+            f.error(QStringLiteral("id"),
+                    QStringLiteral("'%1' is not an algorithm; use one of: %2%3")
+                        .arg(a.id, m_algorithmIds.join(QStringLiteral(", ")),
+                             hint.isEmpty() ? QString() : QStringLiteral(" (did you mean %1?)").arg(hint)));
+        }
+        a.leaseMs = int(f.integer(QStringLiteral("lease_ms"), a.leaseMs, 1, qint64(kMaxMs),
+                                  QStringLiteral("milliseconds")));
+        a.watchdog = f.boolean(QStringLiteral("watchdog"), a.watchdog);
+        a.watchdogPeriodMs = int(f.integer(QStringLiteral("watchdog_period_ms"), 0, 0, qint64(kMaxMs),
+                                           QStringLiteral("milliseconds")));
+        a.acquireTimeoutMs = int(f.integer(QStringLiteral("acquire_timeout_ms"), a.acquireTimeoutMs, 0,
+                                           qint64(kMaxMs), QStringLiteral("milliseconds")));
+        a.reentrancy = int(f.integer(QStringLiteral("reentrancy"), 1, 1, 100));
+        a.poolSize = int(f.integer(QStringLiteral("pool_size"), 0, 0, 1000));
+        a.clock = Scenario::Algorithm::Clock(f.choice(QStringLiteral("clock"), 0, kClocks));
+        a.fencing = f.boolean(QStringLiteral("fencing"), a.id == QLatin1String("fenced"));
+        Fields r(f.object(QStringLiteral("retry")), f.path(QStringLiteral("retry")), errors);
+        a.retry.strategy = Scenario::Retry::Strategy(r.choice(QStringLiteral("strategy"), 1, kStrategies));
+        a.retry.intervalMs
+            = int(r.integer(QStringLiteral("interval_ms"), 50, 0, 600000, QStringLiteral("milliseconds")));
+        a.retry.jitterMs
+            = int(r.integer(QStringLiteral("jitter_ms"), 0, 0, 600000, QStringLiteral("milliseconds")));
+        a.retry.maxMs
+            = int(r.integer(QStringLiteral("max_ms"), 1000, 1, 600000, QStringLiteral("milliseconds")));
+        r.rejectUnknown();
+        f.rejectUnknown();
+        if (a.watchdogPeriodMs > 0 && a.watchdogPeriodMs >= a.leaseMs)
+            f.error(
+                QStringLiteral("watchdog_period_ms"),
+                QStringLiteral(
+                    "%1 ms is not shorter than lease_ms (%2 ms): the lock would expire before its renewal")
+                    .arg(a.watchdogPeriodMs)
+                    .arg(a.leaseMs));
+    }
+    {
+        Fields f(top.object(QStringLiteral("workload")), QStringLiteral("workload"), errors);
+        Scenario::Workload &w = s.workload;
+        w.processes = int(f.integer(QStringLiteral("processes"), w.processes, 1, 64));
+        w.threadsPerProcess
+            = int(f.integer(QStringLiteral("threads_per_process"), w.threadsPerProcess, 1, 512));
+        if (w.processes * w.threadsPerProcess > 1024)
+            f.error(QStringLiteral("threads_per_process"),
+                    QStringLiteral(
+                        "%1 workers in all is too many; at most 1024 (processes × threads_per_process)")
+                        .arg(w.processes * w.threadsPerProcess));
+        w.locks = int(f.integer(QStringLiteral("locks"), w.locks, 1, 100000));
+        w.keyPrefix = f.string(QStringLiteral("key_prefix"), w.keyPrefix);
+        if (w.keyPrefix.isEmpty())
+            f.error(QStringLiteral("key_prefix"),
+                    QStringLiteral("must not be empty (the run would use bare key names)"));
+        w.durationS
+            = f.number(QStringLiteral("duration_s"), w.durationS, 0.1, 3600, QStringLiteral("seconds"));
+        w.operations = f.integer(QStringLiteral("operations"), 0, 0, 100000000);
+        w.thinkMs = f.number(QStringLiteral("think_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+        w.seed = quint64(f.integer(QStringLiteral("seed"), 1, 0, (qint64(1) << 53)));
+        Fields c(f.object(QStringLiteral("critical_section")), f.path(QStringLiteral("critical_section")),
+                 errors);
+        Scenario::CriticalSection &cs = w.criticalSection;
+        cs.distribution = Scenario::CriticalSection::Distribution(
+            c.choice(QStringLiteral("distribution"), 0, kDistributions));
+        cs.ms = c.number(QStringLiteral("ms"), 1, 0, kMaxMs, QStringLiteral("milliseconds"));
+        cs.minMs = c.number(QStringLiteral("min_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+        cs.maxMs = c.number(QStringLiteral("max_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+        cs.meanMs = c.number(QStringLiteral("mean_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+        if (cs.distribution == Scenario::CriticalSection::Distribution::Uniform && cs.minMs > cs.maxMs)
+            c.error(QStringLiteral("min_ms"),
+                    QStringLiteral("%1 is above max_ms (%2)").arg(cs.minMs).arg(cs.maxMs));
+        if (cs.distribution == Scenario::CriticalSection::Distribution::Exponential && cs.meanMs <= 0)
+            c.error(QStringLiteral("mean_ms"),
+                    QStringLiteral("an exponential critical section needs a mean above 0"));
+        c.rejectUnknown();
+        f.rejectUnknown();
+    }
+    {
+        Fields f(top.object(QStringLiteral("resource")), QStringLiteral("resource"), errors);
+        s.resource.counter = f.boolean(QStringLiteral("counter"), true);
+        s.resource.counterInitial
+            = f.integer(QStringLiteral("counter_initial"), 1000, -(qint64(1) << 53), qint64(1) << 53);
+        s.resource.fencedStore = f.boolean(QStringLiteral("fenced_store"), false);
+        f.rejectUnknown();
+    }
+    const QJsonArray faults = top.array(QStringLiteral("faults"));
+    for (qsizetype i = 0; i < faults.size(); ++i) {
+        const QString path = QStringLiteral("faults[%1]").arg(i);
+        if (!faults.at(i).isObject()) {
+            errors->append(path + QStringLiteral(": expected an object, got ") + jsonTypeName(faults.at(i)));
+            continue;
+        }
+        Fields f(faults.at(i).toObject(), path, errors);
+        Scenario::Fault fault;
+        if (!f.has(QStringLiteral("type")))
+            f.error(QStringLiteral("type"),
+                    QStringLiteral("is required; use %1").arg(joinChoices(kFaultTypes)));
+        fault.type = Scenario::Fault::Type(f.choice(QStringLiteral("type"), 0, kFaultTypes));
+        fault.atMs = f.number(QStringLiteral("at_ms"), -1, 0, kMaxMs, QStringLiteral("milliseconds"));
+        fault.probability
+            = f.number(QStringLiteral("probability"), 0, 0, 1, QStringLiteral("chance per second"));
+        if (fault.atMs < 0 && fault.probability <= 0)
+            f.error(QStringLiteral("at_ms"),
+                    QStringLiteral("give at_ms (when) or probability (chance per second)"));
+        fault.process = int(f.integer(QStringLiteral("process"), -1, -1, 63));
+        fault.server = int(f.integer(QStringLiteral("server"), 0, 0, 8));
+        fault.durationMs
+            = f.number(QStringLiteral("duration_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+        fault.delayMs = f.number(QStringLiteral("delay_ms"), 0, 0, 60000, QStringLiteral("milliseconds"));
+        fault.where = Scenario::Fault::Where(f.choice(QStringLiteral("where"), 0, kWhere));
+        fault.skewMs
+            = f.number(QStringLiteral("skew_ms"), 0, -kMaxMs, kMaxMs, QStringLiteral("milliseconds"));
+        fault.rate = f.number(QStringLiteral("rate"), 1, 0.01, 100);
+        fault.restartDelayMs
+            = f.number(QStringLiteral("restart_delay_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+        f.rejectUnknown();
+        const bool needsDuration
+            = fault.type == Scenario::Fault::Type::Pause || fault.type == Scenario::Fault::Type::ServerPause;
+        if (needsDuration && fault.durationMs <= 0)
+            f.error(QStringLiteral("duration_ms"),
+                    QStringLiteral("a %1 needs a duration above 0").arg(kFaultTypes.at(int(fault.type))));
+        if (fault.type == Scenario::Fault::Type::Delay && fault.delayMs <= 0)
+            f.error(QStringLiteral("delay_ms"), QStringLiteral("a delay fault needs delay_ms above 0"));
+        s.faults.append(fault);
+    }
+    {
+        Fields f(top.object(QStringLiteral("story")), QStringLiteral("story"), errors);
+        const QJsonArray actors = f.array(QStringLiteral("actors"));
+        for (qsizetype i = 0; i < actors.size(); ++i) {
+            const QString name = actors.at(i).toString();
+            if (name.isEmpty() || s.story.actors.contains(name))
+                errors->append(QStringLiteral("story.actors[%1]: expected a unique, non-empty name").arg(i));
+            else
+                s.story.actors << name;
+        }
+        const QJsonArray steps = f.array(QStringLiteral("steps"));
+        for (qsizetype i = 0; i < steps.size(); ++i) {
+            const QString path = QStringLiteral("story.steps[%1]").arg(i);
+            Fields st(steps.at(i).toObject(), path, errors);
+            if (!steps.at(i).isObject()) {
+                errors->append(path + QStringLiteral(": expected an object"));
+                continue;
+            }
+            Scenario::Step step;
+            step.atMs = st.number(QStringLiteral("at_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+            if (!st.has(QStringLiteral("action")))
+                st.error(QStringLiteral("action"),
+                         QStringLiteral("is required; use %1").arg(joinChoices(kActions)));
+            step.action = Scenario::Step::Action(
+                st.choice(QStringLiteral("action"), int(Scenario::Step::Action::Note), kActions));
+            step.actor = st.string(QStringLiteral("actor"), QString());
+            step.ms = st.number(QStringLiteral("ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+            step.server = int(st.integer(QStringLiteral("server"), 0, 0, 8));
+            step.note = st.string(QStringLiteral("note"), QString());
+            st.rejectUnknown();
+            const bool serverAction = step.action == Scenario::Step::Action::ServerRestart
+                || step.action == Scenario::Step::Action::ServerPause
+                || step.action == Scenario::Step::Action::ServerKill
+                || step.action == Scenario::Step::Action::Failover
+                || step.action == Scenario::Step::Action::Note;
+            if (!serverAction && !s.story.actors.contains(step.actor))
+                st.error(QStringLiteral("actor"),
+                         step.actor.isEmpty()
+                             ? QStringLiteral("is required for '%1'").arg(kActions.at(int(step.action)))
+                             : QStringLiteral("'%1' is not one of story.actors (%2)")
+                                   .arg(step.actor, s.story.actors.join(QStringLiteral(", "))));
+            const bool needsMs = step.action == Scenario::Step::Action::Work
+                || step.action == Scenario::Step::Action::Pause
+                || step.action == Scenario::Step::Action::Delay
+                || step.action == Scenario::Step::Action::ServerPause;
+            if (needsMs && step.ms <= 0)
+                st.error(QStringLiteral("ms"),
+                         QStringLiteral("'%1' needs ms above 0").arg(kActions.at(int(step.action))));
+            if (i > 0 && step.atMs < s.story.steps.last().atMs)
+                st.error(
+                    QStringLiteral("at_ms"),
+                    QStringLiteral("%1 is earlier than the step before it (%2); list steps in time order")
+                        .arg(step.atMs)
+                        .arg(s.story.steps.last().atMs));
+            s.story.steps.append(step);
+        }
+        f.rejectUnknown();
+        if (s.kind == Scenario::Kind::Story && (s.story.actors.isEmpty() || s.story.steps.isEmpty()))
+            errors->append(QStringLiteral("story: a story scenario needs actors and steps"));
+        if (s.kind == Scenario::Kind::Workload && !s.story.steps.isEmpty())
+            errors->append(QStringLiteral("story: steps are only used when kind is \"story\""));
+    }
+    const QJsonArray expect = top.array(QStringLiteral("expect"));
+    for (qsizetype i = 0; i < expect.size(); ++i) {
+        Expectation e;
+        QString error;
+        if (!expect.at(i).isString())
+            errors->append(QStringLiteral("expect[%1]: expected a string like \"overlaps > 0\"").arg(i));
+        else if (!Expectation::parse(expect.at(i).toString(), &e, &error))
+            errors->append(QStringLiteral("expect[%1]: %2").arg(i).arg(error));
+        else
+            s.expect.append(e);
+    }
+    top.rejectUnknown();
+
+    // Checks across sections.
+    for (qsizetype i = 0; i < s.faults.size(); ++i) {
+        const Scenario::Fault &f = s.faults.at(i);
+        if (f.process >= s.processCount())
+            errors->append(
+                QStringLiteral("faults[%1].process: %2 does not exist; processes are numbered 0 to %3")
+                    .arg(i)
+                    .arg(f.process)
+                    .arg(s.processCount() - 1));
+        if (f.server >= s.servers.count)
+            errors->append(
+                QStringLiteral("faults[%1].server: %2 does not exist; servers are numbered 0 to %3")
+                    .arg(i)
+                    .arg(f.server)
+                    .arg(s.servers.count - 1));
+        if (f.type == Scenario::Fault::Type::Failover && s.servers.replicas < 1)
+            errors->append(
+                QStringLiteral("faults[%1]: a failover needs servers.replicas of at least 1").arg(i));
+        if (s.servers.mode == Scenario::Servers::Mode::Given
+            && (f.type == Scenario::Fault::Type::ServerRestart || f.type == Scenario::Fault::Type::ServerPause
+                || f.type == Scenario::Fault::Type::ServerKill || f.type == Scenario::Fault::Type::Failover))
+            errors->append(
+                QStringLiteral("faults[%1]: server faults need sandbox servers (servers.mode \"sandbox\"), "
+                               "never a server you gave")
+                    .arg(i));
+    }
+    for (qsizetype i = 0; i < s.story.steps.size(); ++i) {
+        const Scenario::Step &st = s.story.steps.at(i);
+        if (st.server >= s.servers.count)
+            errors->append(
+                QStringLiteral("story.steps[%1].server: %2 does not exist; servers are numbered 0 to %3")
+                    .arg(i)
+                    .arg(st.server)
+                    .arg(s.servers.count - 1));
+        if (st.action == Scenario::Step::Action::Failover && s.servers.replicas < 1)
+            errors->append(
+                QStringLiteral("story.steps[%1]: a failover needs servers.replicas of at least 1").arg(i));
+    }
+    if (s.algorithm.id == QLatin1String("redlock") && s.servers.count < 1)
+        errors->append(QStringLiteral("servers.count: redlock needs at least one server"));
+    if (s.resource.fencedStore && !s.algorithm.fencing)
+        errors->append(
+            QStringLiteral("resource.fenced_store: needs a fencing token; set algorithm.fencing to true "
+                           "(or use the \"fenced\" algorithm)"));
+
+    if (errors->size() > errorsBefore)
+        return false;
+    *out = s;
+    return true;
+}
+
+QJsonObject ScenarioParser::toJson(const Scenario &s)
+{
+    QJsonObject servers {{QStringLiteral("mode"), kServerModes.at(int(s.servers.mode))},
+                         {QStringLiteral("count"), s.servers.count},
+                         {QStringLiteral("replicas"), s.servers.replicas},
+                         {QStringLiteral("keyspace_events"), s.servers.keyspaceEvents}};
+    QJsonObject retry {{QStringLiteral("strategy"), kStrategies.at(int(s.algorithm.retry.strategy))},
+                       {QStringLiteral("interval_ms"), s.algorithm.retry.intervalMs},
+                       {QStringLiteral("jitter_ms"), s.algorithm.retry.jitterMs},
+                       {QStringLiteral("max_ms"), s.algorithm.retry.maxMs}};
+    QJsonObject algorithm {{QStringLiteral("id"), s.algorithm.id},
+                           {QStringLiteral("lease_ms"), s.algorithm.leaseMs},
+                           {QStringLiteral("watchdog"), s.algorithm.watchdog},
+                           {QStringLiteral("watchdog_period_ms"), s.algorithm.watchdogPeriodMs},
+                           {QStringLiteral("retry"), retry},
+                           {QStringLiteral("acquire_timeout_ms"), s.algorithm.acquireTimeoutMs},
+                           {QStringLiteral("reentrancy"), s.algorithm.reentrancy},
+                           {QStringLiteral("pool_size"), s.algorithm.poolSize},
+                           {QStringLiteral("clock"), kClocks.at(int(s.algorithm.clock))},
+                           {QStringLiteral("fencing"), s.algorithm.fencing}};
+    const Scenario::CriticalSection &cs = s.workload.criticalSection;
+    QJsonObject critical {{QStringLiteral("distribution"), kDistributions.at(int(cs.distribution))},
+                          {QStringLiteral("ms"), cs.ms},
+                          {QStringLiteral("min_ms"), cs.minMs},
+                          {QStringLiteral("max_ms"), cs.maxMs},
+                          {QStringLiteral("mean_ms"), cs.meanMs}};
+    QJsonObject workload {{QStringLiteral("processes"), s.workload.processes},
+                          {QStringLiteral("threads_per_process"), s.workload.threadsPerProcess},
+                          {QStringLiteral("locks"), s.workload.locks},
+                          {QStringLiteral("key_prefix"), s.workload.keyPrefix},
+                          {QStringLiteral("duration_s"), s.workload.durationS},
+                          {QStringLiteral("operations"), double(s.workload.operations)},
+                          {QStringLiteral("critical_section"), critical},
+                          {QStringLiteral("think_ms"), s.workload.thinkMs},
+                          {QStringLiteral("seed"), double(s.workload.seed)}};
+    QJsonObject resource {{QStringLiteral("counter"), s.resource.counter},
+                          {QStringLiteral("counter_initial"), double(s.resource.counterInitial)},
+                          {QStringLiteral("fenced_store"), s.resource.fencedStore}};
+    QJsonArray faults;
+    for (const Scenario::Fault &f : s.faults) {
+        QJsonObject o {{QStringLiteral("type"), kFaultTypes.at(int(f.type))}};
+        if (f.atMs >= 0)
+            o.insert(QStringLiteral("at_ms"), f.atMs);
+        if (f.probability > 0)
+            o.insert(QStringLiteral("probability"), f.probability);
+        if (f.process >= 0)
+            o.insert(QStringLiteral("process"), f.process);
+        if (f.server > 0)
+            o.insert(QStringLiteral("server"), f.server);
+        if (f.durationMs > 0)
+            o.insert(QStringLiteral("duration_ms"), f.durationMs);
+        if (f.delayMs > 0) {
+            o.insert(QStringLiteral("delay_ms"), f.delayMs);
+            o.insert(QStringLiteral("where"), kWhere.at(int(f.where)));
+        }
+        if (f.skewMs != 0)
+            o.insert(QStringLiteral("skew_ms"), f.skewMs);
+        if (f.rate != 1.0)
+            o.insert(QStringLiteral("rate"), f.rate);
+        if (f.restartDelayMs > 0)
+            o.insert(QStringLiteral("restart_delay_ms"), f.restartDelayMs);
+        faults.append(o);
+    }
+    QJsonObject result {{QStringLiteral("lockscope_scenario"), kFormatVersion},
+                        {QStringLiteral("id"), s.id},
+                        {QStringLiteral("title"), s.title},
+                        {QStringLiteral("kind"), kKinds.at(int(s.kind))},
+                        {QStringLiteral("servers"), servers},
+                        {QStringLiteral("algorithm"), algorithm},
+                        {QStringLiteral("workload"), workload},
+                        {QStringLiteral("resource"), resource},
+                        {QStringLiteral("faults"), faults}};
+    if (!s.summary.isEmpty())
+        result.insert(QStringLiteral("summary"), s.summary);
+    if (!s.teaching.isEmpty())
+        result.insert(QStringLiteral("teaching"), s.teaching);
+    if (s.kind == Scenario::Kind::Story) {
+        QJsonArray steps;
+        for (const Scenario::Step &st : s.story.steps) {
+            QJsonObject o {{QStringLiteral("at_ms"), st.atMs},
+                           {QStringLiteral("action"), kActions.at(int(st.action))}};
+            if (!st.actor.isEmpty())
+                o.insert(QStringLiteral("actor"), st.actor);
+            if (st.ms > 0)
+                o.insert(QStringLiteral("ms"), st.ms);
+            if (st.server > 0)
+                o.insert(QStringLiteral("server"), st.server);
+            if (!st.note.isEmpty())
+                o.insert(QStringLiteral("note"), st.note);
+            steps.append(o);
+        }
+        result.insert(QStringLiteral("story"),
+                      QJsonObject {{QStringLiteral("actors"), QJsonArray::fromStringList(s.story.actors)},
+                                   {QStringLiteral("steps"), steps}});
+    }
+    QJsonArray expect;
+    for (const Expectation &e : s.expect)
+        expect.append(e.toString());
+    result.insert(QStringLiteral("expect"), expect);
+    return result;
+}

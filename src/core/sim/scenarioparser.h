@@ -1,0 +1,28 @@
+// Reads and writes scenario JSON. Every error names the field (as a path) and says what is allowed;
+// unknown fields are errors with a "did you mean" suggestion, so a typo never silently changes a run.
+#pragma once
+
+#include "scenario.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QStringList>
+
+class ScenarioParser
+{
+public:
+    static constexpr int kFormatVersion = 1;
+
+    // Algorithm ids the parser accepts; by default the ten of the lock catalog.
+    explicit ScenarioParser(QStringList algorithmIds = defaultAlgorithmIds());
+
+    // False when there is any error; `errors` then lists every problem found, one sentence each.
+    bool parse(const QByteArray &json, Scenario *out, QStringList *errors) const;
+    bool parse(const QJsonObject &object, Scenario *out, QStringList *errors) const;
+    static QJsonObject toJson(const Scenario &scenario);
+
+    static QStringList defaultAlgorithmIds();
+
+private:
+    QStringList m_algorithmIds;
+};

@@ -1,0 +1,80 @@
+// RunMetrics on hand-built histories: counts, latencies, hand-off, fairness, time series.
+#include "historybuilder.h"
+#include "sim/runmetrics.h"
+
+#include <QTest>
+
+class TestRunMetrics : public QObject
+{
+    Q_OBJECT
+private slots:
+    void countsAndRates();
+    void handOffOnlyForWaiters();
+    void jainIndex();
+    void timeSeries();
+    void emptyHistory();
+};
+
+void TestRunMetrics::countsAndRates()
+{
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 2, 100).enter(0, 0, 2).exit(0, 0, 12).release(0, 0, 12, 13);
+    b.acquire(1, 0, 1, 14, 100).enter(1, 0, 14).exit(1, 0, 34).release(1, 0, 34, 35);
+    b.acquireFailed(2, 0, 5, 500, 100);
+    b.renew(1, 0, 20, 21, 100);
+    const RunMetrics m = RunMetrics::compute(b.events(), 3, 1000000);
+    QCOMPARE(m.acquisitions, 2);
+    QCOMPARE(m.cycles, 2);
+    QCOMPARE(m.failedAcquires, 1);
+    QCOMPARE(m.renewals, 1);
+    QCOMPARE(m.cyclesPerS, 2.0);
+    QCOMPARE(m.acquireLatency.count, 2);
+    QCOMPARE(m.acquireLatency.p50, 2000);
+    QCOMPARE(m.acquireLatency.max, 13000);
+    QCOMPARE(m.holdTime.p50, 10000);
+    QCOMPARE(m.holdTime.max, 20000);
+    QCOMPARE(m.longestWaitUs, 495000);
+    QCOMPARE(m.acquisitionsPerWorker, (QList<qint64> {1, 1, 0}));
+    QCOMPARE(m.commands, 6); // one per completion in the builder: 3 acquires, 2 releases, 1 renew
+    QCOMPARE(m.commandsPerAcquisition, 3.0);
+}
+
+void TestRunMetrics::handOffOnlyForWaiters()
+{
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 1, 100).release(0, 0, 10, 11);
+    b.acquire(1, 0, 5, 11.3, 100).release(1, 0, 20, 21); // waited: hand-off 0.3 ms
+    b.acquire(0, 0, 50, 51, 100).release(0, 0, 60, 61); // arrived after the release: not a hand-off
+    const RunMetrics m = RunMetrics::compute(b.events(), 2, 1000000);
+    QCOMPARE(m.handoffLatency.count, 1);
+    QCOMPARE(m.handoffLatency.p50, 300);
+}
+
+void TestRunMetrics::jainIndex()
+{
+    QCOMPARE(RunMetrics::jainIndex({5, 5, 5, 5}), 1.0);
+    QCOMPARE(RunMetrics::jainIndex({20, 0, 0, 0}), 0.25);
+    QVERIFY(qAbs(RunMetrics::jainIndex({10, 5}) - 225.0 / 250.0) < 1e-12);
+    QCOMPARE(RunMetrics::jainIndex({}), 0.0);
+}
+
+void TestRunMetrics::timeSeries()
+{
+    HistoryBuilder b;
+    b.acquire(0, 0, 100, 200, 10).acquire(1, 0, 150, 1200, 10).acquire(2, 0, 160, 1300, 10);
+    const RunMetrics m = RunMetrics::compute(b.events(), 3, 2000000, 1000000);
+    QCOMPARE(m.acquisitionsPerBucket, (QList<int> {1, 2}));
+    QCOMPARE(m.waitingPerBucket.first(), 3);
+}
+
+void TestRunMetrics::emptyHistory()
+{
+    const RunMetrics m = RunMetrics::compute({}, 4, 0);
+    QCOMPARE(m.acquisitions, 0);
+    QCOMPARE(m.cyclesPerS, 0.0);
+    QCOMPARE(m.acquireLatency.p99, 0);
+    QCOMPARE(m.acquisitionsPerBucket.size(), 0);
+}
+
+QTEST_GUILESS_MAIN(TestRunMetrics)
+#include "tst_runmetrics.moc"
