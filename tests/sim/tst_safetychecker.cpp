@@ -50,6 +50,7 @@ void TestSafetyChecker::cleanHandOffIsSafe()
     const auto r = check(b);
     QCOMPARE(r.violations(), 0);
     QCOMPARE(r.details.size(), 0);
+    QCOMPARE(r.maxInside, 1);
 }
 
 void TestSafetyChecker::overlapNamesWorkersAndWindow()
@@ -76,6 +77,7 @@ void TestSafetyChecker::threeWorkersInsideCountEachPair()
     HistoryBuilder b;
     b.enter(0, 0, 1).enter(1, 0, 2).enter(2, 0, 3).exit(0, 0, 10).exit(1, 0, 11).exit(2, 0, 12);
     QCOMPARE(check(b).overlaps, 3);
+    QCOMPARE(check(b).maxInside, 3);
     HistoryBuilder differentLocks;
     differentLocks.enter(0, 0, 1).enter(1, 1, 2).exit(0, 0, 10).exit(1, 1, 11);
     QCOMPARE(check(differentLocks).overlaps, 0);

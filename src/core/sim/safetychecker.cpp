@@ -218,6 +218,7 @@ private:
                 m_openOverlaps.append(OpenOverlap {e.lock, it.key(), e.worker, e.timeUs});
         }
         inside.insert(e.worker, Inside {e.timeUs, e.process});
+        m_result.maxInside = std::max(m_result.maxInside, int(inside.size()));
     }
 
     void leave(int w, int l, qint64 atUs, bool historyEnded)

@@ -35,8 +35,9 @@ public:
         int staleHolders = 0;
         int foreignReleases = 0;
         int lostUpdates = 0;
-        int fencingRejections
-            = 0; // stale writes the fenced store refused: the fence working, not a violation
+        // Stale writes the fenced store refused: the fence working, not a violation.
+        int fencingRejections = 0;
+        int maxInside = 0; // most workers ever inside the critical section of one lock at once
         qint64 counterExpected = 0; // initial + every applied write's change
         qint64 counterActual = 0;
         bool counterObserved = false;

@@ -1,0 +1,179 @@
+// RunReport: JSON and text forms.
+#include "runreport.h"
+
+#include <QJsonArray>
+
+QHash<QString, double> RunReport::expectationValues() const
+{
+    const RunMetrics &m = metrics;
+    return {
+        {QStringLiteral("overlaps"), safety.overlaps},
+        {QStringLiteral("stale_holders"), safety.staleHolders},
+        {QStringLiteral("foreign_releases"), safety.foreignReleases},
+        {QStringLiteral("lost_updates"), safety.lostUpdates},
+        {QStringLiteral("fencing_rejections"), safety.fencingRejections},
+        {QStringLiteral("violations"), safety.violations()},
+        {QStringLiteral("acquisitions"), double(m.acquisitions)},
+        {QStringLiteral("cycles"), double(m.cycles)},
+        {QStringLiteral("cycles_per_s"), m.cyclesPerS},
+        {QStringLiteral("failed_acquires"), double(m.failedAcquires)},
+        {QStringLiteral("errors"), double(m.errors)},
+        {QStringLiteral("renewals"), double(m.renewals)},
+        {QStringLiteral("expiries"), double(m.expiries)},
+        {QStringLiteral("fairness_jain"), m.fairnessJain},
+        {QStringLiteral("counter_lost"),
+         safety.counterObserved ? double(qAbs(safety.counterExpected - safety.counterActual)) : 0.0},
+        {QStringLiteral("acquire_p50_us"), double(m.acquireLatency.p50)},
+        {QStringLiteral("acquire_p99_us"), double(m.acquireLatency.p99)},
+        {QStringLiteral("handoff_p50_us"), double(m.handoffLatency.p50)},
+        {QStringLiteral("longest_wait_us"), double(m.longestWaitUs)},
+        {QStringLiteral("max_holders"), double(safety.maxInside)},
+    };
+}
+
+void RunReport::evaluate(const QList<Expectation> &expectations)
+{
+    checks.clear();
+    const QHash<QString, double> values = expectationValues();
+    for (const Expectation &e : expectations)
+        checks.append(e.evaluate(values));
+}
+
+bool RunReport::passed() const
+{
+    for (const Expectation::Check &c : checks) {
+        if (!c.passed)
+            return false;
+    }
+    return true;
+}
+
+QJsonObject RunReport::toJson() const
+{
+    const RunMetrics &m = metrics;
+    QJsonArray details;
+    for (const Violation &v : safety.details)
+        details.append(v.toJson());
+    QJsonArray checkList;
+    for (const Expectation::Check &c : checks)
+        checkList.append(c.toJson());
+    QJsonArray perWorker;
+    for (qint64 n : m.acquisitionsPerWorker)
+        perWorker.append(double(n));
+    QJsonObject report {
+        {QStringLiteral("scenario"), scenario},
+        {QStringLiteral("title"), title},
+        {QStringLiteral("algorithm"), algorithm},
+        {QStringLiteral("seed"), double(seed)},
+        {QStringLiteral("server"), server},
+        {QStringLiteral("duration_s"), double(m.durationUs) / 1e6},
+        {QStringLiteral("workers"), m.workers},
+        {QStringLiteral("acquisitions"), double(m.acquisitions)},
+        {QStringLiteral("cycles"), double(m.cycles)},
+        {QStringLiteral("cycles_per_s"), m.cyclesPerS},
+        {QStringLiteral("failed_acquires"), double(m.failedAcquires)},
+        {QStringLiteral("acquire_latency_us"), m.acquireLatency.toJson()},
+        {QStringLiteral("handoff_latency_us"), m.handoffLatency.toJson()},
+        {QStringLiteral("hold_time_us"), m.holdTime.toJson()},
+        {QStringLiteral("longest_wait_us"), double(m.longestWaitUs)},
+        {QStringLiteral("fairness_jain"), m.fairnessJain},
+        {QStringLiteral("acquisitions_per_worker"), perWorker},
+        {QStringLiteral("renewals"), double(m.renewals)},
+        {QStringLiteral("expiries"), double(m.expiries)},
+        {QStringLiteral("errors"), double(m.errors)},
+        {QStringLiteral("commands_per_acquisition"), m.commandsPerAcquisition},
+        {QStringLiteral("violations"),
+         QJsonObject {{QStringLiteral("overlaps"), safety.overlaps},
+                      {QStringLiteral("stale_holders"), safety.staleHolders},
+                      {QStringLiteral("foreign_releases"), safety.foreignReleases},
+                      {QStringLiteral("lost_updates"), safety.lostUpdates},
+                      {QStringLiteral("fencing_rejections"), safety.fencingRejections},
+                      {QStringLiteral("total"), safety.violations()},
+                      {QStringLiteral("details"), details}}},
+        {QStringLiteral("history"),
+         QJsonObject {{QStringLiteral("events"), double(historyEvents)},
+                      {QStringLiteral("dropped"), double(historyDropped)},
+                      {QStringLiteral("complete"), historyDropped == 0}}},
+        {QStringLiteral("outages"), QJsonArray::fromStringList(outages)},
+        {QStringLiteral("expect"),
+         QJsonObject {{QStringLiteral("passed"), passed()}, {QStringLiteral("checks"), checkList}}},
+    };
+    if (!counterKey.isEmpty()) {
+        QJsonObject counter {{QStringLiteral("key"), counterKey},
+                             {QStringLiteral("expected"), double(safety.counterExpected)}};
+        counter.insert(QStringLiteral("actual"),
+                       safety.counterObserved ? QJsonValue(double(safety.counterActual)) : QJsonValue());
+        report.insert(QStringLiteral("counter"), counter);
+    }
+    if (!stopReason.isEmpty())
+        report.insert(QStringLiteral("stop_reason"), stopReason);
+    return report;
+}
+
+static QString us(qint64 v)
+{
+    if (v >= 1000000)
+        return QString::number(double(v) / 1e6, 'f', 2) + QStringLiteral(" s");
+    if (v >= 1000)
+        return QString::number(double(v) / 1e3, 'f', 2) + QStringLiteral(" ms");
+    return QString::number(v) + QStringLiteral(" µs");
+}
+
+QString RunReport::summaryText() const
+{
+    const RunMetrics &m = metrics;
+    QString t;
+    t += QStringLiteral("%1 — %2\n").arg(scenario, title);
+    t += QStringLiteral("  algorithm %1 · %2 workers · %3 s · seed %4 · %5\n")
+             .arg(algorithm)
+             .arg(m.workers)
+             .arg(double(m.durationUs) / 1e6, 0, 'f', 1)
+             .arg(seed)
+             .arg(server);
+    t += QStringLiteral("  %1 acquisitions, %2 cycles/s, %3 gave up, %4 errors\n")
+             .arg(m.acquisitions)
+             .arg(m.cyclesPerS, 0, 'f', 1)
+             .arg(m.failedAcquires)
+             .arg(m.errors);
+    t += QStringLiteral("  acquire latency p50 %1 · p99 %2 · max %3;  hand-off p50 %4;  fairness %5\n")
+             .arg(us(m.acquireLatency.p50), us(m.acquireLatency.p99), us(m.acquireLatency.max),
+                  us(m.handoffLatency.p50))
+             .arg(m.fairnessJain, 0, 'f', 3);
+    t += QStringLiteral("  renewals %1 · expiries %2 · %3 Redis commands per acquisition\n")
+             .arg(m.renewals)
+             .arg(m.expiries)
+             .arg(m.commandsPerAcquisition, 0, 'f', 1);
+    if (!counterKey.isEmpty())
+        t += QStringLiteral("  counter %1: expected %2, actual %3\n")
+                 .arg(counterKey)
+                 .arg(safety.counterExpected)
+                 .arg(safety.counterObserved ? QString::number(safety.counterActual)
+                                             : QStringLiteral("unknown"));
+    t += QStringLiteral("  violations: %1 overlaps, %2 stale holders, %3 foreign releases, %4 lost updates; "
+                        "%5 fencing rejections\n")
+             .arg(safety.overlaps)
+             .arg(safety.staleHolders)
+             .arg(safety.foreignReleases)
+             .arg(safety.lostUpdates)
+             .arg(safety.fencingRejections);
+    for (qsizetype i = 0; i < std::min<qsizetype>(5, safety.details.size()); ++i)
+        t += QStringLiteral("    • %1\n").arg(safety.details.at(i).text);
+    if (safety.details.size() > 5)
+        t += QStringLiteral("    … and %1 more (see --json)\n").arg(safety.details.size() - 5);
+    if (historyDropped > 0)
+        t += QStringLiteral(
+                 "  WARNING: %1 events did not fit in memory; the check saw an incomplete history\n")
+                 .arg(historyDropped);
+    for (const QString &o : outages)
+        t += QStringLiteral("  outage: %1\n").arg(o);
+    if (!stopReason.isEmpty())
+        t += QStringLiteral("  stopped early: %1\n").arg(stopReason);
+    for (const Expectation::Check &c : checks)
+        t += QStringLiteral("  %1 expect %2 (actual %3)\n")
+                 .arg(c.passed ? QStringLiteral("✔") : QStringLiteral("✘"), c.expectation)
+                 .arg(c.actual);
+    if (!checks.isEmpty())
+        t += passed() ? QStringLiteral("PASSED\n")
+                      : QStringLiteral("FAILED: the run did not show what the scenario expects\n");
+    return t;
+}

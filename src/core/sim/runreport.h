@@ -1,0 +1,38 @@
+// The result of a run as the CLI prints it, the GUI's cards show it and `--json` writes it (the shape is
+// fixed by issue 5), plus the expectation checks that decide pass/fail.
+#pragma once
+
+#include "expectation.h"
+#include "runmetrics.h"
+#include "safetychecker.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+struct RunReport
+{
+    QString scenario;
+    QString title;
+    QString algorithm;
+    quint64 seed = 0;
+    QString server; // "sandbox 127.0.0.1:port" or the endpoint given
+    RunMetrics metrics;
+    SafetyChecker::Result safety;
+    QString counterKey;
+    qint64 historyEvents = 0;
+    qint64 historyDropped = 0; // events that did not fit: the checker saw an incomplete history
+    QStringList outages; // server outages seen during the run ("12.3 s – 14.0 s: connection refused")
+    QString stopReason; // empty when the run ended as planned ("interrupted", "server died", …)
+    QList<Expectation::Check> checks;
+
+    // The values expectations refer to ("overlaps", "violations", …).
+    QHash<QString, double> expectationValues() const;
+    // Evaluates `expectations` into `checks`.
+    void evaluate(const QList<Expectation> &expectations);
+    bool passed() const;
+    QJsonObject toJson() const;
+    // A readable summary for the terminal.
+    QString summaryText() const;
+};
