@@ -14,6 +14,8 @@ private slots:
     void mistakes();
     void invalidJsonSaysWhere();
     void expectations();
+    void variantsMergeAndCompare();
+    void variantMistakes();
 };
 
 static QByteArray minimal(const QByteArray &extra = QByteArray())
@@ -182,6 +184,74 @@ void TestScenarioParser::expectations()
     QCOMPARE(e.toString(), QStringLiteral("fairness_jain >= 0.95"));
     const auto check = e.evaluate({{QStringLiteral("fairness_jain"), 0.97}});
     QCOMPARE(check.toJson().value(QStringLiteral("actual")).toDouble(), 0.97);
+}
+
+void TestScenarioParser::variantsMergeAndCompare()
+{
+    const QByteArray json = R"({
+      "lockscope_scenario": 1, "id": "fair-vs-unfair", "title": "Fair vs unfair",
+      "algorithm": {"id": "redisson-reentrant", "lease_ms": 2000, "retry": {"strategy": "pubsub"}},
+      "workload": {"processes": 2, "threads_per_process": 4},
+      "variants": [{"name": "unfair"},
+                   {"name": "fair", "algorithm": {"id": "redisson-fair"}, "workload": {"threads_per_process": 2}}],
+      "expect": ["fair.fairness_jain >= 0.95", "fair.fairness_jain > unfair.fairness_jain"]
+    })";
+    ScenarioParser parser;
+    Scenario s;
+    QStringList errors;
+    QVERIFY2(parser.parse(json, &s, &errors), qPrintable(errors.join(u'\n')));
+    QCOMPARE(s.variantNames(), (QStringList {"unfair", "fair"}));
+    Scenario fair;
+    QVERIFY2(parser.variant(s, 1, &fair, &errors), qPrintable(errors.join(u'\n')));
+    QCOMPARE(fair.algorithm.id, QStringLiteral("redisson-fair"));
+    QCOMPARE(fair.algorithm.leaseMs, 2000); // kept from the base: objects merge field by field
+    QCOMPARE(fair.algorithm.retry.strategy, Scenario::Retry::Strategy::PubSub);
+    QCOMPARE(fair.workload.threadsPerProcess, 2);
+    QCOMPARE(fair.workload.processes, 2);
+    QCOMPARE(fair.id, QStringLiteral("fair-vs-unfair.fair"));
+    QVERIFY(fair.variants.isEmpty());
+
+    const Expectation &cmp = s.expect.at(1);
+    QCOMPARE(cmp.otherMetric, QStringLiteral("unfair.fairness_jain"));
+    const auto check = cmp.evaluate(
+        {{QStringLiteral("fair.fairness_jain"), 0.99}, {QStringLiteral("unfair.fairness_jain"), 0.6}});
+    QVERIFY(check.passed);
+    QCOMPARE(check.compared, 0.6);
+    QVERIFY(!cmp.evaluate({{QStringLiteral("fair.fairness_jain"), 0.5},
+                           {QStringLiteral("unfair.fairness_jain"), 0.6}})
+                 .passed);
+    // Saved and read back, the variants survive.
+    Scenario again;
+    QVERIFY(parser.parse(QJsonDocument(ScenarioParser::toJson(s)).toJson(), &again, &errors));
+    QCOMPARE(again.variantNames(), s.variantNames());
+}
+
+void TestScenarioParser::variantMistakes()
+{
+    ScenarioParser parser;
+    Scenario s;
+    QStringList errors;
+    QVERIFY(!parser.parse(minimal(", \"variants\": [{\"name\": \"a\", \"algorithm\": {\"lease_ms\": -1}}]"),
+                          &s, &errors));
+    QVERIFY2(
+        errors.join(u'\n').contains(QLatin1String("variants[0] (a): algorithm.lease_ms: -1 is out of range")),
+        qPrintable(errors.join(u'\n')));
+    errors.clear();
+    QVERIFY(!parser.parse(minimal(", \"variants\": [{\"name\": \"a\"}], \"expect\": [\"overlaps > 0\"]"), &s,
+                          &errors));
+    QVERIFY2(errors.join(u'\n').contains(QLatin1String("must name a variant first (a)")),
+             qPrintable(errors.join(u'\n')));
+    errors.clear();
+    QVERIFY(!parser.parse(minimal(", \"variants\": [{\"name\": \"a\"}, {\"name\": \"a\"}]"), &s, &errors));
+    QVERIFY(errors.join(u'\n').contains(QLatin1String("used twice")));
+    errors.clear();
+    QVERIFY(!parser.parse(minimal(", \"variants\": [{\"name\": \"Bad Name\"}]"), &s, &errors));
+    QVERIFY(errors.join(u'\n').contains(QLatin1String("is not allowed")));
+    errors.clear();
+    QVERIFY(!parser.parse(minimal(", \"variants\": [{\"name\": \"a\", \"workload\": {\"lcoks\": 3}}]"), &s,
+                          &errors));
+    QVERIFY2(errors.join(u'\n').contains(QLatin1String("did you mean locks?")),
+             qPrintable(errors.join(u'\n')));
 }
 
 QTEST_GUILESS_MAIN(TestScenarioParser)

@@ -46,36 +46,62 @@ static QString opText(Expectation::Op op)
     return {};
 }
 
-bool Expectation::parse(const QString &text, Expectation *out, QString *error)
+// Checks one metric name, "overlaps" or "<variant>.overlaps".
+static bool checkMetric(const QString &name, const QStringList &variants, QString *error)
 {
-    static const QRegularExpression pattern(
-        QStringLiteral("^\\s*([a-z_0-9]+)\\s*(>=|<=|==|!=|>|<)\\s*(-?[0-9]+(?:\\.[0-9]+)?)\\s*$"));
+    QString metric = name;
+    if (!variants.isEmpty()) {
+        const qsizetype dot = name.indexOf(u'.');
+        const QString variant = dot > 0 ? name.left(dot) : QString();
+        if (!variants.contains(variant)) {
+            *error = QStringLiteral("'%1' must name a variant first (%2), e.g. '%3.overlaps'")
+                         .arg(name, variants.join(QStringLiteral(", ")), variants.first());
+            return false;
+        }
+        metric = name.mid(dot + 1);
+    }
+    if (!Expectation::knownMetrics().contains(metric)) {
+        *error = QStringLiteral("'%1' is not a known metric; use one of: %2")
+                     .arg(metric, Expectation::knownMetrics().join(QStringLiteral(", ")));
+        return false;
+    }
+    return true;
+}
+
+bool Expectation::parse(const QString &text, Expectation *out, QString *error, const QStringList &variants)
+{
+    static const QRegularExpression pattern(QStringLiteral(
+        "^\\s*([a-z_0-9.-]+)\\s*(>=|<=|==|!=|>|<)\\s*(-?[0-9]+(?:\\.[0-9]+)?|[a-z_0-9.-]+)\\s*$"));
     const QRegularExpressionMatch m = pattern.match(text);
     if (!m.hasMatch()) {
-        *error = QStringLiteral("'%1' is not an expectation; write '<metric> <op> <number>' with op one of "
-                                "> >= < <= == !=, e.g. 'overlaps > 0'")
+        *error = QStringLiteral(
+                     "'%1' is not an expectation; write '<metric> <op> <number or metric>' with op one of "
+                     "> >= < <= == !=, e.g. 'overlaps > 0'")
                      .arg(text);
         return false;
     }
-    const QString metric = m.captured(1);
-    if (!knownMetrics().contains(metric)) {
-        *error = QStringLiteral("'%1' is not a known metric; use one of: %2")
-                     .arg(metric, knownMetrics().join(QStringLiteral(", ")));
+    if (!checkMetric(m.captured(1), variants, error))
         return false;
-    }
+    const QString right = m.captured(3);
+    bool isNumber = false;
+    const double number = right.toDouble(&isNumber);
+    if (!isNumber && !checkMetric(right, variants, error))
+        return false;
     static const QHash<QString, Op> ops {
         {QStringLiteral(">"), Op::Greater}, {QStringLiteral(">="), Op::GreaterOrEqual},
         {QStringLiteral("<"), Op::Less},    {QStringLiteral("<="), Op::LessOrEqual},
         {QStringLiteral("=="), Op::Equal},  {QStringLiteral("!="), Op::NotEqual}};
-    out->metric = metric;
+    out->metric = m.captured(1);
     out->op = ops.value(m.captured(2));
-    out->value = m.captured(3).toDouble();
+    out->value = isNumber ? number : 0;
+    out->otherMetric = isNumber ? QString() : right;
     return true;
 }
 
 QString Expectation::toString() const
 {
-    return QStringLiteral("%1 %2 %3").arg(metric, opText(op), QString::number(value));
+    return QStringLiteral("%1 %2 %3")
+        .arg(metric, opText(op), otherMetric.isEmpty() ? QString::number(value) : otherMetric);
 }
 
 Expectation::Check Expectation::evaluate(const QHash<QString, double> &values) const
@@ -83,24 +109,26 @@ Expectation::Check Expectation::evaluate(const QHash<QString, double> &values) c
     Check c;
     c.expectation = toString();
     c.actual = values.value(metric);
+    const double expected = otherMetric.isEmpty() ? value : values.value(otherMetric);
+    c.compared = expected;
     switch (op) {
     case Op::Greater:
-        c.passed = c.actual > value;
+        c.passed = c.actual > expected;
         break;
     case Op::GreaterOrEqual:
-        c.passed = c.actual >= value;
+        c.passed = c.actual >= expected;
         break;
     case Op::Less:
-        c.passed = c.actual < value;
+        c.passed = c.actual < expected;
         break;
     case Op::LessOrEqual:
-        c.passed = c.actual <= value;
+        c.passed = c.actual <= expected;
         break;
     case Op::Equal:
-        c.passed = c.actual == value;
+        c.passed = c.actual == expected;
         break;
     case Op::NotEqual:
-        c.passed = c.actual != value;
+        c.passed = c.actual != expected;
         break;
     }
     return c;

@@ -4,6 +4,7 @@
 
 #include "expectation.h"
 
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -77,13 +78,26 @@ struct Scenario
 
     struct Fault
     {
-        enum class Type { Pause, Crash, Delay, ServerRestart, ServerPause, ServerKill, Failover, ClockSkew };
+        enum class Type {
+            Pause, // the process stops the world: its threads and its watchdog (like a JVM GC pause)
+            Crash, // the process dies holding its locks
+            Delay, // network delay per command (before send or after receive)
+            ServerRestart, // without persistence: the server comes back empty
+            ServerPause, // SIGSTOP for duration_ms
+            ServerKill,
+            Failover, // master dies, its replica is promoted, clients follow
+            ClockSkew, // the process's validity clock runs at `rate` and is off by `skew_ms`
+            CrashAfterSetnx, // seed 001's flaw: the process dies between SETNX and EXPIRE
+            GetDelDelay, // seed 002's flaw: delay_ms between the release's GET and its DEL
+            DropNotifications, // the process's pub/sub listener loses every release message
+        };
         enum class Where { BeforeSend, AfterReceive };
         Type type = Type::Pause;
         double atMs = -1; // when (run time); -1: driven by probability instead
         double probability = 0; // chance per second of run time (per process) when atMs < 0
         int process = -1; // -1: a random process (for probabilistic faults) or all
         int server = 0;
+        bool replica = false; // server faults: hit the replica of `server` instead of the master
         double durationMs = 0; // pause length, server pause length
         double delayMs = 0; // network delay per command
         Where where = Where::BeforeSend;
@@ -114,6 +128,7 @@ struct Scenario
         Action action = Action::Note;
         double ms = 0;
         int server = 0;
+        bool replica = false; // server actions: the replica of `server`
         QString note; // the narrative sentence shown while this step runs
     };
 
@@ -121,6 +136,13 @@ struct Scenario
     {
         QStringList actors; // each actor is a worker in a process of its own
         QList<Step> steps;
+    };
+
+    // One run of a comparison: the scenario with `overrides` merged in (ScenarioParser::variant()).
+    struct Variant
+    {
+        QString name;
+        QJsonObject overrides;
     };
 
     int version = 1;
@@ -136,6 +158,15 @@ struct Scenario
     QList<Fault> faults;
     Story story;
     QList<Expectation> expect;
+    QList<Variant> variants; // when set, the scenario runs once per variant and expectations name them
+
+    QStringList variantNames() const
+    {
+        QStringList names;
+        for (const Variant &v : variants)
+            names << v.name;
+        return names;
+    }
 
     int workerCount() const
     {

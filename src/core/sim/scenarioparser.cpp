@@ -247,10 +247,17 @@ const QStringList kStrategies {QStringLiteral("spin"), QStringLiteral("fixed"), 
 const QStringList kClocks {QStringLiteral("monotonic"), QStringLiteral("cached-5ms")};
 const QStringList kDistributions {QStringLiteral("fixed"), QStringLiteral("uniform"),
                                   QStringLiteral("exponential")};
-const QStringList kFaultTypes {QStringLiteral("pause"),        QStringLiteral("crash"),
-                               QStringLiteral("delay"),        QStringLiteral("server-restart"),
-                               QStringLiteral("server-pause"), QStringLiteral("server-kill"),
-                               QStringLiteral("failover"),     QStringLiteral("clock-skew")};
+const QStringList kFaultTypes {QStringLiteral("pause"),
+                               QStringLiteral("crash"),
+                               QStringLiteral("delay"),
+                               QStringLiteral("server-restart"),
+                               QStringLiteral("server-pause"),
+                               QStringLiteral("server-kill"),
+                               QStringLiteral("failover"),
+                               QStringLiteral("clock-skew"),
+                               QStringLiteral("crash-after-setnx"),
+                               QStringLiteral("get-del-delay"),
+                               QStringLiteral("drop-notifications")};
 const QStringList kWhere {QStringLiteral("before-send"), QStringLiteral("after-receive")};
 const QStringList kActions {
     QStringLiteral("acquire"),      QStringLiteral("release"),     QStringLiteral("work"),
@@ -279,7 +286,8 @@ QStringList ScenarioParser::defaultAlgorithmIds()
             QStringLiteral("redisson-fair"),
             QStringLiteral("redisson-rw"),
             QStringLiteral("fenced"),
-            QStringLiteral("redlock")};
+            QStringLiteral("redlock"),
+            QStringLiteral("none")};
 }
 
 bool ScenarioParser::parse(const QByteArray &json, Scenario *out, QStringList *errors) const
@@ -442,6 +450,7 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
                     QStringLiteral("give at_ms (when) or probability (chance per second)"));
         fault.process = int(f.integer(QStringLiteral("process"), -1, -1, 63));
         fault.server = int(f.integer(QStringLiteral("server"), 0, 0, 8));
+        fault.replica = f.boolean(QStringLiteral("replica"), false);
         fault.durationMs
             = f.number(QStringLiteral("duration_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
         fault.delayMs = f.number(QStringLiteral("delay_ms"), 0, 0, 60000, QStringLiteral("milliseconds"));
@@ -457,8 +466,10 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         if (needsDuration && fault.durationMs <= 0)
             f.error(QStringLiteral("duration_ms"),
                     QStringLiteral("a %1 needs a duration above 0").arg(kFaultTypes.at(int(fault.type))));
-        if (fault.type == Scenario::Fault::Type::Delay && fault.delayMs <= 0)
-            f.error(QStringLiteral("delay_ms"), QStringLiteral("a delay fault needs delay_ms above 0"));
+        if ((fault.type == Scenario::Fault::Type::Delay || fault.type == Scenario::Fault::Type::GetDelDelay)
+            && fault.delayMs <= 0)
+            f.error(QStringLiteral("delay_ms"),
+                    QStringLiteral("a %1 fault needs delay_ms above 0").arg(kFaultTypes.at(int(fault.type))));
         s.faults.append(fault);
     }
     {
@@ -489,6 +500,7 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
             step.actor = st.string(QStringLiteral("actor"), QString());
             step.ms = st.number(QStringLiteral("ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
             step.server = int(st.integer(QStringLiteral("server"), 0, 0, 8));
+            step.replica = st.boolean(QStringLiteral("replica"), false);
             step.note = st.string(QStringLiteral("note"), QString());
             st.rejectUnknown();
             const bool serverAction = step.action == Scenario::Step::Action::ServerRestart
@@ -523,13 +535,35 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         if (s.kind == Scenario::Kind::Workload && !s.story.steps.isEmpty())
             errors->append(QStringLiteral("story: steps are only used when kind is \"story\""));
     }
+    const QJsonArray variants = top.array(QStringLiteral("variants"));
+    for (qsizetype i = 0; i < variants.size(); ++i) {
+        const QString path = QStringLiteral("variants[%1]").arg(i);
+        QJsonObject overrides = variants.at(i).toObject();
+        const QString name = overrides.take(QStringLiteral("name")).toString();
+        static const QRegularExpression namePattern(QStringLiteral("^[a-z][a-z0-9_-]{0,31}$"));
+        if (!variants.at(i).isObject())
+            errors->append(path
+                           + QStringLiteral(": expected an object with a name and the fields it changes"));
+        else if (!namePattern.match(name).hasMatch())
+            errors->append(
+                path
+                + QStringLiteral(".name: '%1' is not allowed; use a short lower-case name like \"fenced\"")
+                      .arg(name));
+        else if (s.variantNames().contains(name))
+            errors->append(path + QStringLiteral(".name: '%1' is used twice").arg(name));
+        else if (overrides.contains(QStringLiteral("variants"))
+                 || overrides.contains(QStringLiteral("expect")) || overrides.contains(QStringLiteral("id")))
+            errors->append(path + QStringLiteral(": a variant may not change id, expect or variants"));
+        else
+            s.variants.append(Scenario::Variant {name, overrides});
+    }
     const QJsonArray expect = top.array(QStringLiteral("expect"));
     for (qsizetype i = 0; i < expect.size(); ++i) {
         Expectation e;
         QString error;
         if (!expect.at(i).isString())
             errors->append(QStringLiteral("expect[%1]: expected a string like \"overlaps > 0\"").arg(i));
-        else if (!Expectation::parse(expect.at(i).toString(), &e, &error))
+        else if (!Expectation::parse(expect.at(i).toString(), &e, &error, s.variantNames()))
             errors->append(QStringLiteral("expect[%1]: %2").arg(i).arg(error));
         else
             s.expect.append(e);
@@ -583,10 +617,58 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
 
     if (errors->size() > errorsBefore)
         return false;
+    // Every variant must itself be a valid scenario.
+    for (qsizetype i = 0; i < s.variants.size(); ++i) {
+        Scenario resolved;
+        QStringList variantErrors;
+        if (!variant(s, int(i), &resolved, &variantErrors)) {
+            for (const QString &e : variantErrors)
+                errors->append(QStringLiteral("variants[%1] (%2): %3").arg(i).arg(s.variants.at(i).name, e));
+        }
+    }
+    if (errors->size() > errorsBefore)
+        return false;
     *out = s;
     return true;
 }
 
+QJsonObject ScenarioParser::merged(const QJsonObject &base, const QJsonObject &overrides)
+{
+    QJsonObject result = base;
+    for (auto it = overrides.constBegin(); it != overrides.constEnd(); ++it) {
+        const QJsonValue existing = result.value(it.key());
+        if (existing.isObject() && it.value().isObject())
+            result.insert(it.key(), merged(existing.toObject(), it.value().toObject()));
+        else
+            result.insert(it.key(), it.value());
+    }
+    return result;
+}
+
+bool ScenarioParser::variant(const Scenario &base, int index, Scenario *out, QStringList *errors) const
+{
+    if (index < 0 || index >= base.variants.size()) {
+        errors->append(QStringLiteral("no variant %1").arg(index));
+        return false;
+    }
+    const Scenario::Variant &v = base.variants.at(index);
+    QJsonObject json = toJson(base);
+    json.remove(QStringLiteral("variants"));
+    json.remove(QStringLiteral("expect"));
+    // A variant that switches algorithm gets that algorithm's own fencing default, not the base's.
+    const QJsonObject algorithmOverrides = v.overrides.value(QStringLiteral("algorithm")).toObject();
+    if (algorithmOverrides.contains(QStringLiteral("id"))
+        && !algorithmOverrides.contains(QStringLiteral("fencing"))) {
+        QJsonObject algorithm = json.value(QStringLiteral("algorithm")).toObject();
+        algorithm.remove(QStringLiteral("fencing"));
+        json.insert(QStringLiteral("algorithm"), algorithm);
+    }
+    json = merged(json, v.overrides);
+    if (!parse(json, out, errors))
+        return false;
+    out->id = base.id + u'.' + v.name;
+    return true;
+}
 QJsonObject ScenarioParser::toJson(const Scenario &s)
 {
     QJsonObject servers {{QStringLiteral("mode"), kServerModes.at(int(s.servers.mode))},
@@ -636,6 +718,8 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
             o.insert(QStringLiteral("process"), f.process);
         if (f.server > 0)
             o.insert(QStringLiteral("server"), f.server);
+        if (f.replica)
+            o.insert(QStringLiteral("replica"), true);
         if (f.durationMs > 0)
             o.insert(QStringLiteral("duration_ms"), f.durationMs);
         if (f.delayMs > 0) {
@@ -674,6 +758,8 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
                 o.insert(QStringLiteral("ms"), st.ms);
             if (st.server > 0)
                 o.insert(QStringLiteral("server"), st.server);
+            if (st.replica)
+                o.insert(QStringLiteral("replica"), true);
             if (!st.note.isEmpty())
                 o.insert(QStringLiteral("note"), st.note);
             steps.append(o);
@@ -686,5 +772,14 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
     for (const Expectation &e : s.expect)
         expect.append(e.toString());
     result.insert(QStringLiteral("expect"), expect);
+    if (!s.variants.isEmpty()) {
+        QJsonArray variants;
+        for (const Scenario::Variant &v : s.variants) {
+            QJsonObject o = v.overrides;
+            o.insert(QStringLiteral("name"), v.name);
+            variants.append(o);
+        }
+        result.insert(QStringLiteral("variants"), variants);
+    }
     return result;
 }

@@ -13,13 +13,19 @@ class ScenarioParser
 public:
     static constexpr int kFormatVersion = 1;
 
-    // Algorithm ids the parser accepts; by default the ten of the lock catalog.
+    // Algorithm ids the parser accepts; by default the ten of the lock catalog plus "none" (no lock at all,
+    // the inventory demo's baseline).
     explicit ScenarioParser(QStringList algorithmIds = defaultAlgorithmIds());
 
     // False when there is any error; `errors` then lists every problem found, one sentence each.
     bool parse(const QByteArray &json, Scenario *out, QStringList *errors) const;
     bool parse(const QJsonObject &object, Scenario *out, QStringList *errors) const;
     static QJsonObject toJson(const Scenario &scenario);
+    // The scenario of one variant: `base` with the variant's overrides merged in (objects merge field by
+    // field, anything else replaces), without variants of its own.
+    bool variant(const Scenario &base, int index, Scenario *out, QStringList *errors) const;
+    // Deep merge used by variant(): `overrides` wins, objects merge recursively.
+    static QJsonObject merged(const QJsonObject &base, const QJsonObject &overrides);
 
     static QStringList defaultAlgorithmIds();
 
