@@ -24,7 +24,9 @@ QStringList Expectation::knownMetrics()
             QStringLiteral("acquire_p99_us"),
             QStringLiteral("handoff_p50_us"),
             QStringLiteral("longest_wait_us"),
-            QStringLiteral("max_holders")};
+            QStringLiteral("max_holders"),
+            QStringLiteral("locks_without_ttl"),
+            QStringLiteral("failed_rounds")};
 }
 
 static QString opText(Expectation::Op op)

@@ -28,6 +28,8 @@ QHash<QString, double> RunReport::expectationValues() const
         {QStringLiteral("handoff_p50_us"), double(m.handoffLatency.p50)},
         {QStringLiteral("longest_wait_us"), double(m.longestWaitUs)},
         {QStringLiteral("max_holders"), double(safety.maxInside)},
+        {QStringLiteral("locks_without_ttl"), double(locksWithoutTtl)},
+        {QStringLiteral("failed_rounds"), double(failedRounds)},
     };
 }
 
@@ -82,6 +84,8 @@ QJsonObject RunReport::toJson() const
         {QStringLiteral("expiries"), double(m.expiries)},
         {QStringLiteral("errors"), double(m.errors)},
         {QStringLiteral("commands_per_acquisition"), m.commandsPerAcquisition},
+        {QStringLiteral("locks_without_ttl"), double(locksWithoutTtl)},
+        {QStringLiteral("failed_rounds"), double(failedRounds)},
         {QStringLiteral("violations"),
          QJsonObject {{QStringLiteral("overlaps"), safety.overlaps},
                       {QStringLiteral("stale_holders"), safety.staleHolders},

@@ -20,6 +20,7 @@ struct Scenario
         int count = 1; // independent masters (Redlock uses all of them)
         int replicas = 0; // per master, for failover stories
         bool keyspaceEvents = false;
+        double restartDelayMs = 0; // every restart stays down this long (F2's "delayed restart" mitigation)
     };
 
     struct Retry
@@ -103,7 +104,8 @@ struct Scenario
         Where where = Where::BeforeSend;
         double skewMs = 0; // clock-skew: offset of the process's validity clock
         double rate = 1.0; // clock-skew: how fast the process's clock runs (1 = true time)
-        double restartDelayMs = 0; // server-restart: stay down this long (the "delayed restart" mitigation)
+        double restartDelayMs = 0; // server-restart: stay down this long (overrides servers.restart_delay_ms)
+        QList<int> servers; // delay: only commands to these servers are delayed (empty: all)
     };
 
     struct Step

@@ -338,6 +338,8 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         s.servers.count = int(f.integer(QStringLiteral("count"), 1, 1, 9));
         s.servers.replicas = int(f.integer(QStringLiteral("replicas"), 0, 0, 2));
         s.servers.keyspaceEvents = f.boolean(QStringLiteral("keyspace_events"), false);
+        s.servers.restartDelayMs
+            = f.number(QStringLiteral("restart_delay_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
         f.rejectUnknown();
     }
     {
@@ -460,6 +462,15 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         fault.rate = f.number(QStringLiteral("rate"), 1, 0.01, 100);
         fault.restartDelayMs
             = f.number(QStringLiteral("restart_delay_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+        const QJsonArray delayedServers = f.array(QStringLiteral("servers"));
+        for (qsizetype k = 0; k < delayedServers.size(); ++k) {
+            const QJsonValue v = delayedServers.at(k);
+            if (!v.isDouble() || v.toDouble() != double(v.toInt()) || v.toInt() < 0 || v.toInt() > 8)
+                f.error(QStringLiteral("servers"),
+                        QStringLiteral("expected a list of server numbers (0 to 8)"));
+            else
+                fault.servers << v.toInt();
+        }
         f.rejectUnknown();
         const bool needsDuration
             = fault.type == Scenario::Fault::Type::Pause || fault.type == Scenario::Fault::Type::ServerPause;
@@ -579,6 +590,14 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
                     .arg(i)
                     .arg(f.process)
                     .arg(s.processCount() - 1));
+        for (int server : f.servers) {
+            if (server >= s.servers.count)
+                errors->append(
+                    QStringLiteral("faults[%1].servers: %2 does not exist; servers are numbered 0 to %3")
+                        .arg(i)
+                        .arg(server)
+                        .arg(s.servers.count - 1));
+        }
         if (f.server >= s.servers.count)
             errors->append(
                 QStringLiteral("faults[%1].server: %2 does not exist; servers are numbered 0 to %3")
@@ -674,7 +693,8 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
     QJsonObject servers {{QStringLiteral("mode"), kServerModes.at(int(s.servers.mode))},
                          {QStringLiteral("count"), s.servers.count},
                          {QStringLiteral("replicas"), s.servers.replicas},
-                         {QStringLiteral("keyspace_events"), s.servers.keyspaceEvents}};
+                         {QStringLiteral("keyspace_events"), s.servers.keyspaceEvents},
+                         {QStringLiteral("restart_delay_ms"), s.servers.restartDelayMs}};
     QJsonObject retry {{QStringLiteral("strategy"), kStrategies.at(int(s.algorithm.retry.strategy))},
                        {QStringLiteral("interval_ms"), s.algorithm.retry.intervalMs},
                        {QStringLiteral("jitter_ms"), s.algorithm.retry.jitterMs},
@@ -732,6 +752,12 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
             o.insert(QStringLiteral("rate"), f.rate);
         if (f.restartDelayMs > 0)
             o.insert(QStringLiteral("restart_delay_ms"), f.restartDelayMs);
+        if (!f.servers.isEmpty()) {
+            QJsonArray list;
+            for (int server : f.servers)
+                list.append(server);
+            o.insert(QStringLiteral("servers"), list);
+        }
         faults.append(o);
     }
     QJsonObject result {{QStringLiteral("lockscope_scenario"), kFormatVersion},
