@@ -2,7 +2,9 @@
 #include "cliio.h"
 #include "pingcommand.h"
 #include "redis/redisconnection.h"
+#include "presetscommand.h"
 #include "sandboxcommand.h"
+#include "simulatecommand.h"
 #include "version.h"
 
 #include <QCoreApplication>
@@ -21,8 +23,9 @@ struct Subcommand
 const QList<Subcommand> &subcommands()
 {
     static const QList<Subcommand> list {
-        {"ping", "connect to a server and measure the round trip", runPingCommand},
-        {"sandbox", "start a private redis-server and keep it until Ctrl-C", runSandboxCommand},
+        {"ping", "connect to a server and measure the round trip", runPingCommand},{"sandbox", "start a private redis-server and keep it until Ctrl-C", runSandboxCommand},
+        {"presets", "list the preset scenarios", runPresetsCommand},
+        {"simulate", "run a contention scenario or a preset and check what it expects", runSimulateCommand},
     };
     return list;
 }

@@ -1,0 +1,51 @@
+// What every worker of one run shares with the controller: the scenario, the history, the clock, the
+// servers, key names, lock options, and the start/stop switches.
+#pragma once
+
+#include "eventhistory.h"
+#include "locks/lockoptions.h"
+#include "runclock.h"
+#include "scenario.h"
+#include "simulationservers.h"
+
+#include <QByteArray>
+#include <QList>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+struct RunContext
+{
+    Scenario scenario;
+    EventHistory *history = nullptr;
+    RunClock clock;
+    SimulationServers *servers = nullptr;
+    QList<QByteArray> lockKeys;
+    QList<QByteArray> counterKeys; // one per lock; empty when the scenario has no counter
+    LockOptions lockOptions;
+    bool noLock = false; // algorithm "none": the inventory demo's baseline
+
+    std::atomic_bool stopping = false; // workload: start no new cycle
+    std::atomic<qint64> failedRounds = 0;
+
+    // Workers wait here until every worker is ready, so the run starts for all at once.
+    void waitForGo()
+    {
+        std::unique_lock lock(goMutex);
+        goWake.wait(lock, [this] { return go; });
+    }
+    void releaseGo()
+    {
+        {
+            std::lock_guard lock(goMutex);
+            go = true;
+        }
+        goWake.notify_all();
+    }
+
+private:
+    std::mutex goMutex;
+    std::condition_variable goWake;
+    bool go = false;
+};

@@ -1,0 +1,90 @@
+// One simulated process (one JVM, one Redisson client): its LockClient (client id, watchdog, pub/sub
+// listener) shared by its worker threads, and the faults that hit a whole process:
+//   pause  — stop-the-world: no thread of the process runs a step and its watchdog renews nothing
+//   crash  — the process dies: its threads stop where they are, its locks stay in Redis until they expire
+//   delay  — a slow network: every command waits before it is sent or after its reply arrives
+// Worker threads call checkpoint() between steps; the lock library reaches it through the FaultHooks, so a
+// pause also freezes a thread in the middle of an acquire loop or a renewal.
+#pragma once
+
+#include "locks/lockclient.h"
+
+#include <QList>
+#include <QSet>
+#include <QString>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+class RedisConnection;
+
+class SimulatedProcess
+{
+public:
+    struct Options
+    {
+        int index = 0;
+        QString name;
+        double clockRate = 1.0;
+        qint64 clockOffsetMs = 0;
+    };
+
+    explicit SimulatedProcess(const Options &options);
+    ~SimulatedProcess();
+    SimulatedProcess(const SimulatedProcess &) = delete;
+    SimulatedProcess &operator=(const SimulatedProcess &) = delete;
+
+    int index() const { return m_options.index; }
+    const QString &name() const { return m_options.name; }
+    LockClient &client() { return *m_client; }
+
+    // Blocks while the process is paused. False once it crashed or the run is stopping for good.
+    bool checkpoint();
+    // Sleeps `us` of run time, then passes a checkpoint (a pause that starts during the sleep holds it).
+    bool sleepUs(qint64 us);
+
+    void pause();
+    void resume();
+    bool isPaused() const { return m_paused.load(); }
+    void crash();
+    bool isCrashed() const { return m_crashed.load(); }
+    // The run is over: waits end, blocked commands return, the watchdog stops.
+    void stop();
+    bool isStopped() const { return m_stopped.load(); }
+
+    // Network delay for commands of this process (to `servers` endpoints only when not empty).
+    void setDelay(double ms, bool beforeSend, const QSet<QString> &servers);
+    void setGetDelDelay(double ms) { m_getDelDelayUs = qint64(ms * 1000); }
+    void armCrashAfterSetnx() { m_crashAfterSetnx = true; }
+    void setDropNotifications(bool drop) { m_dropNotifications = drop; }
+
+    // Connections of the process's workers, so a crash can cut them like a dying process does.
+    void registerConnection(RedisConnection *connection);
+    void unregisterConnection(RedisConnection *connection);
+
+    // Called when the crash-after-SETNX hook fires (on the worker's thread).
+    void setCrashListener(std::function<void(qint64 threadId)> listener) { m_crashListener = std::move(listener); }
+
+private:
+    FaultHooks makeHooks();
+    void delayFor(const QString &endpoint, bool beforeSend);
+
+    Options m_options;
+    std::unique_ptr<LockClient> m_client;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::atomic_bool m_paused = false;
+    std::atomic_bool m_crashed = false;
+    std::atomic_bool m_stopped = false;
+    std::atomic<qint64> m_delayUs = 0;
+    std::atomic_bool m_delayBeforeSend = true;
+    QSet<QString> m_delayServers; // guarded by m_mutex
+    std::atomic<qint64> m_getDelDelayUs = 0;
+    std::atomic_bool m_crashAfterSetnx = false;
+    std::atomic_bool m_dropNotifications = false;
+    QList<RedisConnection *> m_connections; // guarded by m_mutex
+    std::function<void(qint64)> m_crashListener;
+};

@@ -1,0 +1,830 @@
+// Simulation: the controller thread of one run.
+#include "simulation.h"
+
+#include "runcontext.h"
+#include "simulatedprocess.h"
+#include "simulationservers.h"
+#include "simulationworker.h"
+
+#include "locks/connectionpool.h"
+#include "locks/lockcatalog.h"
+#include "logging.h"
+#include "redis/redisconnection.h"
+
+#include <QSet>
+
+#include <random>
+
+namespace {
+
+WaitStrategy waitFor(Scenario::Retry::Strategy s)
+{
+    switch (s) {
+    case Scenario::Retry::Strategy::Spin:
+        return WaitStrategy::BusySpin;
+    case Scenario::Retry::Strategy::Fixed:
+        return WaitStrategy::FixedInterval;
+    case Scenario::Retry::Strategy::Jitter:
+        return WaitStrategy::Jitter;
+    case Scenario::Retry::Strategy::Backoff:
+        return WaitStrategy::ExponentialBackoff;
+    case Scenario::Retry::Strategy::PubSub:
+        return WaitStrategy::PubSub;
+    }
+    return WaitStrategy::FixedInterval;
+}
+
+LockOptions lockOptionsFor(const Scenario &s)
+{
+    const LockAlgorithmInfo *info = LockCatalog::find(s.algorithm.id);
+    LockOptions o = info ? info->defaults : LockOptions();
+    o.leaseMs = s.algorithm.leaseMs;
+    o.watchdog = s.algorithm.watchdog;
+    o.watchdogPeriodMs = s.algorithm.watchdogPeriodMs;
+    o.acquireTimeoutMs = s.algorithm.acquireTimeoutMs;
+    o.wait = waitFor(s.algorithm.retry.strategy);
+    o.retryIntervalMs = s.algorithm.retry.intervalMs;
+    o.retryJitterMs = s.algorithm.retry.jitterMs;
+    o.backoffMaxMs = s.algorithm.retry.maxMs;
+    o.clock = s.algorithm.clock == Scenario::Algorithm::Clock::Cached5ms ? LockClock::Source::Cached
+                                                                          : LockClock::Source::Monotonic;
+    o.seed = s.workload.seed;
+    return o;
+}
+
+bool needsSandbox(const Scenario &s, QString *why)
+{
+    if (s.servers.count > 1) {
+        *why = QStringLiteral("it needs %1 independent servers").arg(s.servers.count);
+        return true;
+    }
+    if (s.servers.replicas > 0) {
+        *why = QStringLiteral("it needs a replica to fail over to");
+        return true;
+    }
+    for (const Scenario::Fault &f : s.faults) {
+        if (f.type == Scenario::Fault::Type::ServerRestart || f.type == Scenario::Fault::Type::ServerPause
+            || f.type == Scenario::Fault::Type::ServerKill || f.type == Scenario::Fault::Type::Failover) {
+            *why = QStringLiteral("it restarts, pauses or kills servers");
+            return true;
+        }
+    }
+    for (const Scenario::Step &st : s.story.steps) {
+        using A = Scenario::Step::Action;
+        if (st.action == A::ServerRestart || st.action == A::ServerPause || st.action == A::ServerKill
+            || st.action == A::Failover) {
+            *why = QStringLiteral("its story restarts, pauses or kills servers");
+            return true;
+        }
+    }
+    return false;
+}
+
+QString seconds(qint64 us)
+{
+    return QString::number(double(us) / 1e6, 'f', 2) + QStringLiteral(" s");
+}
+
+} // namespace
+
+Simulation::Simulation(const Scenario &scenario, const Options &options)
+    : m_scenario(scenario)
+    , m_options(options)
+{
+    if (options.seed)
+        m_scenario.workload.seed = *options.seed;
+    if (options.durationS)
+        m_scenario.workload.durationS = *options.durationS;
+}
+
+Simulation::~Simulation()
+{
+    requestStop();
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+void Simulation::start()
+{
+    State expected = State::Idle;
+    if (!m_state.compare_exchange_strong(expected, State::Starting))
+        return;
+    m_thread = std::thread([this] { run(); });
+}
+
+void Simulation::requestStop()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopRequested = true;
+    }
+    m_wake.notify_all();
+}
+
+bool Simulation::waitFinished(int timeoutMs)
+{
+    std::unique_lock lock(m_mutex);
+    const auto done = [this] { return isFinished(); };
+    if (timeoutMs < 0) {
+        m_wake.wait(lock, done);
+        return true;
+    }
+    return m_wake.wait_for(lock, std::chrono::milliseconds(timeoutMs), done);
+}
+
+QString Simulation::errorString() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_error;
+}
+
+const EventHistory *Simulation::history() const
+{
+    const State s = state();
+    return s == State::Idle || s == State::Starting ? nullptr : m_history.get();
+}
+
+QString Simulation::serverDescription() const
+{
+    return m_servers ? m_servers->describe() : QString();
+}
+
+qint64 Simulation::elapsedUs() const
+{
+    const qint64 end = m_endUs.load();
+    if (end >= 0)
+        return end;
+    return m_run && (state() == State::Running || state() == State::Stopping) ? m_run->clock.nowUs() : 0;
+}
+
+double Simulation::progress() const
+{
+    if (isFinished())
+        return 1.0;
+    return m_plannedUs > 0 ? std::clamp(double(elapsedUs()) / double(m_plannedUs), 0.0, 1.0) : 0.0;
+}
+
+RunReport Simulation::report() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_report;
+}
+
+qint64 Simulation::runNowUs() const
+{
+    return m_run->clock.nowUs() - m_shiftUs.load();
+}
+
+void Simulation::run()
+{
+    QString error;
+    if (!setup(&error)) {
+        teardown();
+        {
+            std::lock_guard lock(m_mutex);
+            m_error = error;
+            m_state = State::Failed;
+        }
+        m_wake.notify_all();
+        return;
+    }
+    loop();
+    finish();
+    collect();
+    teardown();
+    {
+        std::lock_guard lock(m_mutex);
+        m_state = State::Finished;
+    }
+    m_wake.notify_all();
+}
+
+bool Simulation::setup(QString *error)
+{
+    const Scenario &s = m_scenario;
+    m_run = std::make_unique<RunContext>();
+    m_run->scenario = s;
+    m_run->noLock = s.algorithm.id == QLatin1String("none");
+    if (!m_run->noLock) {
+        const LockAlgorithmInfo *info = LockCatalog::find(s.algorithm.id);
+        if (!info) {
+            *error = QStringLiteral("unknown algorithm '%1'").arg(s.algorithm.id);
+            return false;
+        }
+        m_run->lockOptions = lockOptionsFor(s);
+        const QString problem = LockCatalog::check(*info, m_run->lockOptions);
+        if (!problem.isEmpty()) {
+            *error = QStringLiteral("%1 cannot run with these options: %2").arg(s.algorithm.id, problem);
+            return false;
+        }
+        if (info->multiServer && s.algorithm.poolSize > 0) {
+            *error = QStringLiteral("a connection pool is not supported with %1 (it talks to every server)").arg(s.algorithm.id);
+            return false;
+        }
+    }
+
+    // Servers: sandboxes unless the caller gave one (and the scenario can run on it).
+    SimulationServers::Options so;
+    so.masters = s.servers.count;
+    so.replicas = s.servers.replicas;
+    so.keyspaceEvents = s.servers.keyspaceEvents;
+    QString why;
+    if (m_options.server) {
+        if (needsSandbox(s, &why)) {
+            *error = QStringLiteral("%1 cannot run on a server you gave: %2. Run it on the sandbox (--sandbox).").arg(s.id, why);
+            return false;
+        }
+        if (m_options.server->readOnly) {
+            *error = QStringLiteral("the simulator writes lock keys and a counter to the server, but the connection to %1 is "
+                                    "read-only. Reconnect with writes allowed (--read-write), or run on the sandbox.")
+                         .arg(m_options.server->endpoint());
+            return false;
+        }
+        so.given = m_options.server;
+    } else if (s.servers.mode == Scenario::Servers::Mode::Given) {
+        *error = QStringLiteral("%1 runs on a server you give (connection options), not on the sandbox").arg(s.id);
+        return false;
+    }
+    m_servers = std::make_unique<SimulationServers>();
+    if (!m_servers->start(so, error))
+        return false;
+    m_run->servers = m_servers.get();
+
+    // Keys: everything under the scenario's prefix, so a run on a given server touches nothing else.
+    const int locks = s.lockCount();
+    for (int i = 0; i < locks; ++i) {
+        const QByteArray key = s.workload.keyPrefix.toUtf8() + (s.kind == Scenario::Kind::Story ? QByteArray("lock")
+                                                                                                : "lock:" + QByteArray::number(i));
+        m_run->lockKeys << key;
+        m_lockNames << QString::fromUtf8(key);
+        if (s.resource.counter)
+            m_run->counterKeys << s.workload.keyPrefix.toUtf8()
+                    + (s.resource.fencedStore ? "store:" : "counter:") + QByteArray::number(i);
+    }
+
+    // Clean slate on every server: the lock keys with their companions, and the counters.
+    LockClient scratchClient;
+    for (int server = 0; server < m_servers->count(); ++server) {
+        ConnectionSettings admin = m_servers->settings(server);
+        admin.clientName = QStringLiteral("lockscope-sim-admin");
+        RedisConnection c(admin);
+        if (const RedisError e = c.open()) {
+            *error = QStringLiteral("cannot connect to %1: %2").arg(admin.endpoint(), e.message());
+            return false;
+        }
+        RedisCommand del{"DEL"};
+        for (const QByteArray &key : m_run->lockKeys) {
+            std::unique_ptr<DistributedLock> probe;
+            if (!m_run->noLock)
+                probe = LockCatalog::create(s.algorithm.id, scratchClient, key, 1, m_run->lockOptions);
+            if (probe) {
+                for (const QByteArray &k : probe->keys())
+                    del << k;
+            } else {
+                del << key;
+            }
+        }
+        del << m_run->counterKeys;
+        if (del.size() > 1 && !c.command(del).ok()) {
+            *error = QStringLiteral("cannot clear the run's keys on %1").arg(admin.endpoint());
+            return false;
+        }
+        if (server == 0) {
+            for (const QByteArray &key : m_run->counterKeys) {
+                const QByteArray initial = QByteArray::number(s.resource.counterInitial);
+                const RedisResult r = s.resource.fencedStore ? c.command({"HSET", key, "value", initial, "fence", "0"})
+                                                             : c.command({"SET", key, initial});
+                if (!r.ok()) {
+                    *error = QStringLiteral("cannot set the counter %1: %2").arg(QString::fromUtf8(key), r.error.message());
+                    return false;
+                }
+            }
+        }
+    }
+
+    // Processes, each with its clock (clock-skew faults apply from the start) and its watchdog log.
+    const int processes = s.processCount();
+    const int workers = s.workerCount();
+    m_history = std::make_unique<EventHistory>(workers + processes + 1, m_options.historyCapacityPerLog);
+    m_history->setRecording(m_options.recordHistory);
+    m_run->history = m_history.get();
+    for (int p = 0; p < processes; ++p) {
+        SimulatedProcess::Options po;
+        po.index = p;
+        po.name = s.kind == Scenario::Kind::Story ? s.story.actors.at(p) : QStringLiteral("P%1").arg(p + 1);
+        for (const Scenario::Fault &f : s.faults) {
+            if (f.type == Scenario::Fault::Type::ClockSkew && (f.process < 0 || f.process == p)) {
+                po.clockRate = f.rate;
+                po.clockOffsetMs = qint64(f.skewMs);
+            }
+        }
+        m_processNames << po.name;
+        auto process = std::make_unique<SimulatedProcess>(po);
+        const int log = workers + p;
+        EventHistory *history = m_history.get();
+        RunContext *run = m_run.get();
+        QHash<QByteArray, int> lockIndex;
+        for (int i = 0; i < m_run->lockKeys.size(); ++i)
+            lockIndex.insert(m_run->lockKeys.at(i), i);
+        // Renewals happen on the process's watchdog thread: they go to the process's own log.
+        process->client().watchdog().setObserver([history, run, log, p, lockIndex](const RenewalEvent &r) {
+            if (r.outcome == RenewalEvent::Outcome::Skipped)
+                return;
+            static thread_local qint64 op = 0;
+            HistoryEvent e;
+            e.opId = ++op;
+            e.worker = int(r.threadId) - 1;
+            e.process = p;
+            e.lock = lockIndex.value(r.key, -1);
+            e.kind = HistoryEvent::Kind::Renew;
+            e.phase = HistoryEvent::Phase::Invoke;
+            e.value = r.leaseMs;
+            e.timeUs = run->clock.fromMonotonicUs(r.startUs);
+            history->record(log, e);
+            e.phase = r.outcome == RenewalEvent::Outcome::Renewed ? HistoryEvent::Phase::Ok
+                : r.outcome == RenewalEvent::Outcome::Lost        ? HistoryEvent::Phase::Fail
+                                                                  : HistoryEvent::Phase::Info;
+            e.timeUs = run->clock.fromMonotonicUs(r.endUs);
+            e.commands = quint16(r.commands);
+            if (r.error)
+                e.detail = history->addText(log, r.error.message().toUtf8());
+            history->record(log, e);
+        });
+        m_processes.push_back(std::move(process));
+        if (s.algorithm.poolSize > 0 && !m_run->noLock) {
+            ConnectionPool::Options pool;
+            pool.maxTotal = s.algorithm.poolSize;
+            pool.maxIdle = s.algorithm.poolSize;
+            m_pools.push_back(std::make_unique<ConnectionPool>(m_servers->settings(0), pool));
+        }
+    }
+
+    // Workers: a story's actors each in a process of their own; a workload's threads by process.
+    for (int w = 0; w < workers; ++w) {
+        const int p = s.kind == Scenario::Kind::Story ? w : w / s.workload.threadsPerProcess;
+        const QString name = s.kind == Scenario::Kind::Story
+            ? s.story.actors.at(w)
+            : QStringLiteral("P%1-T%2").arg(p + 1).arg(w % s.workload.threadsPerProcess + 1);
+        m_workerNames << name;
+        m_workerProcesses << p;
+        ConnectionPool *pool = m_pools.empty() ? nullptr : m_pools.at(size_t(p)).get();
+        auto worker = std::make_unique<SimulationWorker>(w, name, *m_processes.at(size_t(p)), *m_run, pool);
+        if (!worker->prepare(error))
+            return false;
+        m_workers.push_back(std::move(worker));
+    }
+    for (const auto &worker : m_workers)
+        worker->start();
+
+    if (s.kind == Scenario::Kind::Story) {
+        double last = 0;
+        for (const Scenario::Step &st : s.story.steps)
+            last = std::max(last, st.atMs + st.ms);
+        m_plannedUs = qint64((last + 1000) * 1000);
+    } else {
+        m_plannedUs = qint64(s.workload.durationS * 1e6);
+    }
+    m_run->clock.restart();
+    m_state = State::Running;
+    scheduleFaults();
+    scheduleStory();
+    m_run->releaseGo();
+    return true;
+}
+
+void Simulation::schedule(qint64 atUs, std::function<void()> action)
+{
+    m_timeline.emplace(atUs, std::move(action));
+}
+
+void Simulation::recordFault(HistoryEvent::FaultType type, int process, qint64 value, const QString &text, int lock)
+{
+    const int log = m_history->logCount() - 1;
+    HistoryEvent e;
+    e.timeUs = m_run->clock.nowUs();
+    e.kind = HistoryEvent::Kind::Fault;
+    e.phase = HistoryEvent::Phase::Ok;
+    e.outcome = quint8(type);
+    e.process = process;
+    e.lock = lock;
+    e.value = value;
+    e.detail = m_history->addText(log, text.toUtf8());
+    m_history->record(log, e);
+}
+
+void Simulation::scheduleFaults()
+{
+    for (const Scenario::Fault &f : m_scenario.faults) {
+        if (f.type == Scenario::Fault::Type::ClockSkew) {
+            schedule(0, [this, f] {
+                recordFault(HistoryEvent::FaultType::ClockSkew, f.process, qint64(f.skewMs),
+                            QStringLiteral("the clock of %1 runs at %2× and is off by %3 ms")
+                                .arg(f.process < 0 ? QStringLiteral("every process") : m_processNames.value(f.process))
+                                .arg(f.rate)
+                                .arg(f.skewMs));
+            });
+            continue;
+        }
+        if (f.atMs < 0)
+            continue; // probabilistic: decided on the controller's ticks
+        schedule(qint64(f.atMs * 1000), [this, f] {
+            if (f.process >= 0) {
+                applyFault(f, f.process);
+                return;
+            }
+            for (int p = 0; p < int(m_processes.size()); ++p)
+                applyFault(f, p);
+        });
+    }
+}
+
+void Simulation::applyFault(const Scenario::Fault &f, int p)
+{
+    using T = Scenario::Fault::Type;
+    using FT = HistoryEvent::FaultType;
+    SimulatedProcess *process = p >= 0 && p < int(m_processes.size()) ? m_processes.at(size_t(p)).get() : nullptr;
+    const QString who = process ? process->name() : QString();
+    switch (f.type) {
+    case T::Pause:
+        if (!process || process->isPaused() || process->isCrashed())
+            return;
+        process->pause();
+        recordFault(FT::PauseStart, p, qint64(f.durationMs),
+                    QStringLiteral("%1 stops the world for %2 ms: its threads and its watchdog freeze").arg(who).arg(f.durationMs));
+        schedule(runNowUs() + qint64(f.durationMs * 1000), [this, p, process, who] {
+            process->resume();
+            recordFault(FT::PauseEnd, p, 0, QStringLiteral("%1 runs again").arg(who));
+        });
+        return;
+    case T::Crash:
+        if (!process || process->isCrashed())
+            return;
+        process->crash();
+        recordFault(FT::Crash, p, 0, QStringLiteral("%1 crashed: it never releases what it holds").arg(who));
+        return;
+    case T::Delay: {
+        if (!process)
+            return;
+        QSet<QString> endpoints;
+        for (int server : f.servers)
+            endpoints << m_servers->settings(server).endpoint();
+        process->setDelay(f.delayMs, f.where == Scenario::Fault::Where::BeforeSend, endpoints);
+        recordFault(FT::NetworkDelay, p, qint64(f.delayMs),
+                    QStringLiteral("%1's network adds %2 ms %3 every command%4")
+                        .arg(who)
+                        .arg(f.delayMs)
+                        .arg(f.where == Scenario::Fault::Where::BeforeSend ? QStringLiteral("before") : QStringLiteral("after"))
+                        .arg(f.servers.isEmpty() ? QString() : QStringLiteral(" to some servers")));
+        return;
+    }
+    case T::CrashAfterSetnx:
+        if (process)
+            process->armCrashAfterSetnx();
+        return;
+    case T::GetDelDelay:
+        if (process)
+            process->setGetDelDelay(f.delayMs);
+        return;
+    case T::DropNotifications:
+        if (process)
+            process->setDropNotifications(true);
+        recordFault(FT::NetworkDelay, p, 0, QStringLiteral("%1 loses every release notification").arg(who));
+        return;
+    case T::ServerRestart:
+        serverRestart(f.server, f.restartDelayMs > 0 ? f.restartDelayMs : m_scenario.servers.restartDelayMs);
+        return;
+    case T::ServerPause:
+        serverPause(f.server, f.replica, f.durationMs);
+        return;
+    case T::ServerKill: {
+        QString what, error;
+        if (m_servers->kill(f.server, &what, &error)) {
+            recordFault(FT::ServerKill, -1, f.server, what);
+            m_outages << QStringLiteral("server %1 killed at %2").arg(f.server).arg(seconds(m_run->clock.nowUs()));
+        } else {
+            recordFault(FT::ServerKill, -1, f.server, error);
+        }
+        return;
+    }
+    case T::Failover: {
+        QString what, error;
+        const bool ok = m_servers->failover(f.server, &what, &error);
+        recordFault(FT::Failover, -1, f.server, ok ? what : error);
+        return;
+    }
+    case T::ClockSkew:
+        return;
+    }
+}
+
+void Simulation::serverRestart(int server, double stayDownMs)
+{
+    QString what, error;
+    if (!m_servers->crashForRestart(server, &what, &error)) {
+        recordFault(HistoryEvent::FaultType::ServerRestart, -1, server, error);
+        return;
+    }
+    const qint64 downAt = m_run->clock.nowUs();
+    recordFault(HistoryEvent::FaultType::ServerRestart, -1, server,
+                stayDownMs > 0 ? what + QStringLiteral(" after staying down %1 ms").arg(stayDownMs) : what);
+    const auto bringBack = [this, server, downAt] {
+        QString back, failure;
+        const bool ok = m_servers->startAgain(server, &back, &failure);
+        recordFault(HistoryEvent::FaultType::ServerResume, -1, server, ok ? back : failure);
+        m_outages << QStringLiteral("server %1 down from %2 to %3 (restart without persistence)")
+                         .arg(server)
+                         .arg(seconds(downAt), seconds(m_run->clock.nowUs()));
+    };
+    if (stayDownMs > 0)
+        schedule(runNowUs() + qint64(stayDownMs * 1000), bringBack);
+    else
+        bringBack();
+}
+
+void Simulation::serverPause(int server, bool replica, double ms)
+{
+    QString what, error;
+    if (!m_servers->pause(server, replica, &what, &error)) {
+        recordFault(HistoryEvent::FaultType::ServerPause, -1, server, error);
+        return;
+    }
+    recordFault(HistoryEvent::FaultType::ServerPause, -1, server, what + QStringLiteral(" for %1 ms").arg(ms));
+    schedule(runNowUs() + qint64(ms * 1000), [this, server, replica] {
+        QString resumed, failure;
+        const bool ok = m_servers->resume(server, replica, &resumed, &failure);
+        recordFault(HistoryEvent::FaultType::ServerResume, -1, server, ok ? resumed : failure);
+    });
+}
+
+void Simulation::scheduleStory()
+{
+    if (m_scenario.kind != Scenario::Kind::Story)
+        return;
+    m_stepsLeft = int(m_scenario.story.steps.size());
+    for (int i = 0; i < m_scenario.story.steps.size(); ++i) {
+        const Scenario::Step step = m_scenario.story.steps.at(i);
+        schedule(qint64(step.atMs * 1000), [this, i, step] {
+            if (m_options.stepGate) {
+                const qint64 before = m_run->clock.nowUs();
+                m_options.stepGate(i, step);
+                m_shiftUs += m_run->clock.nowUs() - before;
+            }
+            dispatchStep(i, step);
+            --m_stepsLeft;
+        });
+    }
+}
+
+void Simulation::dispatchStep(int index, const Scenario::Step &step)
+{
+    using A = Scenario::Step::Action;
+    const int actor = int(m_scenario.story.actors.indexOf(step.actor));
+    if (!step.note.isEmpty() || step.action != A::Note)
+        recordFault(HistoryEvent::FaultType::StoryStep, actor, index, step.note);
+    switch (step.action) {
+    case A::Acquire:
+    case A::Release:
+    case A::Work:
+    case A::Read:
+    case A::Write:
+        if (actor >= 0)
+            m_workers.at(size_t(actor))->post(step);
+        return;
+    case A::Pause: {
+        Scenario::Fault f;
+        f.type = Scenario::Fault::Type::Pause;
+        f.durationMs = step.ms;
+        applyFault(f, actor);
+        return;
+    }
+    case A::Crash: {
+        Scenario::Fault f;
+        f.type = Scenario::Fault::Type::Crash;
+        applyFault(f, actor);
+        return;
+    }
+    case A::Delay: {
+        Scenario::Fault f;
+        f.type = Scenario::Fault::Type::Delay;
+        f.delayMs = step.ms;
+        applyFault(f, actor);
+        return;
+    }
+    case A::ServerRestart:
+        serverRestart(step.server, step.ms > 0 ? step.ms : m_scenario.servers.restartDelayMs);
+        return;
+    case A::ServerPause:
+        serverPause(step.server, step.replica, step.ms);
+        return;
+    case A::ServerKill:
+    case A::Failover: {
+        Scenario::Fault f;
+        f.type = step.action == A::Failover ? Scenario::Fault::Type::Failover : Scenario::Fault::Type::ServerKill;
+        f.server = step.server;
+        applyFault(f, -1);
+        return;
+    }
+    case A::Note:
+        return;
+    }
+}
+
+bool Simulation::storyDone() const
+{
+    if (m_stepsLeft > 0)
+        return false;
+    for (const auto &w : m_workers) {
+        if (!w->isIdle())
+            return false;
+    }
+    return true;
+}
+
+void Simulation::loop()
+{
+    const bool story = m_scenario.kind == Scenario::Kind::Story;
+    const qint64 durationUs = qint64(m_scenario.workload.durationS * 1e6);
+    // A story ends when its steps are done and every actor is idle; this caps it if an actor never is.
+    qint64 storyCapUs = 0;
+    if (story) {
+        double last = 0;
+        for (const Scenario::Step &st : m_scenario.story.steps)
+            last = std::max(last, st.atMs);
+        storyCapUs = qint64((last + m_scenario.algorithm.acquireTimeoutMs + 5000) * 1000);
+    }
+    std::mt19937_64 random(m_scenario.workload.seed ^ 0x5eedf00dULL);
+    std::uniform_real_distribution<double> chance(0, 1);
+    qint64 nextTickUs = 100000;
+    qint64 doneSinceUs = -1;
+    for (;;) {
+        const qint64 now = runNowUs();
+        while (!m_timeline.empty() && m_timeline.begin()->first <= now) {
+            auto action = std::move(m_timeline.begin()->second);
+            m_timeline.erase(m_timeline.begin());
+            action();
+        }
+        if (now >= nextTickUs) {
+            // Probabilistic faults: `probability` is the chance per second, checked every 100 ms.
+            for (const Scenario::Fault &f : m_scenario.faults) {
+                if (f.atMs >= 0 || f.probability <= 0 || chance(random) >= f.probability / 10.0)
+                    continue;
+                const int p = f.process >= 0 ? f.process
+                                             : std::uniform_int_distribution<int>(0, int(m_processes.size()) - 1)(random);
+                applyFault(f, p);
+            }
+            nextTickUs += 100000;
+        }
+        bool stop = false;
+        {
+            std::lock_guard lock(m_mutex);
+            stop = m_stopRequested;
+        }
+        if (stop)
+            return;
+        if (story) {
+            if (storyDone()) {
+                if (doneSinceUs < 0)
+                    doneSinceUs = now;
+                if (now - doneSinceUs >= 500000) // a moment of aftermath on the timeline
+                    return;
+            } else {
+                doneSinceUs = -1;
+            }
+            if (now >= storyCapUs)
+                return;
+        } else {
+            if (now >= durationUs)
+                return;
+            if (m_scenario.workload.operations > 0) {
+                bool allIdle = true;
+                for (const auto &w : m_workers)
+                    allIdle = allIdle && w->isIdle();
+                if (allIdle)
+                    return;
+            }
+        }
+        qint64 wakeUs = nextTickUs;
+        if (!m_timeline.empty())
+            wakeUs = std::min(wakeUs, m_timeline.begin()->first);
+        wakeUs = std::min(wakeUs, now + 20000); // look at the workers at least every 20 ms
+        std::unique_lock lock(m_mutex);
+        m_wake.wait_for(lock, std::chrono::microseconds(std::max<qint64>(0, wakeUs - now)),
+                        [this] { return m_stopRequested; });
+    }
+}
+
+void Simulation::finish()
+{
+    m_state = State::Stopping;
+    const qint64 stoppedAt = m_run->clock.nowUs();
+    // Workload: no new cycle starts; waits end; cycles in progress finish (bounded by a grace period).
+    m_run->stopping = true;
+    for (const auto &p : m_processes)
+        p->client().stop();
+    for (const auto &w : m_workers)
+        w->finish();
+    const auto graceEnd = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    for (;;) {
+        bool allIdle = true;
+        for (const auto &w : m_workers)
+            allIdle = allIdle && w->isIdle();
+        if (allIdle || std::chrono::steady_clock::now() >= graceEnd)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2)); // polling idle flags of threads we stop
+    }
+    for (const auto &p : m_processes) {
+        p->resume();
+        p->stop();
+    }
+    for (const auto &w : m_workers)
+        w->interruptConnections();
+    for (const auto &w : m_workers)
+        w->join();
+    // Pending server resumes and restarts still run, so no sandbox stays frozen or down.
+    while (!m_timeline.empty()) {
+        auto action = std::move(m_timeline.begin()->second);
+        m_timeline.erase(m_timeline.begin());
+        action();
+    }
+    m_endUs = m_scenario.kind == Scenario::Kind::Story ? m_run->clock.nowUs() : stoppedAt;
+}
+
+void Simulation::collect()
+{
+    RunReport report;
+    report.scenario = m_scenario.id;
+    report.title = m_scenario.title;
+    report.algorithm = m_scenario.algorithm.id;
+    report.seed = m_scenario.workload.seed;
+    report.server = m_servers->describe();
+    report.failedRounds = m_run->failedRounds.load();
+    report.outages = m_outages;
+
+    // Read the counters and look for keys left without a TTL (server 0 holds the data).
+    QHash<int, SafetyChecker::Counter> counters;
+    ConnectionSettings admin = m_servers->settings(0);
+    admin.clientName = QStringLiteral("lockscope-sim-admin");
+    RedisConnection c(admin);
+    const bool reachable = !c.open();
+    for (int i = 0; i < m_run->counterKeys.size(); ++i) {
+        SafetyChecker::Counter counter;
+        counter.initial = m_scenario.resource.counterInitial;
+        if (reachable) {
+            const RedisResult r = m_scenario.resource.fencedStore ? c.command({"HGET", m_run->counterKeys.at(i), "value"})
+                                                                  : c.command({"GET", m_run->counterKeys.at(i)});
+            bool ok = false;
+            counter.final = r.reply.bytes().toLongLong(&ok);
+            counter.observed = r.ok() && ok;
+        }
+        counters.insert(i, counter);
+    }
+    if (!m_run->counterKeys.isEmpty())
+        report.counterKey = QString::fromUtf8(m_run->counterKeys.first());
+    for (int server = 0; server < m_servers->count(); ++server) {
+        ConnectionSettings s = m_servers->settings(server);
+        s.clientName = QStringLiteral("lockscope-sim-admin");
+        RedisConnection probe(s);
+        if (probe.open())
+            continue;
+        for (const QByteArray &key : m_run->lockKeys) {
+            if (probe.command({"PTTL", key}).reply.toInteger() == -1)
+                ++report.locksWithoutTtl;
+        }
+    }
+
+    const QList<HistoryEvent> events = m_history->events();
+    const qint64 end = m_endUs.load();
+    const qint64 bucket = std::max<qint64>(100000, end / 60);
+    report.metrics = RunMetrics::compute(events, int(m_workers.size()), end, bucket);
+    SafetyChecker::Input in;
+    in.events = events;
+    in.workerNames = m_workerNames;
+    in.lockNames = m_lockNames;
+    in.endUs = end;
+    in.counters = counters;
+    report.safety = SafetyChecker::check(in);
+    report.historyEvents = m_history->size();
+    report.historyDropped = m_history->dropped();
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_stopRequested)
+            report.stopReason = QStringLiteral("stopped before the planned end");
+        m_report = report;
+    }
+}
+
+void Simulation::teardown()
+{
+    if (m_run)
+        m_run->stopping = true;
+    for (const auto &p : m_processes) {
+        p->resume();
+        p->stop();
+    }
+    for (const auto &w : m_workers)
+        w->interruptConnections();
+    m_workers.clear(); // joins the threads and closes their connections
+    m_pools.clear();
+    m_processes.clear(); // stops the watchdogs and listeners
+    // The servers stay until the Simulation goes: the GUI may look at them after the run.
+}

@@ -1,0 +1,124 @@
+// One simulation run of one scenario (no variants — SimulationRunner handles those): starts the servers,
+// the simulated processes and their worker threads, injects the faults on schedule (or dispatches the
+// story's steps), stops everyone cleanly, reads the counters back and produces the report.
+//
+// Everything blocking happens on the run's own controller thread: start() returns at once, so the GUI
+// can call it. The history can be read live while the run goes on.
+#pragma once
+
+#include "eventhistory.h"
+#include "runreport.h"
+#include "scenario.h"
+
+#include "redis/connectionsettings.h"
+
+#include <QMutex>
+#include <QString>
+#include <QStringList>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+struct RunContext;
+class SimulationServers;
+class SimulatedProcess;
+class SimulationWorker;
+class ConnectionPool;
+
+class Simulation
+{
+public:
+    enum class State { Idle, Starting, Running, Stopping, Finished, Failed };
+
+    struct Options
+    {
+        // Run on this server instead of sandboxes (it must allow writes; keys stay under the scenario's prefix).
+        std::optional<ConnectionSettings> server;
+        std::optional<quint64> seed;
+        std::optional<double> durationS;
+        bool recordHistory = true;
+        qsizetype historyCapacityPerLog = qsizetype(1) << 22;
+        // Story step mode: called on the controller thread before each step is carried out; it may block
+        // (until the user continues). Later steps shift by the time it blocked.
+        std::function<void(int stepIndex, const Scenario::Step &step)> stepGate;
+    };
+
+    explicit Simulation(const Scenario &scenario, const Options &options = {});
+    ~Simulation(); // stops the run and waits for it
+    Simulation(const Simulation &) = delete;
+    Simulation &operator=(const Simulation &) = delete;
+
+    void start();
+    void requestStop();
+    // Waits for the run to end; true when it has (timeoutMs < 0: as long as it takes).
+    bool waitFinished(int timeoutMs = -1);
+    State state() const { return m_state.load(); }
+    bool isFinished() const { return state() == State::Finished || state() == State::Failed; }
+    // Why the run failed (state Failed), in a sentence.
+    QString errorString() const;
+
+    const Scenario &scenario() const { return m_scenario; }
+    // Available once the run is Running (nullptr before); stays valid until the Simulation is destroyed.
+    const EventHistory *history() const;
+    QStringList workerNames() const { return m_workerNames; }
+    QList<int> workerProcesses() const { return m_workerProcesses; }
+    QStringList processNames() const { return m_processNames; }
+    QStringList lockNames() const { return m_lockNames; }
+    QString serverDescription() const;
+    qint64 elapsedUs() const;
+    qint64 plannedDurationUs() const { return m_plannedUs; }
+    double progress() const;
+    // The report, once the run is Finished.
+    RunReport report() const;
+
+private:
+    struct Timed;
+    void run();
+    bool setup(QString *error);
+    void loop();
+    void finish();
+    void collect();
+    void teardown();
+    void schedule(qint64 atUs, std::function<void()> action);
+    void scheduleFaults();
+    void scheduleStory();
+    void applyFault(const Scenario::Fault &fault, int process);
+    void dispatchStep(int index, const Scenario::Step &step);
+    void serverRestart(int server, double stayDownMs);
+    void serverPause(int server, bool replica, double ms);
+    void recordFault(HistoryEvent::FaultType type, int process, qint64 value, const QString &text, int lock = -1);
+    bool storyDone() const;
+    qint64 runNowUs() const; // run time minus the time spent blocked in the step gate
+
+    Scenario m_scenario;
+    Options m_options;
+    std::atomic<State> m_state{State::Idle};
+    std::thread m_thread;
+    std::unique_ptr<RunContext> m_run;
+    std::unique_ptr<EventHistory> m_history;
+    std::unique_ptr<SimulationServers> m_servers;
+    std::vector<std::unique_ptr<SimulatedProcess>> m_processes;
+    std::vector<std::unique_ptr<ConnectionPool>> m_pools;
+    std::vector<std::unique_ptr<SimulationWorker>> m_workers;
+    QStringList m_workerNames;
+    QList<int> m_workerProcesses;
+    QStringList m_processNames;
+    QStringList m_lockNames;
+    qint64 m_plannedUs = 0;
+    std::atomic<qint64> m_shiftUs = 0;
+    std::atomic<qint64> m_endUs = -1;
+    std::multimap<qint64, std::function<void()>> m_timeline; // controller thread only
+    int m_stepsLeft = 0;
+    QStringList m_outages;
+
+    mutable std::mutex m_mutex; // guards the fields below and wakes the controller
+    std::condition_variable m_wake;
+    bool m_stopRequested = false;
+    QString m_error;
+    RunReport m_report;
+};

@@ -1,0 +1,217 @@
+// SimulationServers: sandbox topology and the server faults.
+#include "simulationservers.h"
+
+#include "redis/redisconnection.h"
+
+#include <QDeadlineTimer>
+#include <QThread>
+
+SimulationServers::~SimulationServers()
+{
+    stopAll();
+}
+
+bool SimulationServers::start(const Options &options, QString *error)
+{
+    stopAll();
+    m_given = options.given;
+    if (m_given)
+        return true;
+    for (int i = 0; i < options.masters; ++i) {
+        auto slot = std::make_shared<Slot>();
+        SandboxServer::Options so;
+        so.name = QStringLiteral("sim-master%1").arg(i);
+        if (options.keyspaceEvents)
+            so.configLines << QStringLiteral("notify-keyspace-events KEA");
+        slot->master = std::make_unique<SandboxServer>(so);
+        if (!slot->master->start()) {
+            *error = QStringLiteral("server %1: %2").arg(i).arg(slot->master->errorString());
+            return false;
+        }
+        if (options.replicas > 0) {
+            SandboxServer::Options ro = so;
+            ro.name = QStringLiteral("sim-replica%1").arg(i);
+            ro.configLines << QStringLiteral("replicaof 127.0.0.1 %1").arg(slot->master->port());
+            slot->replica = std::make_unique<SandboxServer>(ro);
+            if (!slot->replica->start()) {
+                *error = QStringLiteral("replica of server %1: %2").arg(i).arg(slot->replica->errorString());
+                return false;
+            }
+            if (!waitForReplicaSync(*slot->replica, error))
+                return false;
+        }
+        QMutexLocker lock(&m_mutex);
+        m_slots.append(slot);
+    }
+    return true;
+}
+
+bool SimulationServers::waitForReplicaSync(SandboxServer &replica, QString *error)
+{
+    ConnectionSettings s = replica.connectionSettings();
+    s.readOnly = true;
+    RedisConnection c(s);
+    QDeadlineTimer deadline(10000);
+    while (!deadline.hasExpired()) {
+        const RedisResult r = c.command({"INFO", "replication"});
+        if (r.ok() && r.reply.bytes().contains("master_link_status:up"))
+            return true;
+        QThread::msleep(20); // replication handshake has no event to wait on
+    }
+    *error = QStringLiteral("the replica on port %1 did not sync with its master within 10 s").arg(replica.port());
+    return false;
+}
+
+void SimulationServers::stopAll()
+{
+    QList<std::shared_ptr<Slot>> slots;
+    {
+        QMutexLocker lock(&m_mutex);
+        slots.swap(m_slots);
+    }
+    slots.clear(); // sandboxes are killed by their destructors
+}
+
+int SimulationServers::count() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_given ? 1 : int(m_slots.size());
+}
+
+ConnectionSettings SimulationServers::settings(int server) const
+{
+    QMutexLocker lock(&m_mutex);
+    if (m_given)
+        return *m_given;
+    const auto &slot = m_slots.at(server);
+    ConnectionSettings s = (slot->promoted ? slot->replica : slot->master)->connectionSettings();
+    s.readOnly = false;
+    return s;
+}
+
+QString SimulationServers::describe() const
+{
+    if (m_given)
+        return m_given->endpoint();
+    QStringList parts;
+    for (int i = 0; i < count(); ++i)
+        parts << settings(i).endpoint();
+    return QStringLiteral("sandbox %1").arg(parts.join(QStringLiteral(", ")));
+}
+
+SandboxServer *SimulationServers::target(int server, bool replica, QString *error)
+{
+    QMutexLocker lock(&m_mutex);
+    if (m_given) {
+        *error = QStringLiteral("server faults need sandbox servers, never a server you gave");
+        return nullptr;
+    }
+    if (server < 0 || server >= m_slots.size()) {
+        *error = QStringLiteral("there is no server %1").arg(server);
+        return nullptr;
+    }
+    const auto &slot = m_slots.at(server);
+    if (replica) {
+        if (!slot->replica || slot->promoted) {
+            *error = QStringLiteral("server %1 has no replica").arg(server);
+            return nullptr;
+        }
+        return slot->replica.get();
+    }
+    return slot->promoted ? slot->replica.get() : slot->master.get();
+}
+
+bool SimulationServers::kill(int server, QString *what, QString *error)
+{
+    SandboxServer *s = target(server, false, error);
+    if (!s)
+        return false;
+    s->kill();
+    *what = QStringLiteral("server %1 (port %2) was killed").arg(server).arg(s->port());
+    return true;
+}
+
+bool SimulationServers::crashForRestart(int server, QString *what, QString *error)
+{
+    SandboxServer *s = target(server, false, error);
+    if (!s)
+        return false;
+    s->kill();
+    *what = QStringLiteral("server %1 (port %2) crashed; it comes back without persistence").arg(server).arg(s->port());
+    return true;
+}
+
+bool SimulationServers::startAgain(int server, QString *what, QString *error)
+{
+    SandboxServer *s = target(server, false, error);
+    if (!s)
+        return false;
+    if (!s->start()) {
+        *error = QStringLiteral("server %1 did not come back: %2").arg(server).arg(s->errorString());
+        return false;
+    }
+    *what = QStringLiteral("server %1 (port %2) is back, with an empty dataset").arg(server).arg(s->port());
+    return true;
+}
+
+bool SimulationServers::pause(int server, bool replica, QString *what, QString *error)
+{
+    SandboxServer *s = target(server, replica, error);
+    if (!s)
+        return false;
+    if (!s->pause()) {
+        *error = QStringLiteral("cannot pause server %1: it is not running").arg(server);
+        return false;
+    }
+    *what = QStringLiteral("%1 of server %2 (port %3) is frozen (SIGSTOP)")
+                .arg(replica ? QStringLiteral("the replica") : QStringLiteral("the master"))
+                .arg(server)
+                .arg(s->port());
+    return true;
+}
+
+bool SimulationServers::resume(int server, bool replica, QString *what, QString *error)
+{
+    SandboxServer *s = target(server, replica, error);
+    if (!s)
+        return false;
+    s->resume();
+    *what = QStringLiteral("%1 of server %2 runs again")
+                .arg(replica ? QStringLiteral("the replica") : QStringLiteral("the master"))
+                .arg(server);
+    return true;
+}
+
+bool SimulationServers::failover(int server, QString *what, QString *error)
+{
+    std::shared_ptr<Slot> slot;
+    {
+        QMutexLocker lock(&m_mutex);
+        if (m_given || server < 0 || server >= m_slots.size() || !m_slots.at(server)->replica
+            || m_slots.at(server)->promoted) {
+            *error = QStringLiteral("server %1 has no replica to fail over to").arg(server);
+            return false;
+        }
+        slot = m_slots.at(server);
+    }
+    // The master dies first, so a frozen replica cannot catch up with it on the way.
+    slot->master->kill();
+    slot->replica->resume();
+    ConnectionSettings s = slot->replica->connectionSettings();
+    s.commandTimeoutMs = 5000;
+    RedisConnection admin(s);
+    const RedisResult r = admin.command({"REPLICAOF", "NO", "ONE"});
+    if (!r.ok()) {
+        *error = QStringLiteral("promoting the replica of server %1 failed: %2").arg(server).arg(r.error.message());
+        return false;
+    }
+    {
+        QMutexLocker lock(&m_mutex);
+        slot->promoted = true;
+    }
+    ++m_generation;
+    *what = QStringLiteral("server %1's master died; its replica (port %2) was promoted and clients follow it")
+                .arg(server)
+                .arg(slot->replica->port());
+    return true;
+}

@@ -1,0 +1,70 @@
+// The Redis servers of one simulation run: private sandbox masters (with replicas for failover stories), or
+// the one server the user gave. Owns the server-side faults: restart without persistence (optionally staying
+// down — the "delayed restart" mitigation), pause, kill, and failover to the replica.
+//
+// Workers ask settings(i) for where logical server i is now; generation() changes when an address changes
+// (a failover), so they know to reconnect. Thread-safe.
+#pragma once
+
+#include "redis/connectionsettings.h"
+#include "redis/sandboxserver.h"
+
+#include <QList>
+#include <QMutex>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+
+class SimulationServers
+{
+public:
+    struct Options
+    {
+        int masters = 1;
+        int replicas = 0; // per master
+        bool keyspaceEvents = false;
+        std::optional<ConnectionSettings> given; // use this server instead of sandboxes
+    };
+
+    SimulationServers() = default;
+    ~SimulationServers();
+    SimulationServers(const SimulationServers &) = delete;
+    SimulationServers &operator=(const SimulationServers &) = delete;
+
+    // Starts the sandboxes (and waits until replicas are in sync). False with `error` on failure.
+    bool start(const Options &options, QString *error);
+    void stopAll();
+
+    int count() const;
+    bool isSandbox() const { return !m_given.has_value(); }
+    ConnectionSettings settings(int server) const;
+    quint64 generation() const { return m_generation.load(); }
+    QString describe() const;
+
+    // Server faults (sandboxes only). Each returns a sentence for the history, or false with `error`.
+    bool kill(int server, QString *what, QString *error);
+    // Kill now; bring the server back (empty) at once or, with stayDownMs > 0, only when startAgain() runs.
+    bool crashForRestart(int server, QString *what, QString *error);
+    bool startAgain(int server, QString *what, QString *error);
+    bool pause(int server, bool replica, QString *what, QString *error);
+    bool resume(int server, bool replica, QString *what, QString *error);
+    // F1: the master dies before replicating; its replica is promoted and every client follows it.
+    bool failover(int server, QString *what, QString *error);
+
+private:
+    struct Slot
+    {
+        std::unique_ptr<SandboxServer> master;
+        std::unique_ptr<SandboxServer> replica;
+        bool promoted = false; // the replica is the master now
+    };
+    SandboxServer *target(int server, bool replica, QString *error);
+    bool waitForReplicaSync(SandboxServer &replica, QString *error);
+
+    mutable QMutex m_mutex;
+    QList<std::shared_ptr<Slot>> m_slots;
+    std::optional<ConnectionSettings> m_given;
+    std::atomic<quint64> m_generation{0};
+};

@@ -1,0 +1,533 @@
+// SimulationWorker: the worker loop and the recording of every operation.
+#include "simulationworker.h"
+
+#include "simulatedprocess.h"
+
+#include "locks/connectionpool.h"
+#include "locks/fencedresource.h"
+#include "locks/lockcatalog.h"
+
+#include <optional>
+
+using Kind = HistoryEvent::Kind;
+using Phase = HistoryEvent::Phase;
+
+namespace {
+QByteArray describeVotes(const QList<ServerVote> &votes, int quorum, qint64 validityMs)
+{
+    if (votes.isEmpty())
+        return {};
+    QByteArray pattern;
+    int granted = 0;
+    for (const ServerVote &v : votes) {
+        pattern += v.granted ? '1' : (v.error ? 'x' : '0');
+        granted += v.granted ? 1 : 0;
+    }
+    QByteArray text = "votes " + pattern + " (" + QByteArray::number(granted) + "/" + QByteArray::number(votes.size());
+    if (quorum > 0)
+        text += ", quorum " + QByteArray::number(quorum);
+    text += ")";
+    if (validityMs >= 0)
+        text += ", validity " + QByteArray::number(validityMs) + " ms";
+    return text;
+}
+} // namespace
+
+SimulationWorker::SimulationWorker(int index, const QString &name, SimulatedProcess &process, RunContext &run,
+                                   ConnectionPool *pool)
+    : m_index(index)
+    , m_name(name)
+    , m_process(process)
+    , m_run(run)
+    , m_pool(pool)
+    , m_random(run.scenario.workload.seed * 1000003ULL + quint64(index))
+{
+    const int locks = run.scenario.lockCount();
+    m_holds.fill(0, locks);
+    m_inside.fill(false, locks);
+    m_lastRead.fill(-1, locks);
+    m_fence.fill(0, locks);
+}
+
+SimulationWorker::~SimulationWorker()
+{
+    finish();
+    join();
+    for (const auto &c : m_connections)
+        m_process.unregisterConnection(c.get());
+}
+
+bool SimulationWorker::ensureConnections()
+{
+    if (m_pool)
+        return true;
+    const int servers = m_run.scenario.algorithm.id == QLatin1String("redlock") ? m_run.servers->count() : 1;
+    const quint64 generation = m_run.servers->generation();
+    if (m_connections.size() == size_t(servers) && generation == m_serversGeneration)
+        return true;
+    for (const auto &c : m_connections)
+        m_process.unregisterConnection(c.get());
+    m_connections.clear();
+    m_serversGeneration = generation;
+    for (int i = 0; i < servers; ++i) {
+        ConnectionSettings s = m_run.servers->settings(i);
+        s.clientName = QStringLiteral("lockscope-sim-%1").arg(m_index);
+        s.commandTimeoutMs = std::max(s.commandTimeoutMs, 5000);
+        auto connection = std::make_unique<RedisConnection>(s);
+        connection->open(); // a server that is down now may be back later: the connection reopens by itself
+        m_process.registerConnection(connection.get());
+        m_connections.push_back(std::move(connection));
+    }
+    return true;
+}
+
+LockServers SimulationWorker::servers()
+{
+    LockServers list;
+    for (const auto &c : m_connections)
+        list << c.get();
+    return list;
+}
+
+bool SimulationWorker::prepare(QString *error)
+{
+    ensureConnections();
+    if (m_run.noLock)
+        return true;
+    for (int i = 0; i < m_run.lockKeys.size(); ++i) {
+        QString why;
+        auto lock = LockCatalog::create(m_run.scenario.algorithm.id, m_process.client(), m_run.lockKeys.at(i),
+                                        qint64(m_index) + 1, m_run.lockOptions, &why);
+        if (!lock) {
+            *error = why;
+            return false;
+        }
+        if (!m_pool) {
+            if (const RedisError e = lock->prepare(servers())) {
+                *error = QStringLiteral("%1: %2").arg(m_name, e.message());
+                return false;
+            }
+        }
+        m_locks.push_back(std::move(lock));
+    }
+    return true;
+}
+
+void SimulationWorker::start()
+{
+    m_thread = std::thread([this] { run(); });
+}
+
+void SimulationWorker::post(const Scenario::Step &step)
+{
+    {
+        std::lock_guard lock(m_stepsMutex);
+        if (m_dead)
+            return;
+        m_steps.push_back(step);
+        m_idle = false;
+    }
+    m_stepsWake.notify_all();
+}
+
+void SimulationWorker::finish()
+{
+    {
+        std::lock_guard lock(m_stepsMutex);
+        m_finished = true;
+    }
+    m_stepsWake.notify_all();
+}
+
+void SimulationWorker::join()
+{
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+void SimulationWorker::interruptConnections()
+{
+    for (const auto &c : m_connections)
+        c->interrupt();
+}
+
+void SimulationWorker::run()
+{
+    m_run.waitForGo();
+    if (m_run.scenario.kind == Scenario::Kind::Story)
+        runStory();
+    else
+        runWorkload();
+    m_idle = true;
+}
+
+void SimulationWorker::runWorkload()
+{
+    m_idle = false;
+    const qint64 operations = m_run.scenario.workload.operations;
+    const qint64 thinkUs = qint64(m_run.scenario.workload.thinkMs * 1000);
+    const int locks = m_run.scenario.lockCount();
+    std::uniform_int_distribution<int> pick(0, locks - 1);
+    qint64 done = 0;
+    while (!m_run.stopping.load() && m_process.checkpoint()) {
+        if (operations > 0 && done >= operations)
+            break;
+        const int lock = locks == 1 ? 0 : pick(m_random);
+        bool completed = false;
+        if (!cycle(lock, &completed))
+            break;
+        if (completed)
+            ++done;
+        if (thinkUs > 0 && !m_process.sleepUs(thinkUs))
+            break;
+    }
+}
+
+bool SimulationWorker::cycle(int lock, bool *completed)
+{
+    *completed = false;
+    if (!acquire(lock))
+        return m_process.checkpoint();
+    for (int depth = 1; depth < m_run.scenario.algorithm.reentrancy; ++depth)
+        acquire(lock); // re-entering a lock this thread holds
+    enter(lock);
+    const bool counter = !m_run.counterKeys.isEmpty();
+    if (counter && !readCounter(lock))
+        return m_process.checkpoint() && leaveAndRelease(lock);
+    if (!m_process.sleepUs(criticalSectionUs()))
+        return false; // crashed or stopped inside: no exit, no release
+    if (counter && !writeCounter(lock))
+        return m_process.checkpoint() && leaveAndRelease(lock);
+    if (!m_process.checkpoint())
+        return false;
+    *completed = true;
+    return leaveAndRelease(lock);
+}
+
+bool SimulationWorker::leaveAndRelease(int lock)
+{
+    exit(lock);
+    const int holds = std::max(1, m_holds.at(lock));
+    for (int i = 0; i < holds; ++i)
+        release(lock);
+    return m_process.checkpoint();
+}
+
+void SimulationWorker::runStory()
+{
+    for (;;) {
+        Scenario::Step step;
+        {
+            std::unique_lock lock(m_stepsMutex);
+            if (m_steps.empty())
+                m_idle = true;
+            m_stepsWake.wait(lock, [this] { return !m_steps.empty() || m_finished; });
+            if (m_steps.empty())
+                return;
+            step = m_steps.front();
+            m_steps.pop_front();
+        }
+        if (m_process.checkpoint())
+            runStep(step);
+        if (m_process.isCrashed() || m_process.isStopped()) {
+            // A dead actor does nothing more: drop what is queued, and post() drops what comes later.
+            std::lock_guard lock(m_stepsMutex);
+            m_steps.clear();
+            m_dead = true;
+        }
+    }
+}
+
+bool SimulationWorker::runStep(const Scenario::Step &step)
+{
+    using Action = Scenario::Step::Action;
+    switch (step.action) {
+    case Action::Acquire:
+        if (!acquire(0))
+            return false;
+        enter(0);
+        return true;
+    case Action::Release:
+        if (m_inside.at(0))
+            exit(0);
+        release(0); // sent even when this actor thinks it holds nothing: the seeds' releases do not check
+        return true;
+    case Action::Work:
+        return m_process.sleepUs(qint64(step.ms * 1000));
+    case Action::Read:
+        return readCounter(0);
+    case Action::Write:
+        return writeCounter(0);
+    default:
+        return true; // the controller carries out the other actions
+    }
+}
+
+qint64 SimulationWorker::criticalSectionUs()
+{
+    const Scenario::CriticalSection &cs = m_run.scenario.workload.criticalSection;
+    double ms = cs.ms;
+    switch (cs.distribution) {
+    case Scenario::CriticalSection::Distribution::Fixed:
+        break;
+    case Scenario::CriticalSection::Distribution::Uniform:
+        ms = std::uniform_real_distribution<double>(cs.minMs, std::max(cs.minMs, cs.maxMs))(m_random);
+        break;
+    case Scenario::CriticalSection::Distribution::Exponential:
+        ms = std::exponential_distribution<double>(1.0 / cs.meanMs)(m_random);
+        break;
+    }
+    return qint64(ms * 1000);
+}
+
+qint64 SimulationWorker::invoke(Kind kind, int lock, qint64 value, qint64 token)
+{
+    HistoryEvent e;
+    e.timeUs = m_run.clock.nowUs();
+    e.opId = ++m_nextOp;
+    e.worker = m_index;
+    e.process = m_process.index();
+    e.lock = lock;
+    e.phase = Phase::Invoke;
+    e.kind = kind;
+    e.value = value;
+    e.token = token;
+    m_run.history->record(m_index, e);
+    return e.opId;
+}
+
+void SimulationWorker::complete(qint64 op, Kind kind, Phase phase, int lock, qint64 value, qint64 token, quint8 outcome,
+                                int commands, const QByteArray &detail)
+{
+    HistoryEvent e;
+    e.timeUs = m_run.clock.nowUs();
+    e.opId = op;
+    e.worker = m_index;
+    e.process = m_process.index();
+    e.lock = lock;
+    e.phase = phase;
+    e.kind = kind;
+    e.value = value;
+    e.token = token;
+    e.outcome = outcome;
+    e.commands = quint16(std::clamp(commands, 0, 65535));
+    e.detail = m_run.history->addText(m_index, detail);
+    m_run.history->record(m_index, e);
+}
+
+void SimulationWorker::single(Kind kind, int lock, qint64 value, quint8 outcome, const QByteArray &detail)
+{
+    complete(++m_nextOp, kind, Phase::Ok, lock, value, 0, outcome, 0, detail);
+}
+
+bool SimulationWorker::acquire(int lock)
+{
+    const qint64 lease = m_run.lockOptions.leaseMs;
+    const qint64 op = invoke(Kind::Acquire, lock, lease);
+    if (m_run.noLock) {
+        ++m_holds[lock];
+        complete(op, Kind::Acquire, Phase::Ok, lock, lease, 0, 0, 0, "no lock: every worker goes straight in");
+        return true;
+    }
+    ensureConnections();
+    AcquireResult r;
+    if (m_pool) {
+        RedisError error;
+        ConnectionPool::Lease connection = m_pool->borrow(&error);
+        if (!connection.isValid()) {
+            complete(op, Kind::Acquire, Phase::Info, lock, -1, 0, 0, 0, error.message().toUtf8());
+            return false;
+        }
+        r = m_locks.at(size_t(lock))->acquire(*connection);
+    } else {
+        r = m_locks.at(size_t(lock))->acquire(servers());
+    }
+    QByteArray detail = r.describe().toUtf8();
+    const QByteArray votes = describeVotes(r.votes, r.quorum, r.validityMs);
+    if (!votes.isEmpty())
+        detail += "; " + votes;
+    if (r.acquired() && r.votes.size() > 1)
+        m_run.failedRounds += std::max(0, r.attempts - 1);
+    switch (r.outcome) {
+    case AcquireResult::Outcome::Acquired:
+        ++m_holds[lock];
+        m_fence[lock] = r.fence >= 0 ? r.fence : 0;
+        complete(op, Kind::Acquire, Phase::Ok, lock, lease, m_fence.at(lock), 0, r.commands, detail);
+        return true;
+    case AcquireResult::Outcome::Refused:
+    case AcquireResult::Outcome::TimedOut:
+    case AcquireResult::Outcome::ValiditySpent:
+        complete(op, Kind::Acquire, Phase::Fail, lock, r.ttlMs, 0, 0, r.commands, detail);
+        return false;
+    case AcquireResult::Outcome::Crashed:
+        complete(op, Kind::Acquire, Phase::Info, lock, lease, 0, 0, r.commands,
+                 "crashed after SETNX: the key is set and EXPIRE was never sent");
+        single(Kind::Fault, lock, 0, quint8(HistoryEvent::FaultType::Crash),
+               QByteArray("the process died between SETNX and EXPIRE"));
+        return false;
+    case AcquireResult::Outcome::Interrupted:
+        complete(op, Kind::Acquire, m_run.stopping.load() ? Phase::Fail : Phase::Info, lock, -1, 0, 0, r.commands,
+                 m_run.stopping.load() ? QByteArray("stopped: the run ended") : detail);
+        return false;
+    case AcquireResult::Outcome::Error:
+        complete(op, Kind::Acquire, Phase::Info, lock, -1, 0, 0, r.commands, detail);
+        return false;
+    }
+    return false;
+}
+
+void SimulationWorker::release(int lock)
+{
+    const qint64 op = invoke(Kind::Release, lock, 0);
+    if (m_run.noLock) {
+        m_holds[lock] = std::max(0, m_holds.at(lock) - 1);
+        complete(op, Kind::Release, Phase::Ok, lock, 1, 0, quint8(HistoryEvent::ReleaseOutcome::Released), 0, "no lock");
+        return;
+    }
+    ensureConnections();
+    ReleaseResult r;
+    if (m_pool) {
+        RedisError error;
+        ConnectionPool::Lease connection = m_pool->borrow(&error);
+        if (!connection.isValid()) {
+            complete(op, Kind::Release, Phase::Info, lock, 0, 0, 0, 0, error.message().toUtf8());
+            return;
+        }
+        r = m_locks.at(size_t(lock))->release(*connection);
+    } else {
+        r = m_locks.at(size_t(lock))->release(servers());
+    }
+    const QByteArray detail = r.describe().toUtf8();
+    using RO = HistoryEvent::ReleaseOutcome;
+    switch (r.outcome) {
+    case ReleaseResult::Outcome::Released:
+        m_holds[lock] = 0;
+        complete(op, Kind::Release, Phase::Ok, lock, 1, 0, quint8(RO::Released), r.commands, detail);
+        break;
+    case ReleaseResult::Outcome::StillHeld:
+        m_holds[lock] = r.holdCount;
+        complete(op, Kind::Release, Phase::Ok, lock, 0, 0, quint8(RO::StillHeld), r.commands, detail);
+        break;
+    case ReleaseResult::Outcome::NotOwner:
+        m_holds[lock] = 0;
+        complete(op, Kind::Release, Phase::Ok, lock, 0, 0, quint8(RO::NotOwner), r.commands, detail);
+        break;
+    case ReleaseResult::Outcome::Expired:
+        m_holds[lock] = 0;
+        complete(op, Kind::Release, Phase::Ok, lock, 0, 0, quint8(RO::AlreadyExpired), r.commands, detail);
+        break;
+    case ReleaseResult::Outcome::Error:
+        m_holds[lock] = 0;
+        complete(op, Kind::Release, Phase::Info, lock, 0, 0, 0, r.commands, detail);
+        break;
+    }
+}
+
+RedisConnection *SimulationWorker::dataConnection()
+{
+    ensureConnections();
+    if (!m_connections.empty())
+        return m_connections.front().get();
+    return nullptr;
+}
+
+bool SimulationWorker::readCounter(int lock)
+{
+    if (m_run.counterKeys.isEmpty() || !m_process.checkpoint())
+        return false;
+    const QByteArray &key = m_run.counterKeys.at(lock);
+    std::optional<ConnectionPool::Lease> borrowed;
+    RedisConnection *connection = nullptr;
+    if (m_pool) {
+        RedisError error;
+        borrowed.emplace(m_pool->borrow(&error));
+        connection = borrowed->get();
+    } else {
+        connection = dataConnection();
+    }
+    if (!connection) {
+        single(Kind::Error, lock, 0, 0, "no connection for the counter");
+        return false;
+    }
+    qint64 value = 0;
+    if (m_run.scenario.resource.fencedStore) {
+        const FencedResource::State state = FencedResource(key).read(*connection);
+        if (state.error) {
+            single(Kind::Error, lock, 0, 0, "reading the fenced store: " + state.error.message().toUtf8());
+            return false;
+        }
+        value = state.value.toLongLong();
+    } else {
+        const RedisResult r = connection->command({"GET", key});
+        if (!r.ok()) {
+            single(Kind::Error, lock, 0, 0, "reading the counter: " + r.error.message().toUtf8());
+            return false;
+        }
+        value = r.reply.bytes().toLongLong();
+    }
+    m_lastRead[lock] = value;
+    single(Kind::Read, lock, value);
+    return m_process.checkpoint();
+}
+
+bool SimulationWorker::writeCounter(int lock)
+{
+    if (m_run.counterKeys.isEmpty())
+        return false;
+    if (m_lastRead.at(lock) < 0 && !readCounter(lock))
+        return false;
+    if (!m_process.checkpoint())
+        return false;
+    const qint64 value = m_lastRead.at(lock) - 1;
+    const qint64 fence = m_fence.at(lock);
+    const QByteArray &key = m_run.counterKeys.at(lock);
+    std::optional<ConnectionPool::Lease> borrowed;
+    RedisConnection *connection = nullptr;
+    if (m_pool) {
+        RedisError error;
+        borrowed.emplace(m_pool->borrow(&error));
+        connection = borrowed->get();
+    } else {
+        connection = dataConnection();
+    }
+    const qint64 op = invoke(Kind::Write, lock, value, fence);
+    if (!connection) {
+        complete(op, Kind::Write, Phase::Info, lock, value, fence, 0, 0, "no connection for the counter");
+        return false;
+    }
+    m_lastRead[lock] = -1;
+    if (m_run.scenario.resource.fencedStore) {
+        const FencedResource::WriteResult w = FencedResource(key).write(*connection, fence, QByteArray::number(value));
+        if (w.error) {
+            complete(op, Kind::Write, Phase::Info, lock, value, fence, 0, 0, w.error.message().toUtf8());
+            return false;
+        }
+        if (!w.accepted) {
+            complete(op, Kind::Write, Phase::Fail, lock, value, fence, quint8(HistoryEvent::WriteOutcome::FencedOut), 0,
+                     "refused: token " + QByteArray::number(fence) + " is older than " + QByteArray::number(w.highest));
+            return true;
+        }
+        complete(op, Kind::Write, Phase::Ok, lock, value, fence, quint8(HistoryEvent::WriteOutcome::Applied), 0);
+        return m_process.checkpoint();
+    }
+    const RedisResult r = connection->command({"SET", key, QByteArray::number(value)});
+    if (!r.ok()) {
+        complete(op, Kind::Write, Phase::Info, lock, value, fence, 0, 0, r.error.message().toUtf8());
+        return false;
+    }
+    complete(op, Kind::Write, Phase::Ok, lock, value, fence, quint8(HistoryEvent::WriteOutcome::Applied), 0);
+    return m_process.checkpoint();
+}
+
+void SimulationWorker::enter(int lock)
+{
+    m_inside[lock] = true;
+    m_lastRead[lock] = -1;
+    single(Kind::Enter, lock, 0);
+}
+
+void SimulationWorker::exit(int lock)
+{
+    m_inside[lock] = false;
+    single(Kind::Exit, lock, 0);
+}

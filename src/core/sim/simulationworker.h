@@ -1,0 +1,103 @@
+// One worker thread of a run: its own connection(s), one lock object per lock of the scenario, and the
+// loop that acquires, enters the critical section (read → work → write the counter), leaves and releases —
+// or, in a story, the steps the controller hands it. Every operation goes into the worker's own history log.
+#pragma once
+
+#include "historyevent.h"
+#include "runcontext.h"
+#include "scenario.h"
+
+#include "locks/distributedlock.h"
+
+#include <QList>
+#include <QString>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+class ConnectionPool;
+class SimulatedProcess;
+
+class SimulationWorker
+{
+public:
+    SimulationWorker(int index, const QString &name, SimulatedProcess &process, RunContext &run,
+                     ConnectionPool *pool = nullptr);
+    ~SimulationWorker(); // joins the thread
+    SimulationWorker(const SimulationWorker &) = delete;
+    SimulationWorker &operator=(const SimulationWorker &) = delete;
+
+    int index() const { return m_index; }
+    const QString &name() const { return m_name; }
+    SimulatedProcess &process() { return m_process; }
+
+    // Before the run, on the controller thread: connections, lock objects, scripts loaded.
+    bool prepare(QString *error);
+    // Starts the thread. Workload workers loop until RunContext::stopping; story workers run posted steps
+    // until finish() is called.
+    void start();
+    void post(const Scenario::Step &step);
+    void finish(); // story: no more steps will come
+    void join();
+    bool isIdle() const { return m_idle.load(); }
+    // Interrupts what the worker's connections are waiting for (end of the run).
+    void interruptConnections();
+
+private:
+    void run();
+    void runWorkload();
+    void runStory();
+    bool runStep(const Scenario::Step &step);
+    // One lock cycle; false when the worker must stop (crashed, stopped). `completed`: the work got done.
+    bool cycle(int lock, bool *completed);
+    bool leaveAndRelease(int lock);
+    RedisConnection *dataConnection(); // where the counter lives (server 0)
+
+    // Operations, each recorded as invoke + completion.
+    bool acquire(int lock);
+    void release(int lock);
+    bool readCounter(int lock);
+    bool writeCounter(int lock);
+    void enter(int lock);
+    void exit(int lock);
+
+    bool ensureConnections();
+    LockServers servers();
+    qint64 criticalSectionUs();
+
+    qint64 invoke(HistoryEvent::Kind kind, int lock, qint64 value, qint64 token = 0);
+    void complete(qint64 op, HistoryEvent::Kind kind, HistoryEvent::Phase phase, int lock, qint64 value, qint64 token,
+                  quint8 outcome, int commands, const QByteArray &detail = QByteArray());
+    void single(HistoryEvent::Kind kind, int lock, qint64 value, quint8 outcome = 0,
+                const QByteArray &detail = QByteArray());
+
+    const int m_index;
+    const QString m_name;
+    SimulatedProcess &m_process;
+    RunContext &m_run;
+    ConnectionPool *m_pool;
+    std::vector<std::unique_ptr<RedisConnection>> m_connections; // one per server
+    quint64 m_serversGeneration = 0;
+    std::vector<std::unique_ptr<DistributedLock>> m_locks; // one per lock of the scenario
+    QList<int> m_holds; // reentrant holds per lock
+    QList<bool> m_inside;
+    QList<qint64> m_lastRead; // per lock, -1: nothing read in this section
+    QList<qint64> m_fence; // per lock, the fencing token of the current hold
+    qint64 m_nextOp = 0;
+    std::mt19937_64 m_random;
+    std::thread m_thread;
+    std::atomic_bool m_idle = true;
+
+    // Story steps handed over by the controller.
+    std::mutex m_stepsMutex;
+    std::condition_variable m_stepsWake;
+    std::deque<Scenario::Step> m_steps;
+    bool m_finished = false;
+    bool m_dead = false; // crashed actor: later steps are dropped
+};
