@@ -17,6 +17,8 @@
 #include <QJsonDocument>
 #include <QTimer>
 
+#include <atomic>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -392,7 +394,7 @@ int runLockCommand(const QStringList &arguments)
             }
         }
     };
-    int renewals = 0;
+    std::atomic<int> renewals = 0;
     client.watchdog().setObserver([&](const RenewalEvent &e) {
         ++renewals;
         log.step(QStringLiteral("renew"),
@@ -550,7 +552,7 @@ int runLockCommand(const QStringList &arguments)
                        {QStringLiteral("client_id"), QString::fromUtf8(client.id())},
                        {QStringLiteral("thread_id"), double(threadId)},
                        {QStringLiteral("options"), options.toJson()},
-                       {QStringLiteral("renewals"), renewals},
+                       {QStringLiteral("renewals"), renewals.load()},
                        {QStringLiteral("steps"), log.steps()},
                        {QStringLiteral("exit_code"), exitCode}};
         CliIo::out() << QJsonDocument(o).toJson(QJsonDocument::Indented) << Qt::flush;

@@ -398,7 +398,8 @@ void TestStringLocks::cachedClockTimesOut()
     // The cached clock lags by up to one 5 ms tick, never runs ahead.
     QVERIFY2(r.endUs - r.startUs >= (150 - LockClock::cachedTickMs - 1) * 1000,
              qPrintable(QString::number(r.endUs - r.startUs)));
-    QVERIFY(r.attempts >= 3 && r.attempts <= 5);
+    // Sleeps of 50 ms, and near the deadline a few short ones while the coarse clock catches up.
+    QVERIFY2(r.attempts >= 3 && r.attempts <= 10, qPrintable(QString::number(r.attempts)));
 }
 
 void TestStringLocks::seedValues()

@@ -57,7 +57,7 @@ void DistributedLock::startRenewal(const LockServers &servers)
 {
     if (!m_options.watchdog)
         return;
-    LockWatchdog::RenewFunction renew = renewFunction();
+    LockWatchdog::RenewFunction renew = renewFunction(m_options.leaseMs);
     if (!renew)
         return;
     LockWatchdog::Task task;
@@ -79,6 +79,63 @@ void DistributedLock::stopRenewal()
 }
 
 void DistributedLock::abandonWait(const LockServers &, LockIo &) { }
+
+ExtendResult DistributedLock::attemptExtend(const LockServers &servers, LockIo &io, qint64 leaseMs)
+{
+    ExtendResult r;
+    r.leaseMs = leaseMs;
+    const LockWatchdog::RenewFunction renew = renewFunction(leaseMs);
+    if (!renew) {
+        r.error = {RedisError::Code::BadArgument, QStringLiteral("%1 cannot be extended").arg(m_algorithm)};
+        return r;
+    }
+    switch (renew(*servers.first(), io, &r.reply, &r.error)) {
+    case RenewalEvent::Outcome::Renewed:
+        r.outcome = ExtendResult::Outcome::Extended;
+        break;
+    case RenewalEvent::Outcome::Lost:
+        r.outcome = ExtendResult::Outcome::Lost;
+        break;
+    default:
+        r.outcome = ExtendResult::Outcome::Error;
+        break;
+    }
+    return r;
+}
+
+ReleaseResult DistributedLock::releasedAll(ReleaseResult r, ReleaseResult::Outcome outcome)
+{
+    r.outcome = outcome;
+    m_holdCount = 0;
+    r.holdCount = 0;
+    return r;
+}
+
+ReleaseResult DistributedLock::getThenDelete(RedisConnection &connection, LockIo &io,
+                                             const QByteArray &expected)
+{
+    ReleaseResult r;
+    r.holdCount = m_holdCount;
+    const RedisResult get = io.command(connection, {"GET", m_name});
+    r.reply = get.reply;
+    r.error = get.error;
+    if (!get.ok())
+        return r;
+    if (get.reply.isNil())
+        return releasedAll(r, ReleaseResult::Outcome::Expired);
+    if (expected.isEmpty() || get.reply.bytes() != expected)
+        return releasedAll(r, ReleaseResult::Outcome::NotOwner);
+    if (io.hooks().betweenGetAndDel)
+        io.hooks().betweenGetAndDel(m_threadId, m_name);
+    // The flaw: whatever the key holds *now* is deleted, ours or not.
+    const RedisResult del = io.command(connection, {"DEL", m_name});
+    r.reply = del.reply;
+    r.error = del.error;
+    if (!del.ok())
+        return r;
+    return releasedAll(
+        r, del.reply.toInteger() == 1 ? ReleaseResult::Outcome::Released : ReleaseResult::Outcome::Expired);
+}
 
 qint64 DistributedLock::probeTtl(RedisConnection &connection, LockIo &io, const QByteArray &key)
 {

@@ -16,6 +16,9 @@
 // With options().watchdog, the process's LockWatchdog renews the lock from the first acquire until the
 // last release. Lock operations need read-write connections; a read-only one gets a clear error and
 // nothing is sent.
+//
+// Lifetime: destroy lock objects before their LockClient. Destroying one stops its renewals and releases
+// nothing — which is exactly how a simulated worker crashes while holding a lock.
 #pragma once
 
 #include "lockclient.h"
@@ -97,17 +100,27 @@ protected:
     virtual AcquireResult attemptAcquire(const LockServers &servers, LockIo &io) = 0;
     // One release. Fill outcome, holdCount, reply, error; update m_holdCount.
     virtual ReleaseResult attemptRelease(const LockServers &servers, LockIo &io) = 0;
-    virtual ExtendResult attemptExtend(const LockServers &servers, LockIo &io, qint64 leaseMs) = 0;
+    // One extension. The default runs renewFunction(leaseMs) on the first server.
+    virtual ExtendResult attemptExtend(const LockServers &servers, LockIo &io, qint64 leaseMs);
     // acquire() gave up after refused attempts (the fair lock leaves its queue here).
     virtual void abandonWait(const LockServers &servers, LockIo &io);
-    // The watchdog's renewal for the current hold; empty when this algorithm cannot be renewed. It runs on
-    // the watchdog thread, so it must capture copies, never `this`.
-    virtual LockWatchdog::RenewFunction renewFunction() const { return {}; }
+    // One renewal of the current hold to `leaseMs`, for the watchdog and extend(); empty when this
+    // algorithm cannot be renewed. It runs on the watchdog thread, so it must capture copies, never `this`.
+    virtual LockWatchdog::RenewFunction renewFunction(qint64 leaseMs) const
+    {
+        Q_UNUSED(leaseMs);
+        return {};
+    }
     // How many connections the algorithm needs at least (Redlock: every server given).
     virtual bool usesAllServers() const { return false; }
 
     // For subclasses: PTTL of `key` when options().probeTtl, else LockTtl::Unknown.
     qint64 probeTtl(RedisConnection &connection, LockIo &io, const QByteArray &key);
+    // The seeds' two-step release: GET, compare with `expected` in the client, FaultHooks::betweenGetAndDel,
+    // then DEL — which deletes whatever the key holds by then.
+    ReleaseResult getThenDelete(RedisConnection &connection, LockIo &io, const QByteArray &expected);
+    // ReleaseResult with `outcome` after which this object holds nothing.
+    ReleaseResult releasedAll(ReleaseResult r, ReleaseResult::Outcome outcome);
     static qint64 ttlFromReply(const RedisReply &reply);
 
     LockClient &m_client;

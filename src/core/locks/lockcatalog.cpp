@@ -3,6 +3,7 @@
 
 #include "redissonfairlock.h"
 #include "redissonlock.h"
+#include "redissonnames.h"
 #include "redissonreadwritelock.h"
 #include "redlock.h"
 #include "setnxexpirelock.h"
@@ -11,6 +12,20 @@
 #include <QJsonArray>
 
 namespace {
+
+// What every Redisson-family lock shares: scripts for everything, owner checks, reentrancy, pub/sub
+// waiting, and Redisson's default of a 30 s lease kept up by the watchdog.
+void redissonFamily(LockAlgorithmInfo &a)
+{
+    a.commands
+        = {QStringLiteral("EVALSHA"), QStringLiteral("SUBSCRIBE"), QStringLiteral("DEL (unlock latch)")};
+    a.checksOwner = true;
+    a.reentrant = true;
+    a.publishesRelease = true;
+    a.defaults.leaseMs = RedissonNames::watchdogTimeoutMs;
+    a.defaults.watchdog = true;
+    a.defaults.wait = WaitStrategy::PubSub;
+}
 
 QList<LockAlgorithmInfo> makeCatalog()
 {
@@ -21,22 +36,18 @@ QList<LockAlgorithmInfo> makeCatalog()
         a.id = QStringLiteral("setnx-expire");
         a.title = QStringLiteral("SETNX, then EXPIRE");
         a.origin = QStringLiteral("Seed 001: MayiktRedisLock (Jedis)");
-        a.explanation = QStringLiteral("The oldest recipe. A worker sends SETNX with a fresh UUID: if the "
-                                       "key did not exist, the worker now "
-                                       "holds the lock, and a second command, EXPIRE, gives the key a "
-                                       "lifetime in whole seconds so that a "
-                                       "crashed holder cannot block everyone forever. Waiting workers spin "
-                                       "in a tight loop, sending SETNX "
-                                       "again and again until their deadline. To release, the holder reads "
-                                       "the key with GET, compares the "
-                                       "value with its UUID in its own code, and deletes the key with DEL.");
+        a.explanation = QStringLiteral(
+            "The oldest recipe. A worker sends SETNX with a fresh UUID: if the key did not exist, the "
+            "worker now holds the lock, and a second command, EXPIRE, gives the key a lifetime in whole "
+            "seconds so that a crashed holder cannot block everyone forever. Waiting workers spin in a "
+            "tight loop, sending SETNX again and again until their deadline. To release, the holder reads "
+            "the key with GET, compares the value with its UUID in its own code, and deletes the key with "
+            "DEL.");
         a.flaw = QStringLiteral(
             "Two commands where one is needed, twice. A crash after SETNX and before EXPIRE leaves a lock "
-            "with no "
-            "TTL: every other worker starves until someone deletes it by hand. The GET-then-DEL release "
-            "deletes "
-            "another worker's lock when the lease expires between the two commands. The busy spin floods the "
-            "server while it waits.");
+            "with no TTL: every other worker starves until someone deletes it by hand. The GET-then-DEL "
+            "release deletes another worker's lock when the lease expires between the two commands. The "
+            "busy spin floods the server while it waits.");
         a.commands = {QStringLiteral("SETNX"), QStringLiteral("EXPIRE"), QStringLiteral("GET"),
                       QStringLiteral("DEL")};
         a.faults = {QStringLiteral("crashAfterSetnx"), QStringLiteral("betweenGetAndDel")};
@@ -52,19 +63,15 @@ QList<LockAlgorithmInfo> makeCatalog()
         a.title = QStringLiteral("SET NX PX, unconditional DEL");
         a.origin = QStringLiteral("Seed 002, steps 1 and 2: DistributedLock (Jedis)");
         a.explanation = QStringLiteral(
-            "One atomic command, SET key \"lockValue\" NX PX lease, takes the lock and gives it a lifetime "
-            "at "
-            "once, so a crash can no longer leave a lock without a TTL. A worker that finds the lock taken "
-            "sleeps "
-            "a fixed interval and tries again until its acquire timeout runs out (seed 002 then throws a "
-            "TimeoutException). Releasing is a plain DEL of the key.");
+            "One atomic command, SET key \"lockValue\" NX PX lease, takes the lock and gives it a "
+            "lifetime at once, so a crash can no longer leave a lock without a TTL. A worker that finds "
+            "the lock taken sleeps a fixed interval and tries again until its acquire timeout runs out "
+            "(seed 002 then throws a TimeoutException). Releasing is a plain DEL of the key.");
         a.flaw = QStringLiteral(
             "Every holder writes the same value and the release deletes whatever is there. A holder whose "
-            "lease "
-            "ran out while it was still working deletes the next holder's lock when it finishes, and a third "
-            "worker walks in: two workers in the critical section. A worker that never held the lock can "
-            "release "
-            "it too.");
+            "lease ran out while it was still working deletes the next holder's lock when it finishes, "
+            "and a third worker walks in: two workers in the critical section. A worker that never held "
+            "the lock can release it too.");
         a.commands = {QStringLiteral("SET NX PX"), QStringLiteral("DEL")};
         a.faults = {QStringLiteral("a lease shorter than the critical section")};
         a.defaults.wait = WaitStrategy::FixedInterval;
@@ -76,17 +83,15 @@ QList<LockAlgorithmInfo> makeCatalog()
         a.id = QStringLiteral("set-nx-px-get-del");
         a.title = QStringLiteral("SET NX PX with an owner id, GET then DEL");
         a.origin = QStringLiteral("Seed 002, step 3 (and seed 001's release)");
-        a.explanation = QStringLiteral("Each worker writes its own owner id (\"<client id>:<thread id>\") "
-                                       "with SET NX PX, so that the release "
-                                       "can check that the lock is still its own: GET the key, compare the "
-                                       "value in the client, and DEL the "
-                                       "key only if it matches.");
+        a.explanation = QStringLiteral(
+            "Each worker writes its own owner id (\"<client id>:<thread id>\") with SET NX PX, so that "
+            "the release can check that the lock is still its own: GET the key, compare the value in the "
+            "client, and DEL the key only if it matches.");
         a.flaw = QStringLiteral(
-            "The check and the delete are two round trips. If the lease expires right after the GET matched "
-            "and "
-            "another worker acquires the lock, the DEL removes that worker's lock. Seed 002 argues that a "
-            "Lua "
-            "script would only save a round trip; a delay between GET and DEL shows that it is a race.");
+            "The check and the delete are two round trips. If the lease expires right after the GET "
+            "matched and another worker acquires the lock, the DEL removes that worker's lock. Seed 002 "
+            "argues that a Lua script would only save a round trip; a delay between GET and DEL shows "
+            "that it is a race.");
         a.commands = {QStringLiteral("SET NX PX"), QStringLiteral("GET"), QStringLiteral("DEL")};
         a.faults = {QStringLiteral("betweenGetAndDel")};
         a.checksOwner = true;
@@ -99,18 +104,15 @@ QList<LockAlgorithmInfo> makeCatalog()
         a.id = QStringLiteral("set-nx-px-lua");
         a.title = QStringLiteral("SET NX PX with a token, Lua compare-and-delete");
         a.origin = QStringLiteral("Seeds 000 and 003; the redis.io single-instance lock");
-        a.explanation = QStringLiteral("The single-instance lock from redis.io. Acquire with SET key token "
-                                       "NX PX lease, with a random token "
-                                       "for every acquisition, and poll every 50 ms until the acquire "
-                                       "timeout. Release with a Lua script "
-                                       "that deletes the key only if it still holds the token: the "
-                                       "comparison and the deletion run as one "
-                                       "step inside Redis, so nothing can slip in between.");
-        a.flaw = QStringLiteral("The release is safe, the lease is not. When the critical section (or a GC "
-                                "pause, or a slow network) "
-                                "outlasts the lease, the key expires while the holder is still working and a "
-                                "second worker acquires "
-                                "it: two holders, and nothing tells the first one.");
+        a.explanation = QStringLiteral(
+            "The single-instance lock from redis.io. Acquire with SET key token NX PX lease, with a "
+            "random token for every acquisition, and poll every 50 ms until the acquire timeout. Release "
+            "with a Lua script that deletes the key only if it still holds the token: the comparison and "
+            "the deletion run as one step inside Redis, so nothing can slip in between.");
+        a.flaw = QStringLiteral(
+            "The release is safe, the lease is not. When the critical section (or a GC pause, or a slow "
+            "network) outlasts the lease, the key expires while the holder is still working and a second "
+            "worker acquires it: two holders, and nothing tells the first one.");
         a.scripts = {QStringLiteral("compare_and_delete"), QStringLiteral("compare_and_pexpire")};
         a.commands = {QStringLiteral("SET NX PX"), QStringLiteral("EVALSHA")};
         a.faults = {QStringLiteral("a lease shorter than the critical section")};
@@ -126,16 +128,13 @@ QList<LockAlgorithmInfo> makeCatalog()
         a.origin = QStringLiteral("Seed 002, step 4: a HashedWheelTimer extends the lease");
         a.explanation = QStringLiteral(
             "Seed 002's answer to leases that are too short. After acquiring, a timer (Netty's "
-            "HashedWheelTimer in "
-            "the seed, the process's watchdog thread here) extends the lease every lease/3 with a Lua "
-            "compare-and-PEXPIRE, re-arms itself after each success, and is cancelled on release. A process "
-            "that "
-            "crashes stops renewing, so its lock still expires.");
-        a.flaw = QStringLiteral("Safe only while the process runs. A stop-the-world pause (a long GC) stops "
-                                "the watchdog together with "
-                                "the worker: the lease runs out, another worker acquires the lock, and the "
-                                "paused worker wakes up "
-                                "believing it still holds it.");
+            "HashedWheelTimer in the seed, the process's watchdog thread here) extends the lease every "
+            "lease/3 with a Lua compare-and-PEXPIRE, re-arms itself after each success, and is cancelled "
+            "on release. A process that crashes stops renewing, so its lock still expires.");
+        a.flaw = QStringLiteral(
+            "Safe only while the process runs. A stop-the-world pause (a long GC) stops the watchdog "
+            "together with the worker: the lease runs out, another worker acquires the lock, and the "
+            "paused worker wakes up believing it still holds it.");
         a.scripts = {QStringLiteral("compare_and_delete"), QStringLiteral("compare_and_pexpire")};
         a.commands = {QStringLiteral("SET NX PX"), QStringLiteral("EVALSHA")};
         a.faults = {QStringLiteral("process pause (LockClient::setPaused)"), QStringLiteral("allowRenewal")};
@@ -150,35 +149,23 @@ QList<LockAlgorithmInfo> makeCatalog()
         a.id = QStringLiteral("redisson-reentrant");
         a.title = QStringLiteral("Redisson RLock: reentrant, watchdog, pub/sub");
         a.origin = QStringLiteral("Seeds 000 and 003: Redisson 3.x RedissonLock");
-        a.explanation = QStringLiteral("Redisson keeps the lock as a hash. Its one field is the owner, "
-                                       "\"<client uuid>:<thread id>\", and the "
-                                       "value counts how many times that thread holds the lock: the same "
-                                       "thread may lock again (reentrancy) "
-                                       "and must unlock as many times. Acquire and release are Lua scripts. "
-                                       "Without an explicit lease, a "
-                                       "watchdog per client keeps the lease at 30 s, renewing it every 10 s "
-                                       "while the thread holds the lock. "
-                                       "A thread that finds the lock taken subscribes to "
-                                       "redisson_lock__channel:{name} and sleeps until the "
-                                       "holder's last release publishes \"0\" there, or at most for the TTL "
-                                       "its failed attempt returned, in "
-                                       "case the message is lost.");
-        a.flaw = QStringLiteral("None in normal operation, but it is still a lease: a process paused for "
-                                "longer than the lease (its "
-                                "watchdog is paused with it) loses the lock without knowing, and a failover "
-                                "to a replica that had not "
-                                "yet received the lock hands it to a second client.");
+        a.explanation = QStringLiteral(
+            "Redisson keeps the lock as a hash. Its one field is the owner, \"<client uuid>:<thread "
+            "id>\", and the value counts how many times that thread holds the lock: the same thread may "
+            "lock again (reentrancy) and must unlock as many times. Acquire and release are Lua scripts. "
+            "Without an explicit lease, a watchdog per client keeps the lease at 30 s, renewing it every "
+            "10 s while the thread holds the lock. A thread that finds the lock taken subscribes to "
+            "redisson_lock__channel:{name} and sleeps until the holder's last release publishes \"0\" "
+            "there, or at most for the TTL its failed attempt returned, in case the message is lost.");
+        a.flaw = QStringLiteral(
+            "None in normal operation, but it is still a lease: a process paused for longer than the "
+            "lease (its watchdog is paused with it) loses the lock without knowing, and a failover to a "
+            "replica that had not yet received the lock hands it to a second client.");
         a.scripts = {QStringLiteral("redisson_lock"), QStringLiteral("redisson_unlock"),
                      QStringLiteral("redisson_renew")};
-        a.commands
-            = {QStringLiteral("EVALSHA"), QStringLiteral("SUBSCRIBE"), QStringLiteral("DEL (unlock latch)")};
         a.faults
             = {QStringLiteral("process pause (LockClient::setPaused)"), QStringLiteral("deliverMessage")};
-        a.checksOwner = true;
-        a.reentrant = true;
-        a.publishesRelease = true;
-        a.defaults.watchdog = true;
-        a.defaults.wait = WaitStrategy::PubSub;
+        redissonFamily(a);
         list << a;
     }
     {
@@ -186,31 +173,22 @@ QList<LockAlgorithmInfo> makeCatalog()
         a.id = QStringLiteral("redisson-fair");
         a.title = QStringLiteral("Redisson fair lock: first come, first served");
         a.origin = QStringLiteral("Redisson 3.x RedissonFairLock");
-        a.explanation = QStringLiteral("Like RLock, plus a queue. Waiters line up in the list "
-                                       "redisson_lock_queue:{name}, each with a deadline "
-                                       "in the sorted set redisson_lock_timeout:{name}, and the free lock "
-                                       "goes only to the waiter at the "
-                                       "head. A waiter that disappears loses its place when its deadline "
-                                       "passes (5 minutes by default), and "
-                                       "a release wakes only the head, on its own channel "
-                                       "redisson_lock__channel:{name}:<uuid>:<thread id>.");
+        a.explanation = QStringLiteral(
+            "Like RLock, plus a queue. Waiters line up in the list redisson_lock_queue:{name}, each with "
+            "a deadline in the sorted set redisson_lock_timeout:{name}, and the free lock goes only to "
+            "the waiter at the head. A waiter that disappears loses its place when its deadline passes (5 "
+            "minutes by default), and a release wakes only the head, on its own channel "
+            "redisson_lock__channel:{name}:<uuid>:<thread id>.");
         a.flaw = QStringLiteral(
             "Waiter deadlines come from the clients' wall clocks: a client whose clock runs ahead drops "
-            "waiters "
-            "before their time, one whose clock runs behind keeps a crashed waiter at the head and blocks "
-            "everyone "
-            "behind it. Fairness costs throughput: the free lock waits for the head to wake up.");
+            "waiters before their time, one whose clock runs behind keeps a crashed waiter at the head "
+            "and blocks everyone behind it. Fairness costs throughput: the free lock waits for the head "
+            "to wake up.");
         a.scripts = {QStringLiteral("redisson_fair_lock"), QStringLiteral("redisson_fair_unlock"),
                      QStringLiteral("redisson_fair_acquire_failed"), QStringLiteral("redisson_renew")};
-        a.commands
-            = {QStringLiteral("EVALSHA"), QStringLiteral("SUBSCRIBE"), QStringLiteral("DEL (unlock latch)")};
         a.faults = {QStringLiteral("client wall-clock offset (LockClient::Options::clockOffsetMs)"),
                     QStringLiteral("a waiter that crashes in the queue")};
-        a.checksOwner = true;
-        a.reentrant = true;
-        a.publishesRelease = true;
-        a.defaults.watchdog = true;
-        a.defaults.wait = WaitStrategy::PubSub;
+        redissonFamily(a);
         list << a;
     }
     {
@@ -218,29 +196,20 @@ QList<LockAlgorithmInfo> makeCatalog()
         a.id = QStringLiteral("redisson-rw");
         a.title = QStringLiteral("Redisson read-write lock");
         a.origin = QStringLiteral("Redisson 3.x RedissonReadWriteLock");
-        a.explanation = QStringLiteral("Many readers or one writer. One hash holds the mode (read or write), "
-                                       "a field per reading thread with "
-                                       "its hold count, and the writer's field \"<uuid>:<thread id>:write\". "
-                                       "Every read hold also has its own "
-                                       "timeout key {name}:<uuid>:<thread id>:rwlock_timeout:<n>, so one "
-                                       "reader's lease does not end the "
-                                       "others'. Waiters sleep on redisson_rwlock:{name}: a read release "
-                                       "publishes \"0\", a write release "
-                                       "\"1\", which wakes every waiting thread at once.");
-        a.flaw = QStringLiteral("Lease-based like RLock (a pause longer than the lease loses it), and "
-                                "without writer preference: a "
-                                "steady stream of readers can keep a writer waiting indefinitely.");
+        a.explanation = QStringLiteral(
+            "Many readers or one writer. One hash holds the mode (read or write), a field per reading "
+            "thread with its hold count, and the writer's field \"<uuid>:<thread id>:write\". Every read "
+            "hold also has its own timeout key {name}:<uuid>:<thread id>:rwlock_timeout:<n>, so one "
+            "reader's lease does not end the others'. Waiters sleep on redisson_rwlock:{name}: a read "
+            "release publishes \"0\", a write release \"1\", which wakes every waiting thread at once.");
+        a.flaw = QStringLiteral(
+            "Lease-based like RLock (a pause longer than the lease loses it), and without writer "
+            "preference: a steady stream of readers can keep a writer waiting indefinitely.");
         a.scripts = {QStringLiteral("redisson_read_lock"),    QStringLiteral("redisson_read_unlock"),
                      QStringLiteral("redisson_read_renew"),   QStringLiteral("redisson_write_lock"),
                      QStringLiteral("redisson_write_unlock"), QStringLiteral("redisson_renew")};
-        a.commands
-            = {QStringLiteral("EVALSHA"), QStringLiteral("SUBSCRIBE"), QStringLiteral("DEL (unlock latch)")};
         a.faults = {QStringLiteral("process pause (LockClient::setPaused)")};
-        a.checksOwner = true;
-        a.reentrant = true;
-        a.publishesRelease = true;
-        a.defaults.watchdog = true;
-        a.defaults.wait = WaitStrategy::PubSub;
+        redissonFamily(a);
         list << a;
     }
     {
@@ -251,28 +220,19 @@ QList<LockAlgorithmInfo> makeCatalog()
             = QStringLiteral("Kleppmann, \"How to do distributed locking\"; Redisson 3.x RedissonFencedLock");
         a.explanation = QStringLiteral(
             "A Redisson lock that also increments the counter redisson_lock_token:{name} on every "
-            "acquisition and "
-            "hands the new value, the fencing token, to the holder. The holder sends its token with every "
-            "write; "
-            "the storage keeps the highest token it has seen and refuses writes that carry a lower one. A "
-            "holder "
-            "that lost its lock during a pause can no longer overwrite the next holder's work.");
-        a.flaw = QStringLiteral("Only as good as the storage: the protected resource must check the token "
-                                "(LockScope's fenced store "
-                                "does, with fenced_write.lua). Locks still expire during pauses; fencing "
-                                "turns the lost update that "
-                                "follows into a refused write.");
+            "acquisition and hands the new value, the fencing token, to the holder. The holder sends its "
+            "token with every write; the storage keeps the highest token it has seen and refuses writes "
+            "that carry a lower one. A holder that lost its lock during a pause can no longer overwrite "
+            "the next holder's work.");
+        a.flaw = QStringLiteral(
+            "Only as good as the storage: the protected resource must check the token (LockScope's fenced "
+            "store does, with fenced_write.lua). Locks still expire during pauses; fencing turns the lost "
+            "update that follows into a refused write.");
         a.scripts = {QStringLiteral("redisson_fenced_lock"), QStringLiteral("redisson_unlock"),
                      QStringLiteral("redisson_renew"), QStringLiteral("fenced_write")};
-        a.commands
-            = {QStringLiteral("EVALSHA"), QStringLiteral("SUBSCRIBE"), QStringLiteral("DEL (unlock latch)")};
         a.faults = {QStringLiteral("process pause (LockClient::setPaused)")};
-        a.checksOwner = true;
-        a.reentrant = true;
-        a.publishesRelease = true;
+        redissonFamily(a);
         a.fencing = true;
-        a.defaults.watchdog = true;
-        a.defaults.wait = WaitStrategy::PubSub;
         list << a;
     }
     {
@@ -282,19 +242,16 @@ QList<LockAlgorithmInfo> makeCatalog()
         a.origin = QStringLiteral(
             "redis.io \"Distributed locks with Redis\" (Redlock); mentioned in seeds 002 and 003");
         a.explanation = QStringLiteral(
-            "The same key and a random token are set with SET NX PX on N independent servers at once, each "
-            "with a "
-            "short timeout. The lock is held when a majority (N/2+1) granted it and time is left: validity = "
-            "lease - elapsed - (lease x 0.01 + 2 ms). A failed round releases the key on every server, then "
-            "the "
-            "client retries after a random delay. Release runs the Lua compare-and-delete on every server.");
+            "The same key and a random token are set with SET NX PX on N independent servers at once, "
+            "each with a short timeout. The lock is held when a majority (N/2+1) granted it and time is "
+            "left: validity = lease - elapsed - (lease x 0.01 + 2 ms). A failed round releases the key on "
+            "every server, then the client retries after a random delay. Release runs the Lua "
+            "compare-and-delete on every server.");
         a.flaw = QStringLiteral(
-            "Its safety rests on timing assumptions. A server that restarts without persistence forgets the "
-            "lock "
-            "and grants it again; a clock that jumps on a server expires it early; a client paused past the "
-            "validity keeps using a lock that is gone. Rounds in which every client wins some votes but none "
-            "a "
-            "majority leave everyone retrying.");
+            "Its safety rests on timing assumptions. A server that restarts without persistence forgets "
+            "the lock and grants it again; a clock that jumps on a server expires it early; a client "
+            "paused past the validity keeps using a lock that is gone. Rounds in which every client wins "
+            "some votes but none a majority leave everyone retrying.");
         a.scripts = {QStringLiteral("compare_and_delete"), QStringLiteral("compare_and_pexpire")};
         a.commands
             = {QStringLiteral("SET NX PX (on every server)"), QStringLiteral("EVALSHA (on every server)")};

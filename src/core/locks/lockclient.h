@@ -31,6 +31,7 @@ public:
         double clockRate = 1.0; // this process's clock speed (F7: < 1 runs slow)
         qint64 clockOffsetMs = 0; // this process's wall-clock error (fair-lock deadlines)
         int pubsubSliceMs = 5; // how often the listener thread looks for new subscriptions
+        int pubsubLingerMs = 100; // how long a channel stays subscribed after its last waiter left
     };
 
     LockClient();

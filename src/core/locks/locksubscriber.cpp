@@ -1,6 +1,7 @@
 // LockSubscriber: one subscriber connection + thread per server; channels shared by the process's threads.
 #include "locksubscriber.h"
 
+#include "lockclock.h"
 #include "logging.h"
 
 #include "redis/redisconnection.h"
@@ -18,16 +19,18 @@ struct LockSubscriberChannel
     bool confirmed = false; // the server acknowledged SUBSCRIBE
     int permits = 0; // messages not yet taken by a waiter
     int waiting = 0;
+    qint64 idleSinceUs = 0; // when users last dropped to 0
     std::condition_variable cv;
 };
 
 struct LockSubscriberListener
 {
     LockSubscriberListener(const ConnectionSettings &server, const FaultHooks &hooks, int sliceMs,
-                           std::atomic<quint64> *messages, std::atomic<quint64> *dropped)
+                           int lingerMs, std::atomic<quint64> *messages, std::atomic<quint64> *dropped)
         : settings(server)
         , hooks(hooks)
         , sliceMs(sliceMs)
+        , lingerMs(lingerMs)
         , messages(messages)
         , dropped(dropped)
     {
@@ -41,6 +44,7 @@ struct LockSubscriberListener
     ConnectionSettings settings;
     const FaultHooks &hooks;
     int sliceMs;
+    int lingerMs;
     std::atomic<quint64> *messages;
     std::atomic<quint64> *dropped;
 
@@ -118,9 +122,11 @@ void LockSubscriberListener::run()
                 if (c.second->users > 0 && !sent.count(c.first))
                     subscribe << c.first;
             }
+            const qint64 nowUs = LockClock::monotonicUs();
             for (const QByteArray &name : sent) {
                 const auto it = channels.find(name);
-                if (it == channels.end() || it->second->users == 0)
+                if (it == channels.end()
+                    || (it->second->users == 0 && nowUs - it->second->idleSinceUs >= qint64(lingerMs) * 1000))
                     unsubscribe << name;
             }
             for (const QByteArray &name : unsubscribe) {
@@ -130,10 +136,17 @@ void LockSubscriberListener::run()
                     channels.erase(it);
                 }
             }
+            // Channels nobody uses and the server never heard of (a subscribe that timed out).
+            for (auto it = channels.begin(); it != channels.end();) {
+                if (it->second->users == 0 && !sent.count(it->first))
+                    it = channels.erase(it);
+                else
+                    ++it;
+            }
         }
-        if (!conn.isOpen()) {
-            if (subscribe.isEmpty() && unsubscribe.isEmpty() && sent.empty()) {
-                // Nothing to listen to: wait for a subscriber without holding a connection.
+        if (subscribe.isEmpty() && unsubscribe.isEmpty() && sent.empty()) {
+            {
+                // Nothing to listen to, so no message can come: sleep until a thread subscribes.
                 std::unique_lock lock(mutex);
                 changed.wait(lock, [&] {
                     if (stop)
@@ -144,8 +157,10 @@ void LockSubscriberListener::run()
                     }
                     return false;
                 });
-                continue;
             }
+            continue;
+        }
+        if (!conn.isOpen()) {
             if (const RedisError e = conn.open()) {
                 failed(e);
                 continue;
@@ -215,7 +230,8 @@ void LockSubscription::reset()
         return;
     {
         std::lock_guard lock(m_listener->mutex);
-        --m_channel->users;
+        if (--m_channel->users == 0)
+            m_channel->idleSinceUs = LockClock::monotonicUs();
     }
     m_channel.reset();
     m_listener.reset();
@@ -249,9 +265,10 @@ bool LockSubscription::wait(qint64 timeoutMs)
     return false;
 }
 
-LockSubscriber::LockSubscriber(const FaultHooks &hooks, int sliceMs)
+LockSubscriber::LockSubscriber(const FaultHooks &hooks, int sliceMs, int lingerMs)
     : m_hooks(hooks)
     , m_sliceMs(qMax(1, sliceMs))
+    , m_lingerMs(qMax(0, lingerMs))
 {
 }
 
@@ -287,8 +304,8 @@ std::shared_ptr<LockSubscriberListener> LockSubscriber::listenerFor(const Connec
     std::lock_guard lock(m_mutex);
     auto it = m_listeners.find(key);
     if (it == m_listeners.end()) {
-        auto listener
-            = std::make_shared<LockSubscriberListener>(server, m_hooks, m_sliceMs, &m_messages, &m_dropped);
+        auto listener = std::make_shared<LockSubscriberListener>(server, m_hooks, m_sliceMs, m_lingerMs,
+                                                                 &m_messages, &m_dropped);
         listener->thread = std::thread([l = listener.get()] { l->run(); });
         it = m_listeners.emplace(key, std::move(listener)).first;
     }
@@ -314,14 +331,16 @@ LockSubscription LockSubscriber::subscribe(const ConnectionSettings &server, con
         slot->name = channel;
     }
     std::shared_ptr<LockSubscriberChannel> c = slot;
-    ++c->users;
+    if (c->users++ == 0)
+        c->permits = 0; // messages from before anyone waited (while lingering) wake nobody
     listener->changed.notify_all(); // an idle listener thread starts connecting now
     const quint64 failuresBefore = listener->failures;
     listener->changed.wait_for(lock, std::chrono::milliseconds(qMax(1, timeoutMs)), [&] {
         return c->confirmed || listener->stop || listener->failures != failuresBefore;
     });
     if (!c->confirmed) {
-        --c->users;
+        if (--c->users == 0)
+            c->idleSinceUs = LockClock::monotonicUs();
         if (listener->stop)
             return fail(
                 {RedisError::Code::Interrupted, QStringLiteral("the process's pub/sub listener stopped")});

@@ -8,8 +8,12 @@
 // Permits given while nobody waits are kept, so a release that lands between a failed attempt and the
 // wait is not lost.
 //
-// The listener thread polls its connection in short slices (pubsubSliceMs), which is how long a new
-// SUBSCRIBE may wait to be sent; messages themselves are read as soon as they arrive.
+// The listener thread polls its connection in short slices (sliceMs), which is how long a new SUBSCRIBE
+// may wait to be sent; messages themselves are read as soon as they arrive. A channel whose last waiter
+// left stays subscribed for lingerMs more, so a process that waits for the same lock again and again (the
+// usual case under contention) does not pay a SUBSCRIBE each time; PUBSUB NUMSUB therefore counts the
+// processes that waited within the last lingerMs. With nothing subscribed the thread sleeps.
+// Cluster 7 sharded pub/sub (SSUBSCRIBE, as Redisson uses there) is left to the cluster routing work.
 #pragma once
 
 #include "faulthooks.h"
@@ -58,7 +62,7 @@ private:
 class LockSubscriber
 {
 public:
-    explicit LockSubscriber(const FaultHooks &hooks, int sliceMs = 5);
+    explicit LockSubscriber(const FaultHooks &hooks, int sliceMs = 5, int lingerMs = 100);
     ~LockSubscriber(); // stops the listener threads and wakes every waiter
     LockSubscriber(const LockSubscriber &) = delete;
     LockSubscriber &operator=(const LockSubscriber &) = delete;
@@ -81,6 +85,7 @@ private:
 
     const FaultHooks &m_hooks;
     int m_sliceMs;
+    int m_lingerMs;
     std::mutex m_mutex;
     std::map<QString, std::shared_ptr<LockSubscriberListener>> m_listeners;
     std::atomic_bool m_stopped = false;

@@ -130,8 +130,10 @@ ReleaseResult RedissonLock::releaseFromReply(const RedisResult &result)
             m_holdCount = 0;
             break;
         case 0:
-            r.outcome = ReleaseResult::Outcome::StillHeld;
-            m_holdCount = qMax(1, m_holdCount - 1);
+            // Holds remain in Redis: ours (reentrant), or other readers' (read lock).
+            m_holdCount = qMax(0, m_holdCount - 1);
+            r.outcome
+                = m_holdCount > 0 ? ReleaseResult::Outcome::StillHeld : ReleaseResult::Outcome::Released;
             break;
         default:
             r.outcome = ReleaseResult::Outcome::Expired;
@@ -168,22 +170,10 @@ RenewalEvent::Outcome renewHash(RedisConnection &c, LockIo &io, const QByteArray
 
 } // namespace
 
-ExtendResult RedissonLock::attemptExtend(const LockServers &servers, LockIo &io, qint64 leaseMs)
+LockWatchdog::RenewFunction RedissonLock::renewFunction(qint64 leaseMs) const
 {
-    ExtendResult r;
-    const RenewalEvent::Outcome o
-        = renewHash(*servers.first(), io, m_name, renewField(), leaseMs, &r.reply, &r.error);
-    r.outcome = o == RenewalEvent::Outcome::Renewed ? ExtendResult::Outcome::Extended
-        : o == RenewalEvent::Outcome::Lost          ? ExtendResult::Outcome::Lost
-                                                    : ExtendResult::Outcome::Error;
-    r.leaseMs = leaseMs;
-    return r;
-}
-
-LockWatchdog::RenewFunction RedissonLock::renewFunction() const
-{
-    return [key = m_name, field = renewField(),
-            lease = m_options.leaseMs](RedisConnection &c, LockIo &io, RedisReply *reply, RedisError *error) {
+    return [key = m_name, field = renewField(), lease = leaseMs](RedisConnection &c, LockIo &io,
+                                                                 RedisReply *reply, RedisError *error) {
         return renewHash(c, io, key, field, lease, reply, error);
     };
 }

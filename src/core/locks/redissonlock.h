@@ -38,8 +38,7 @@ protected:
 
     AcquireResult attemptAcquire(const LockServers &servers, LockIo &io) override;
     ReleaseResult attemptRelease(const LockServers &servers, LockIo &io) override;
-    ExtendResult attemptExtend(const LockServers &servers, LockIo &io, qint64 leaseMs) override;
-    LockWatchdog::RenewFunction renewFunction() const override;
+    LockWatchdog::RenewFunction renewFunction(qint64 leaseMs) const override;
 
     // Acquire-script reply: nil = acquired (count up), an integer = refused with that PTTL.
     AcquireResult acquireFromReply(const RedisResult &result);
@@ -47,7 +46,8 @@ protected:
     // in the same round trip, as Redisson does right after.
     RedisResult runUnlock(RedisConnection &connection, LockIo &io, const QString &script,
                           QList<QByteArray> keys, const QList<QByteArray> &args);
-    // Unlock-script reply: 1 released · 0 still held · nil not ours · -1 no lock.
+    // Unlock-script reply: 1 released · 0 holds remain (ours if this object still counts some, else another
+    // holder's, e.g. other readers) · nil not ours · -1 no lock.
     ReleaseResult releaseFromReply(const RedisResult &result);
     // The field the watchdog checks and the lease it sets (the write lock overrides the field).
     virtual QByteArray renewField() const { return m_owner; }

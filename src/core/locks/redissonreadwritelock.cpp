@@ -67,30 +67,11 @@ ReleaseResult RedissonReadWriteLock::attemptRelease(const LockServers &servers, 
             {RedissonNames::readUnlockMessage, QByteArray::number(m_options.leaseMs),
              RedissonNames::writeField(m_owner), QByteArray::number(m_options.unlockLatchMs)}));
 
-    const RedisResult result
-        = runUnlock(c, io, QStringLiteral("redisson_read_unlock"),
-                    {m_name, RedissonNames::rwChannel(m_name),
-                     RedissonNames::rwTimeoutPrefix(m_name, m_owner), RedissonNames::rwKeyPrefix(m_name)},
-                    {RedissonNames::unlockMessage, m_owner, QByteArray::number(m_options.unlockLatchMs)});
-    ReleaseResult r;
-    r.reply = result.reply;
-    r.error = result.error;
-    r.holdCount = m_holdCount;
-    if (!result.ok())
-        return r;
-    if (result.reply.isNil()) {
-        r.outcome = ReleaseResult::Outcome::NotOwner;
-        m_holdCount = 0;
-    } else if (result.reply.toInteger() < 0) {
-        r.outcome = ReleaseResult::Outcome::Expired;
-        m_holdCount = 0;
-    } else {
-        // 1: the lock is gone; 0: other holds (maybe other readers') remain. Ours is one hold fewer.
-        m_holdCount = result.reply.toInteger() == 1 ? 0 : qMax(0, m_holdCount - 1);
-        r.outcome = m_holdCount == 0 ? ReleaseResult::Outcome::Released : ReleaseResult::Outcome::StillHeld;
-    }
-    r.holdCount = m_holdCount;
-    return r;
+    return releaseFromReply(
+        runUnlock(c, io, QStringLiteral("redisson_read_unlock"),
+                  {m_name, RedissonNames::rwChannel(m_name), RedissonNames::rwTimeoutPrefix(m_name, m_owner),
+                   RedissonNames::rwKeyPrefix(m_name)},
+                  {RedissonNames::unlockMessage, m_owner, QByteArray::number(m_options.unlockLatchMs)}));
 }
 
 namespace {
@@ -110,26 +91,12 @@ RenewalEvent::Outcome renewRead(RedisConnection &c, LockIo &io, const QByteArray
 
 } // namespace
 
-ExtendResult RedissonReadWriteLock::attemptExtend(const LockServers &servers, LockIo &io, qint64 leaseMs)
+LockWatchdog::RenewFunction RedissonReadWriteLock::renewFunction(qint64 leaseMs) const
 {
     if (!isReadSide())
-        return RedissonLock::attemptExtend(servers, io, leaseMs);
-    ExtendResult r;
-    const RenewalEvent::Outcome o
-        = renewRead(*servers.first(), io, m_name, m_owner, leaseMs, &r.reply, &r.error);
-    r.outcome = o == RenewalEvent::Outcome::Renewed ? ExtendResult::Outcome::Extended
-        : o == RenewalEvent::Outcome::Lost          ? ExtendResult::Outcome::Lost
-                                                    : ExtendResult::Outcome::Error;
-    r.leaseMs = leaseMs;
-    return r;
-}
-
-LockWatchdog::RenewFunction RedissonReadWriteLock::renewFunction() const
-{
-    if (!isReadSide())
-        return RedissonLock::renewFunction();
-    return [key = m_name, owner = m_owner, lease = m_options.leaseMs](RedisConnection &c, LockIo &io,
-                                                                      RedisReply *reply, RedisError *error) {
+        return RedissonLock::renewFunction(leaseMs);
+    return [key = m_name, owner = m_owner, lease = leaseMs](RedisConnection &c, LockIo &io, RedisReply *reply,
+                                                            RedisError *error) {
         return renewRead(c, io, key, owner, lease, reply, error);
     };
 }

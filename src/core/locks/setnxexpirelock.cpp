@@ -49,35 +49,7 @@ AcquireResult SetnxExpireLock::attemptAcquire(const LockServers &servers, LockIo
 
 ReleaseResult SetnxExpireLock::attemptRelease(const LockServers &servers, LockIo &io)
 {
-    RedisConnection &c = *servers.first();
-    ReleaseResult r;
-    const RedisResult get = io.command(c, {"GET", m_name});
-    r.reply = get.reply;
-    r.error = get.error;
-    r.holdCount = m_holdCount;
-    if (!get.ok())
-        return r;
-    m_holdCount = 0;
-    r.holdCount = 0;
-    if (get.reply.isNil()) {
-        r.outcome = ReleaseResult::Outcome::Expired;
-        return r;
-    }
-    if (m_token.isEmpty() || get.reply.bytes() != m_token) {
-        r.outcome = ReleaseResult::Outcome::NotOwner;
-        return r;
-    }
-    if (io.hooks().betweenGetAndDel)
-        io.hooks().betweenGetAndDel(m_threadId, m_name);
-    // The flaw: whatever the key holds *now* is deleted, ours or not.
-    const RedisResult del = io.command(c, {"DEL", m_name});
-    r.reply = del.reply;
-    r.error = del.error;
-    if (!del.ok())
-        return r;
-    r.outcome
-        = del.reply.toInteger() == 1 ? ReleaseResult::Outcome::Released : ReleaseResult::Outcome::Expired;
-    return r;
+    return getThenDelete(*servers.first(), io, m_token);
 }
 
 namespace {
@@ -105,22 +77,10 @@ RenewalEvent::Outcome getThenExpire(RedisConnection &c, LockIo &io, const QByteA
 
 } // namespace
 
-ExtendResult SetnxExpireLock::attemptExtend(const LockServers &servers, LockIo &io, qint64 leaseMs)
+LockWatchdog::RenewFunction SetnxExpireLock::renewFunction(qint64 leaseMs) const
 {
-    ExtendResult r;
-    const RenewalEvent::Outcome o
-        = getThenExpire(*servers.first(), io, m_name, m_token, leaseMs, &r.reply, &r.error);
-    r.outcome = o == RenewalEvent::Outcome::Renewed ? ExtendResult::Outcome::Extended
-        : o == RenewalEvent::Outcome::Lost          ? ExtendResult::Outcome::Lost
-                                                    : ExtendResult::Outcome::Error;
-    r.leaseMs = leaseSeconds(leaseMs) * 1000;
-    return r;
-}
-
-LockWatchdog::RenewFunction SetnxExpireLock::renewFunction() const
-{
-    return [key = m_name, token = m_token, lease = m_options.leaseMs](RedisConnection &c, LockIo &io,
-                                                                      RedisReply *reply, RedisError *error) {
+    return [key = m_name, token = m_token, lease = leaseMs](RedisConnection &c, LockIo &io, RedisReply *reply,
+                                                            RedisError *error) {
         return getThenExpire(c, io, key, token, lease, reply, error);
     };
 }

@@ -55,60 +55,22 @@ AcquireResult SetNxPxLock::attemptAcquire(const LockServers &servers, LockIo &io
 ReleaseResult SetNxPxLock::attemptRelease(const LockServers &servers, LockIo &io)
 {
     RedisConnection &c = *servers.first();
+    if (m_release == Release::GetThenDel)
+        return getThenDelete(c, io, m_client.ownerField(m_threadId));
     ReleaseResult r;
     r.holdCount = m_holdCount;
-    auto finish = [&](ReleaseResult::Outcome outcome) {
-        r.outcome = outcome;
-        m_holdCount = 0;
-        r.holdCount = 0;
+    const RedisResult del = m_release == Release::UnconditionalDel
+        ? io.command(c, {"DEL", m_name}) // seed 002 step 1: deletes whoever's lock is there
+        : io.script(c, LuaScript::get(QStringLiteral("compare_and_delete")), {m_name}, {m_token});
+    r.reply = del.reply;
+    r.error = del.error;
+    if (!del.ok())
         return r;
-    };
-    switch (m_release) {
-    case Release::UnconditionalDel: {
-        // Seed 002 step 1: deletes whoever's lock is there.
-        const RedisResult del = io.command(c, {"DEL", m_name});
-        r.reply = del.reply;
-        r.error = del.error;
-        if (!del.ok())
-            return r;
-        return finish(del.reply.toInteger() == 1 ? ReleaseResult::Outcome::Released
-                                                 : ReleaseResult::Outcome::Expired);
-    }
-    case Release::GetThenDel: {
-        const RedisResult get = io.command(c, {"GET", m_name});
-        r.reply = get.reply;
-        r.error = get.error;
-        if (!get.ok())
-            return r;
-        const QByteArray mine = m_client.ownerField(m_threadId);
-        if (get.reply.isNil())
-            return finish(ReleaseResult::Outcome::Expired);
-        if (get.reply.bytes() != mine)
-            return finish(ReleaseResult::Outcome::NotOwner);
-        if (io.hooks().betweenGetAndDel)
-            io.hooks().betweenGetAndDel(m_threadId, m_name);
-        const RedisResult del = io.command(c, {"DEL", m_name});
-        r.reply = del.reply;
-        r.error = del.error;
-        if (!del.ok())
-            return r;
-        return finish(del.reply.toInteger() == 1 ? ReleaseResult::Outcome::Released
-                                                 : ReleaseResult::Outcome::Expired);
-    }
-    case Release::CompareAndDelete: {
-        const RedisResult del
-            = io.script(c, LuaScript::get(QStringLiteral("compare_and_delete")), {m_name}, {m_token});
-        r.reply = del.reply;
-        r.error = del.error;
-        if (!del.ok())
-            return r;
-        const qint64 code = del.reply.toInteger();
-        return finish(code == 1       ? ReleaseResult::Outcome::Released
-                          : code == 0 ? ReleaseResult::Outcome::Expired
-                                      : ReleaseResult::Outcome::NotOwner);
-    }
-    }
-    return r;
+    const qint64 code = del.reply.toInteger();
+    return releasedAll(r,
+                       code == 1       ? ReleaseResult::Outcome::Released
+                           : code == 0 ? ReleaseResult::Outcome::Expired
+                                       : ReleaseResult::Outcome::NotOwner);
 }
 
 namespace {
@@ -141,22 +103,10 @@ RenewalEvent::Outcome renewOnce(SetNxPxLock::Release release, RedisConnection &c
 
 } // namespace
 
-ExtendResult SetNxPxLock::attemptExtend(const LockServers &servers, LockIo &io, qint64 leaseMs)
-{
-    ExtendResult r;
-    const RenewalEvent::Outcome o
-        = renewOnce(m_release, *servers.first(), io, m_name, m_token, leaseMs, &r.reply, &r.error);
-    r.outcome = o == RenewalEvent::Outcome::Renewed ? ExtendResult::Outcome::Extended
-        : o == RenewalEvent::Outcome::Lost          ? ExtendResult::Outcome::Lost
-                                                    : ExtendResult::Outcome::Error;
-    r.leaseMs = leaseMs;
-    return r;
-}
-
-LockWatchdog::RenewFunction SetNxPxLock::renewFunction() const
+LockWatchdog::RenewFunction SetNxPxLock::renewFunction(qint64 leaseMs) const
 {
     return [release = m_release, key = m_name, token = m_token,
-            lease = m_options.leaseMs](RedisConnection &c, LockIo &io, RedisReply *reply, RedisError *error) {
+            lease = leaseMs](RedisConnection &c, LockIo &io, RedisReply *reply, RedisError *error) {
         return renewOnce(release, c, io, key, token, lease, reply, error);
     };
 }

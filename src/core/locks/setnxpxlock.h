@@ -30,8 +30,7 @@ public:
 protected:
     AcquireResult attemptAcquire(const LockServers &servers, LockIo &io) override;
     ReleaseResult attemptRelease(const LockServers &servers, LockIo &io) override;
-    ExtendResult attemptExtend(const LockServers &servers, LockIo &io, qint64 leaseMs) override;
-    LockWatchdog::RenewFunction renewFunction() const override;
+    LockWatchdog::RenewFunction renewFunction(qint64 leaseMs) const override;
 
 private:
     QByteArray valueForAcquire() const;
