@@ -1,5 +1,7 @@
 // lockscope-cli: dispatches to one subcommand; each lives in its own file.
+#include "algorithmscommand.h"
 #include "cliio.h"
+#include "lockcommand.h"
 #include "pingcommand.h"
 #include "redis/redisconnection.h"
 #include "presetscommand.h"
@@ -23,7 +25,10 @@ struct Subcommand
 const QList<Subcommand> &subcommands()
 {
     static const QList<Subcommand> list {
-        {"ping", "connect to a server and measure the round trip", runPingCommand},{"sandbox", "start a private redis-server and keep it until Ctrl-C", runSandboxCommand},
+        {"ping", "connect to a server and measure the round trip", runPingCommand},
+        {"sandbox", "start a private redis-server and keep it until Ctrl-C", runSandboxCommand},
+        {"algorithms", "list the lock algorithms (id, title, origin, flaw); one in full", runAlgorithmsCommand},
+        {"lock", "run one lock algorithm against a server, step by step", runLockCommand},
         {"presets", "list the preset scenarios", runPresetsCommand},
         {"simulate", "run a contention scenario or a preset and check what it expects", runSimulateCommand},
     };

@@ -1,0 +1,44 @@
+// The one path every command of a lock operation takes: fault hooks before and after (a slow network),
+// command counting for the result, scripts with their NOSCRIPT fallback, and a clear refusal on a
+// read-only connection. One LockIo per operation; it is cheap to make.
+#pragma once
+
+#include "faulthooks.h"
+#include "luascript.h"
+
+#include "redis/redisconnection.h"
+
+class LockIo
+{
+public:
+    LockIo(const FaultHooks &hooks, qint64 threadId)
+        : m_hooks(hooks)
+        , m_threadId(threadId)
+    {
+    }
+
+    RedisResult command(RedisConnection &connection, const RedisCommand &command);
+    QList<RedisResult> pipeline(RedisConnection &connection, const QList<RedisCommand> &commands);
+    // EVALSHA (NOSCRIPT: SCRIPT LOAD + EVALSHA). `after` are sent in the same round trip behind the
+    // script (Redisson's DEL of the unlock latch); their results are appended to `afterResults`.
+    RedisResult script(RedisConnection &connection, const LuaScript &script, const QList<QByteArray> &keys,
+                       const QList<QByteArray> &args, const QList<RedisCommand> &after = {},
+                       QList<RedisResult> *afterResults = nullptr);
+
+    // Hooks for callers that append and read replies themselves (Redlock's parallel rounds).
+    void beforeSend(const RedisCommand &command) const;
+    void afterReceive(const RedisResult &result) const;
+    void countSent(int n = 1) { m_commands += n; }
+
+    int commands() const { return m_commands; }
+    qint64 threadId() const { return m_threadId; }
+    const FaultHooks &hooks() const { return m_hooks; }
+
+    // An error when `connection` cannot take lock operations (read-only, or no connection at all).
+    static RedisError requireWritable(const RedisConnection *connection);
+
+private:
+    const FaultHooks &m_hooks;
+    qint64 m_threadId;
+    int m_commands = 0;
+};
