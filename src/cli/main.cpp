@@ -3,8 +3,8 @@
 #include "cliio.h"
 #include "lockcommand.h"
 #include "pingcommand.h"
-#include "redis/redisconnection.h"
 #include "presetscommand.h"
+#include "redis/redisconnection.h"
 #include "sandboxcommand.h"
 #include "simulatecommand.h"
 #include "version.h"
@@ -27,7 +27,8 @@ const QList<Subcommand> &subcommands()
     static const QList<Subcommand> list {
         {"ping", "connect to a server and measure the round trip", runPingCommand},
         {"sandbox", "start a private redis-server and keep it until Ctrl-C", runSandboxCommand},
-        {"algorithms", "list the lock algorithms (id, title, origin, flaw); one in full", runAlgorithmsCommand},
+        {"algorithms", "list the lock algorithms (id, title, origin, flaw); one in full",
+         runAlgorithmsCommand},
         {"lock", "run one lock algorithm against a server, step by step", runLockCommand},
         {"presets", "list the preset scenarios", runPresetsCommand},
         {"simulate", "run a contention scenario or a preset and check what it expects", runSimulateCommand},

@@ -44,21 +44,29 @@ void progressBar(int run, int runs, const QString &variant, const Simulation &si
 int runSimulateCommand(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Run a contention scenario (a JSON file, or --preset ID) on private sandbox servers (the default) "
-                       "or on a server you give with connection options and --read-write.\n"
-                       "Exit codes: 0 the scenario's expectations hold, 3 they do not, 2 bad scenario or arguments, "
-                       "1 the run failed."));
+    parser.setApplicationDescription(QStringLiteral(
+        "Run a contention scenario (a JSON file, or --preset ID) on private sandbox servers (the default) "
+        "or on a server you give with connection options and --read-write.\n"
+        "Exit codes: 0 the scenario's expectations hold, 3 they do not, 2 bad scenario or arguments, "
+        "1 the run failed."));
     parser.addHelpOption();
     ConnectionOptions::addTo(parser);
-    parser.addPositionalArgument(QStringLiteral("scenario"), QStringLiteral("Scenario JSON file."), QStringLiteral("[SCENARIO.json]"));
+    parser.addPositionalArgument(QStringLiteral("scenario"), QStringLiteral("Scenario JSON file."),
+                                 QStringLiteral("[SCENARIO.json]"));
     parser.addOptions({
-        {QStringLiteral("preset"), QStringLiteral("Run a preset scenario (see 'lockscope-cli presets')."), QStringLiteral("id")},
-        {QStringLiteral("json"), QStringLiteral("Write the report as JSON to FILE ('-' for standard output)."), QStringLiteral("FILE")},
-        {QStringLiteral("events"), QStringLiteral("Write every recorded event as CSV to FILE."), QStringLiteral("FILE")},
-        {QStringLiteral("seed"), QStringLiteral("Random seed (overrides the scenario's)."), QStringLiteral("N")},
-        {QStringLiteral("duration"), QStringLiteral("Workload duration in seconds (overrides the scenario's)."), QStringLiteral("S")},
-        {QStringLiteral("no-history"), QStringLiteral("Do not record the history (only to measure its cost: no checks).")},
+        {QStringLiteral("preset"), QStringLiteral("Run a preset scenario (see 'lockscope-cli presets')."),
+         QStringLiteral("id")},
+        {QStringLiteral("json"),
+         QStringLiteral("Write the report as JSON to FILE ('-' for standard output)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("events"), QStringLiteral("Write every recorded event as CSV to FILE."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("seed"), QStringLiteral("Random seed (overrides the scenario's)."),
+         QStringLiteral("N")},
+        {QStringLiteral("duration"),
+         QStringLiteral("Workload duration in seconds (overrides the scenario's)."), QStringLiteral("S")},
+        {QStringLiteral("no-history"),
+         QStringLiteral("Do not record the history (only to measure its cost: no checks).")},
     });
     if (!parser.parse(arguments)) {
         CliIo::err() << "lockscope-cli simulate: " << parser.errorText() << "\n" << Qt::flush;
@@ -81,13 +89,15 @@ int runSimulateCommand(const QStringList &arguments)
     const QStringList files = parser.positionalArguments();
     const bool preset = parser.isSet(QStringLiteral("preset"));
     if (files.size() > 1 || (preset && !files.isEmpty()) || (!preset && files.isEmpty()))
-        return usage(QStringLiteral("give one scenario: a JSON file or --preset ID (see 'lockscope-cli presets')"));
+        return usage(
+            QStringLiteral("give one scenario: a JSON file or --preset ID (see 'lockscope-cli presets')"));
     Scenario scenario;
     if (preset) {
         const PresetLibrary::Preset *p = PresetLibrary::find(parser.value(QStringLiteral("preset")));
         if (!p)
             return usage(QStringLiteral("no preset '%1'; the presets are: %2")
-                             .arg(parser.value(QStringLiteral("preset")), PresetLibrary::ids().join(QStringLiteral(", "))));
+                             .arg(parser.value(QStringLiteral("preset")),
+                                  PresetLibrary::ids().join(QStringLiteral(", "))));
         scenario = p->scenario;
     } else {
         QFile file(files.first());
@@ -126,7 +136,8 @@ int runSimulateCommand(const QStringList &arguments)
     if (parser.isSet(QStringLiteral("events"))) {
         events = std::make_unique<QFile>(parser.value(QStringLiteral("events")));
         if (!events->open(QIODevice::WriteOnly | QIODevice::Truncate))
-            return usage(QStringLiteral("cannot write %1: %2").arg(events->fileName(), events->errorString()));
+            return usage(
+                QStringLiteral("cannot write %1: %2").arg(events->fileName(), events->errorString()));
         events->write(HistoryCsv::header());
     }
     const QString jsonPath = parser.value(QStringLiteral("json"));
@@ -144,7 +155,8 @@ int runSimulateCommand(const QStringList &arguments)
         if (events)
             HistoryCsv::write(*events, simulation, variant);
     };
-    const SimulationRunner::Outcome outcome = SimulationRunner::run(scenario, options, &stop, progress, finished);
+    const SimulationRunner::Outcome outcome
+        = SimulationRunner::run(scenario, options, &stop, progress, finished);
     if (::isatty(STDERR_FILENO) == 1)
         CliIo::err() << "\r" << QString(100, u' ') << "\r" << Qt::flush;
 
@@ -156,7 +168,9 @@ int runSimulateCommand(const QStringList &arguments)
         if (!jsonPath.isEmpty()) {
             QFile file(jsonPath);
             if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(json) != json.size()) {
-                CliIo::err() << "lockscope-cli simulate: cannot write " << jsonPath << ": " << file.errorString() << "\n" << Qt::flush;
+                CliIo::err() << "lockscope-cli simulate: cannot write " << jsonPath << ": "
+                             << file.errorString() << "\n"
+                             << Qt::flush;
                 return CliIo::Failure;
             }
         }

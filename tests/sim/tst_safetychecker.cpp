@@ -16,10 +16,12 @@ private slots:
     void threeWorkersInsideCountEachPair();
     void staleHolderAfterLeaseWithoutRenewal();
     void renewalsKeepAHolderValid();
+    void leaseRunsFromTheWinningAttempt();
     void noTtlLockIsNeverStale();
     void foreignReleaseDetected();
     void ownReleaseAfterExpiryIsNotForeign();
     void ambiguousReleaseIsNotCounted();
+    void twoStepReleaseCountsFromItsDel();
     void serverRestartEndsCertainty();
     void crashEndsTheSectionButNotTheLock();
     void lostUpdatesFromStaleReads();
@@ -113,6 +115,23 @@ void TestSafetyChecker::renewalsKeepAHolderValid()
     QCOMPARE(r.details.first().startUs, 130000);
 }
 
+void TestSafetyChecker::leaseRunsFromTheWinningAttempt()
+{
+    // B called acquire at 0.3 s and polled until its SET won at 1.0 s: its lease runs from 1.0 s, not 0.3 s.
+    HistoryBuilder b;
+    b.acquire(1, 0, 300, 1001, 1000).enter(1, 0, 1001).exit(1, 0, 1800).release(1, 0, 1800, 1801);
+    QCOMPARE(check(b).staleHolders, 1); // without the attempt's start, the call's start is all we know
+    QList<HistoryEvent> events = b.events();
+    for (HistoryEvent &e : events) {
+        if (e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok)
+            e.effectUs = 1000000;
+    }
+    SafetyChecker::Input in;
+    in.events = events;
+    in.endUs = 10000000;
+    QCOMPARE(SafetyChecker::check(in).staleHolders, 0);
+}
+
 void TestSafetyChecker::noTtlLockIsNeverStale()
 {
     HistoryBuilder b;
@@ -161,6 +180,25 @@ void TestSafetyChecker::ambiguousReleaseIsNotCounted()
     HistoryBuilder b;
     b.acquire(0, 0, 0, 1, 100).acquire(1, 0, 50, 120, 100).release(0, 0, 110, 125, Outcome::Released, 1);
     QCOMPARE(check(b).foreignReleases, 0);
+}
+
+void TestSafetyChecker::twoStepReleaseCountsFromItsDel()
+{
+    // A's GET ran at 1.9 s (before B's acquire), its DEL only at 2.5 s (while B held the lock).
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 1, 2000)
+        .acquire(1, 0, 1950, 2014, 2000)
+        .release(0, 0, 1900, 2501, Outcome::Released, 1);
+    QCOMPARE(check(b).foreignReleases, 0); // without knowing when the DEL went out, it is ambiguous
+    QList<HistoryEvent> events = b.events();
+    for (HistoryEvent &e : events) {
+        if (e.kind == HistoryEvent::Kind::Release && e.phase == HistoryEvent::Phase::Ok)
+            e.effectUs = 2500000;
+    }
+    SafetyChecker::Input in;
+    in.events = events;
+    in.endUs = 10000000;
+    QCOMPARE(SafetyChecker::check(in).foreignReleases, 1);
 }
 
 void TestSafetyChecker::serverRestartEndsCertainty()

@@ -222,7 +222,9 @@ AcquireResult DistributedLock::acquire(const LockServers &servers)
     for (;;) {
         LockIo io(m_client.faultHooks(), m_threadId);
         const bool wasHeld = isHeld();
+        const qint64 attemptStartUs = LockClock::monotonicUs();
         r = attemptAcquire(servers, io);
+        r.attemptStartUs = io.firstSendUs() > 0 ? io.firstSendUs() : attemptStartUs;
         commands += io.commands();
         ++attempts;
         if (r.acquired()) {
@@ -301,6 +303,7 @@ ReleaseResult DistributedLock::release(const LockServers &servers)
         LockIo io(m_client.faultHooks(), m_threadId);
         r = attemptRelease(servers, io);
         r.commands = io.commands();
+        r.effectUs = io.lastSendUs();
         if (m_holdCount == 0) {
             stopRenewal();
             m_token.clear();

@@ -11,6 +11,7 @@
 #include "redis/redisresult.h"
 
 #include <QByteArray>
+#include <QString>
 
 #include <functional>
 
@@ -30,6 +31,10 @@ struct FaultHooks
     // watchdog's renewals pass through them too, with the owner's thread id.
     std::function<void(qint64 threadId, const RedisCommand &command)> beforeSend;
     std::function<void(qint64 threadId, const RedisResult &result)> afterReceive;
+    // The same, with the server the command goes to ("127.0.0.1:6379"): a network that is slow towards
+    // some servers only (the Redlock stories).
+    std::function<void(qint64 threadId, const QString &server, const RedisCommand &command)> beforeSendTo;
+    std::function<void(qint64 threadId, const QString &server, const RedisResult &result)> afterReceiveFrom;
 
     // Called before each watchdog renewal. Return false to skip it: nothing is sent, the timer re-arms.
     // (A paused process is LockClient::setPaused, which stops the whole watchdog.)
@@ -41,7 +46,7 @@ struct FaultHooks
 
     bool any() const
     {
-        return crashAfterSetnx || betweenGetAndDel || beforeSend || afterReceive || allowRenewal
-            || deliverMessage;
+        return crashAfterSetnx || betweenGetAndDel || beforeSend || afterReceive || beforeSendTo
+            || afterReceiveFrom || allowRenewal || deliverMessage;
     }
 };

@@ -1,35 +1,42 @@
 // LockIo: hooks and counting around each command of a lock operation.
 #include "lockio.h"
 
-void LockIo::beforeSend(const RedisCommand &command) const
+#include "lockclock.h"
+
+void LockIo::beforeSend(const RedisConnection &connection, const RedisCommand &command) const
 {
     if (m_hooks.beforeSend)
         m_hooks.beforeSend(m_threadId, command);
+    if (m_hooks.beforeSendTo)
+        m_hooks.beforeSendTo(m_threadId, connection.settings().endpoint(), command);
+    m_lastSendUs = LockClock::monotonicUs();
+    if (m_firstSendUs == 0)
+        m_firstSendUs = m_lastSendUs;
 }
-
-void LockIo::afterReceive(const RedisResult &result) const
+void LockIo::afterReceive(const RedisConnection &connection, const RedisResult &result) const
 {
     if (m_hooks.afterReceive)
         m_hooks.afterReceive(m_threadId, result);
+    if (m_hooks.afterReceiveFrom)
+        m_hooks.afterReceiveFrom(m_threadId, connection.settings().endpoint(), result);
 }
-
 RedisResult LockIo::command(RedisConnection &connection, const RedisCommand &command)
 {
-    beforeSend(command);
+    beforeSend(connection, command);
     const RedisResult result = connection.command(command);
     ++m_commands;
-    afterReceive(result);
+    afterReceive(connection, result);
     return result;
 }
 
 QList<RedisResult> LockIo::pipeline(RedisConnection &connection, const QList<RedisCommand> &commands)
 {
     for (const RedisCommand &c : commands)
-        beforeSend(c);
+        beforeSend(connection, c);
     const QList<RedisResult> results = connection.pipeline(commands);
     m_commands += int(commands.size());
     for (const RedisResult &r : results)
-        afterReceive(r);
+        afterReceive(connection, r);
     return results;
 }
 

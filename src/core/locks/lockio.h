@@ -26,11 +26,16 @@ public:
                        QList<RedisResult> *afterResults = nullptr);
 
     // Hooks for callers that append and read replies themselves (Redlock's parallel rounds).
-    void beforeSend(const RedisCommand &command) const;
-    void afterReceive(const RedisResult &result) const;
+    void beforeSend(const RedisConnection &connection, const RedisCommand &command) const;
+    void afterReceive(const RedisConnection &connection, const RedisResult &result) const;
     void countSent(int n = 1) { m_commands += n; }
 
     int commands() const { return m_commands; }
+    // LockClock::monotonicUs() when the first command of this operation was handed to the socket (after the
+    // fault hooks let it go); 0 before that. A lease set by that command starts no earlier.
+    qint64 firstSendUs() const { return m_firstSendUs; }
+    // The same for the latest command (a two-step release's DEL).
+    qint64 lastSendUs() const { return m_lastSendUs; }
     qint64 threadId() const { return m_threadId; }
     const FaultHooks &hooks() const { return m_hooks; }
 
@@ -41,4 +46,6 @@ private:
     const FaultHooks &m_hooks;
     qint64 m_threadId;
     int m_commands = 0;
+    mutable qint64 m_firstSendUs = 0;
+    mutable qint64 m_lastSendUs = 0;
 };

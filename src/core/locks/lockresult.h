@@ -51,6 +51,9 @@ struct AcquireResult
     int commands = 0; // Redis commands sent (every attempt, retries and NOSCRIPT reloads included)
     int attempts = 0;
     qint64 startUs = 0; // LockClock::monotonicUs() at the call and at its return
+    // When the attempt that decided the outcome sent its first command: the lease of an acquired lock
+    // starts no earlier (a waiting acquire's call started long before).
+    qint64 attemptStartUs = 0;
     qint64 endUs = 0;
 
     // Redlock
@@ -78,6 +81,8 @@ struct ReleaseResult
     Outcome outcome = Outcome::Error;
     bool ok() const { return outcome == Outcome::Released || outcome == Outcome::StillHeld; }
     int holdCount = 0; // holds left after this release
+    // When the command that decided the outcome was sent (a two-step release's DEL comes well after its GET).
+    qint64 effectUs = 0;
     RedisReply reply;
     RedisError error;
     int commands = 0;

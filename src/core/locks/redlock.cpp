@@ -47,7 +47,7 @@ QList<ServerVote> Redlock::round(const LockServers &servers, LockIo &io,
             }
         }
         const RedisCommand command = commandFor(int(i));
-        io.beforeSend(command);
+        io.beforeSend(c, command);
         if (const RedisError e = c.append(command)) {
             votes[i].error = e;
             return;
@@ -86,7 +86,7 @@ QList<ServerVote> Redlock::round(const LockServers &servers, LockIo &io,
             const qint64 leftMs = (sentUs[i] + qint64(timeoutMs) * 1000 - LockClock::monotonicUs()) / 1000;
             r = c.readReply(int(qMax<qint64>(0, leftMs)));
         }
-        io.afterReceive(r);
+        io.afterReceive(c, r);
         votes[i].latencyUs = LockClock::monotonicUs() - sentUs[i];
         if (r.error.code() == RedisError::Code::Timeout) {
             // The late reply would confuse the next command on this connection: drop it, reconnect later.

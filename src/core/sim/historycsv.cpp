@@ -25,7 +25,7 @@ static QString outcomeName(const HistoryEvent &e)
         return HistoryEvent::faultName(HistoryEvent::FaultType(e.outcome));
     case HistoryEvent::Kind::Write:
         return e.outcome == quint8(HistoryEvent::WriteOutcome::FencedOut) ? QStringLiteral("fenced-out")
-                                                                           : QString();
+                                                                          : QString();
     default:
         return {};
     }
@@ -51,9 +51,9 @@ qint64 write(QIODevice &out, const Simulation &simulation, const QString &varian
         f << quoted(variant.toUtf8()) << QByteArray::number(e.timeUs)
           << quoted(workers.value(e.worker).toUtf8()) << quoted(processes.value(e.process).toUtf8())
           << quoted(locks.value(e.lock).toUtf8()) << HistoryEvent::kindName(e.kind).toUtf8()
-          << HistoryEvent::phaseName(e.phase).toUtf8() << QByteArray::number(e.opId) << QByteArray::number(e.token)
-          << QByteArray::number(e.value) << outcomeName(e).toUtf8() << QByteArray::number(e.commands)
-          << quoted(history->text(e));
+          << HistoryEvent::phaseName(e.phase).toUtf8() << QByteArray::number(e.opId)
+          << QByteArray::number(e.token) << QByteArray::number(e.value) << outcomeName(e).toUtf8()
+          << QByteArray::number(e.commands) << quoted(history->text(e));
         chunk += f.join(',') + '\n';
         ++rows;
         if (chunk.size() > (1 << 20)) {

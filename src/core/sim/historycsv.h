@@ -1,5 +1,6 @@
 // Writes a run's history as CSV (one event per line, names instead of indexes) for `simulate --events` and
-// the GUI's export. Columns: variant,time_us,worker,process,lock,kind,phase,op,token,value,outcome,commands,detail
+// the GUI's export. Columns:
+// variant,time_us,worker,process,lock,kind,phase,op,token,value,outcome,commands,detail
 #pragma once
 
 #include <QString>

@@ -1,11 +1,11 @@
 // One entry of a run's Jepsen-style history. Compact (no heap per event) so recording stays cheap.
 //
 // The contract between the engine (which records) and the checker/metrics (which read):
-//   Acquire  Invoke(value = lease ms, 0 = no TTL)  → Ok(token, value = lease ms) | Fail(value = remaining TTL
-//   ms
+//   Acquire  Invoke(value = lease ms, 0 = no TTL)  → Ok(token, value = lease ms, effectUs) | Fail(value =
+//   remaining TTL ms
 //            or -1) | Info (outcome unknown: error or timeout while the command may have run)
 //   Renew    Invoke(value = lease ms) → Ok | Fail (lock lost) | Info
-//   Release  Invoke → Ok(outcome = ReleaseOutcome, value = keys deleted) | Fail | Info
+//   Release  Invoke → Ok(outcome = ReleaseOutcome, value = keys deleted, effectUs) | Fail | Info
 //   Enter / Exit   single Ok events: the worker is inside the critical section of `lock` between them
 //   Read     Ok(value = counter value read);  Write Invoke(value = value to write, token = fence)
 //            → Ok(same value) | Fail(outcome = FencedOut when the fenced store refused a stale token)
@@ -44,6 +44,7 @@ struct HistoryEvent
     qint64 opId = 0; // pairs an Invoke with its completion; unique per worker
     qint64 token = 0; // lock token / fencing token when the algorithm has one
     qint64 value = 0; // meaning depends on kind, see above
+    qint64 effectUs = 0; // Acquire Ok: when the winning attempt sent its first command (0: use the invoke)
     qint32 worker = -1; // -1: run-level (faults injected by the controller)
     qint32 process = -1;
     qint32 lock = -1; // index into the run's lock keys; -1: none

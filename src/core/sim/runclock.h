@@ -21,8 +21,9 @@ public:
     // A steady_clock time in µs since its epoch (LockClock::monotonicUs()) as run time.
     qint64 fromMonotonicUs(qint64 monotonicUs) const
     {
-        return monotonicUs - std::chrono::duration_cast<std::chrono::microseconds>(m_start.time_since_epoch()).count();
-    }// The steady-clock instant of a run time, for sleeping until it.
+        return monotonicUs
+            - std::chrono::duration_cast<std::chrono::microseconds>(m_start.time_since_epoch()).count();
+    } // The steady-clock instant of a run time, for sleeping until it.
     std::chrono::steady_clock::time_point at(qint64 runUs) const
     {
         return m_start + std::chrono::microseconds(runUs);

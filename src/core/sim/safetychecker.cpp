@@ -168,8 +168,10 @@ private:
 
     void acquired(const HistoryEvent &e, const HistoryEvent &invoke)
     {
+        // The lease runs from the attempt that set the key, not from the start of a waiting acquire call.
         const qint64 lease = invoke.value;
-        const qint64 until = lease > 0 ? invoke.timeUs + lease * 1000 : kForever;
+        const qint64 start = e.effectUs > 0 ? std::max(invoke.timeUs, e.effectUs) : invoke.timeUs;
+        const qint64 until = lease > 0 ? start + lease * 1000 : kForever;
         const quint64 key = holderKey(e.worker, e.lock);
         int &depth = m_depth[key];
         if (depth == 0) {
@@ -207,7 +209,8 @@ private:
             ep->releaseInvokeUs = invoke.timeUs;
         if (e.phase == HistoryEvent::Phase::Ok && outcome == HistoryEvent::ReleaseOutcome::Released
             && e.value > 0)
-            m_releases.append(Release {e.worker, e.lock, invoke.timeUs, e.timeUs});
+            // The deleting command went out at effectUs at the earliest (after a two-step release's GET).
+            m_releases.append(Release {e.worker, e.lock, std::max(invoke.timeUs, e.effectUs), e.timeUs});
     }
 
     void enter(const HistoryEvent &e)

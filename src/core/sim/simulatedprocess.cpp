@@ -7,7 +7,8 @@
 
 SimulatedProcess::SimulatedProcess(const Options &options)
     : m_options(options)
-{LockClient::Options co;
+{
+    LockClient::Options co;
     co.name = options.name;
     co.clockRate = options.clockRate;
     co.clockOffsetMs = options.clockOffsetMs;
@@ -95,6 +96,12 @@ void SimulatedProcess::setDelay(double ms, bool beforeSend, const QSet<QString> 
     m_delayUs = qint64(ms * 1000);
 }
 
+bool SimulatedProcess::isDelayedTowards(const QString &endpoint)
+{
+    std::lock_guard lock(m_mutex);
+    return m_delayUs.load() > 0 && !m_delayServers.isEmpty() && m_delayServers.contains(endpoint);
+}
+
 void SimulatedProcess::registerConnection(RedisConnection *connection)
 {
     std::lock_guard lock(m_mutex);
@@ -140,6 +147,7 @@ FaultHooks SimulatedProcess::makeHooks()
         return true;
     };
     hooks.betweenGetAndDel = [this](qint64, const QByteArray &) { sleepUs(m_getDelDelayUs.load()); };
-    hooks.deliverMessage = [this](const QByteArray &, const QByteArray &) { return !m_dropNotifications.load(); };
+    hooks.deliverMessage
+        = [this](const QByteArray &, const QByteArray &) { return !m_dropNotifications.load(); };
     return hooks;
 }

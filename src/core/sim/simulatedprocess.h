@@ -57,6 +57,9 @@ public:
 
     // Network delay for commands of this process (to `servers` endpoints only when not empty).
     void setDelay(double ms, bool beforeSend, const QSet<QString> &servers);
+    // True when this process's network is slow towards `endpoint` only (it then talks to its near servers
+    // first).
+    bool isDelayedTowards(const QString &endpoint);
     void setGetDelDelay(double ms) { m_getDelDelayUs = qint64(ms * 1000); }
     void armCrashAfterSetnx() { m_crashAfterSetnx = true; }
     void setDropNotifications(bool drop) { m_dropNotifications = drop; }
@@ -66,7 +69,10 @@ public:
     void unregisterConnection(RedisConnection *connection);
 
     // Called when the crash-after-SETNX hook fires (on the worker's thread).
-    void setCrashListener(std::function<void(qint64 threadId)> listener) { m_crashListener = std::move(listener); }
+    void setCrashListener(std::function<void(qint64 threadId)> listener)
+    {
+        m_crashListener = std::move(listener);
+    }
 
 private:
     FaultHooks makeHooks();

@@ -47,7 +47,7 @@ LockOptions lockOptionsFor(const Scenario &s)
     o.retryJitterMs = s.algorithm.retry.jitterMs;
     o.backoffMaxMs = s.algorithm.retry.maxMs;
     o.clock = s.algorithm.clock == Scenario::Algorithm::Clock::Cached5ms ? LockClock::Source::Cached
-                                                                          : LockClock::Source::Monotonic;
+                                                                         : LockClock::Source::Monotonic;
     o.seed = s.workload.seed;
     return o;
 }
@@ -86,6 +86,11 @@ QString seconds(qint64 us)
 }
 
 } // namespace
+
+Simulation::Simulation(const Scenario &scenario)
+    : Simulation(scenario, Options())
+{
+}
 
 Simulation::Simulation(const Scenario &scenario, const Options &options)
     : m_scenario(scenario)
@@ -218,7 +223,8 @@ bool Simulation::setup(QString *error)
             return false;
         }
         if (info->multiServer && s.algorithm.poolSize > 0) {
-            *error = QStringLiteral("a connection pool is not supported with %1 (it talks to every server)").arg(s.algorithm.id);
+            *error = QStringLiteral("a connection pool is not supported with %1 (it talks to every server)")
+                         .arg(s.algorithm.id);
             return false;
         }
     }
@@ -231,18 +237,23 @@ bool Simulation::setup(QString *error)
     QString why;
     if (m_options.server) {
         if (needsSandbox(s, &why)) {
-            *error = QStringLiteral("%1 cannot run on a server you gave: %2. Run it on the sandbox (--sandbox).").arg(s.id, why);
+            *error
+                = QStringLiteral("%1 cannot run on a server you gave: %2. Run it on the sandbox (--sandbox).")
+                      .arg(s.id, why);
             return false;
         }
         if (m_options.server->readOnly) {
-            *error = QStringLiteral("the simulator writes lock keys and a counter to the server, but the connection to %1 is "
-                                    "read-only. Reconnect with writes allowed (--read-write), or run on the sandbox.")
+            *error = QStringLiteral(
+                         "the simulator writes lock keys and a counter to the server, but the connection to "
+                         "%1 is "
+                         "read-only. Reconnect with writes allowed (--read-write), or run on the sandbox.")
                          .arg(m_options.server->endpoint());
             return false;
         }
         so.given = m_options.server;
     } else if (s.servers.mode == Scenario::Servers::Mode::Given) {
-        *error = QStringLiteral("%1 runs on a server you give (connection options), not on the sandbox").arg(s.id);
+        *error = QStringLiteral("%1 runs on a server you give (connection options), not on the sandbox")
+                     .arg(s.id);
         return false;
     }
     m_servers = std::make_unique<SimulationServers>();
@@ -253,8 +264,8 @@ bool Simulation::setup(QString *error)
     // Keys: everything under the scenario's prefix, so a run on a given server touches nothing else.
     const int locks = s.lockCount();
     for (int i = 0; i < locks; ++i) {
-        const QByteArray key = s.workload.keyPrefix.toUtf8() + (s.kind == Scenario::Kind::Story ? QByteArray("lock")
-                                                                                                : "lock:" + QByteArray::number(i));
+        const QByteArray key = s.workload.keyPrefix.toUtf8()
+            + (s.kind == Scenario::Kind::Story ? QByteArray("lock") : "lock:" + QByteArray::number(i));
         m_run->lockKeys << key;
         m_lockNames << QString::fromUtf8(key);
         if (s.resource.counter)
@@ -272,7 +283,7 @@ bool Simulation::setup(QString *error)
             *error = QStringLiteral("cannot connect to %1: %2").arg(admin.endpoint(), e.message());
             return false;
         }
-        RedisCommand del{"DEL"};
+        RedisCommand del {"DEL"};
         for (const QByteArray &key : m_run->lockKeys) {
             std::unique_ptr<DistributedLock> probe;
             if (!m_run->noLock)
@@ -292,10 +303,12 @@ bool Simulation::setup(QString *error)
         if (server == 0) {
             for (const QByteArray &key : m_run->counterKeys) {
                 const QByteArray initial = QByteArray::number(s.resource.counterInitial);
-                const RedisResult r = s.resource.fencedStore ? c.command({"HSET", key, "value", initial, "fence", "0"})
-                                                             : c.command({"SET", key, initial});
+                const RedisResult r = s.resource.fencedStore
+                    ? c.command({"HSET", key, "value", initial, "fence", "0"})
+                    : c.command({"SET", key, initial});
                 if (!r.ok()) {
-                    *error = QStringLiteral("cannot set the counter %1: %2").arg(QString::fromUtf8(key), r.error.message());
+                    *error = QStringLiteral("cannot set the counter %1: %2")
+                                 .arg(QString::fromUtf8(key), r.error.message());
                     return false;
                 }
             }
@@ -397,7 +410,8 @@ void Simulation::schedule(qint64 atUs, std::function<void()> action)
     m_timeline.emplace(atUs, std::move(action));
 }
 
-void Simulation::recordFault(HistoryEvent::FaultType type, int process, qint64 value, const QString &text, int lock)
+void Simulation::recordFault(HistoryEvent::FaultType type, int process, qint64 value, const QString &text,
+                             int lock)
 {
     const int log = m_history->logCount() - 1;
     HistoryEvent e;
@@ -419,7 +433,8 @@ void Simulation::scheduleFaults()
             schedule(0, [this, f] {
                 recordFault(HistoryEvent::FaultType::ClockSkew, f.process, qint64(f.skewMs),
                             QStringLiteral("the clock of %1 runs at %2× and is off by %3 ms")
-                                .arg(f.process < 0 ? QStringLiteral("every process") : m_processNames.value(f.process))
+                                .arg(f.process < 0 ? QStringLiteral("every process")
+                                                   : m_processNames.value(f.process))
                                 .arg(f.rate)
                                 .arg(f.skewMs));
             });
@@ -442,7 +457,8 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
 {
     using T = Scenario::Fault::Type;
     using FT = HistoryEvent::FaultType;
-    SimulatedProcess *process = p >= 0 && p < int(m_processes.size()) ? m_processes.at(size_t(p)).get() : nullptr;
+    SimulatedProcess *process
+        = p >= 0 && p < int(m_processes.size()) ? m_processes.at(size_t(p)).get() : nullptr;
     const QString who = process ? process->name() : QString();
     switch (f.type) {
     case T::Pause:
@@ -450,7 +466,9 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
             return;
         process->pause();
         recordFault(FT::PauseStart, p, qint64(f.durationMs),
-                    QStringLiteral("%1 stops the world for %2 ms: its threads and its watchdog freeze").arg(who).arg(f.durationMs));
+                    QStringLiteral("%1 stops the world for %2 ms: its threads and its watchdog freeze")
+                        .arg(who)
+                        .arg(f.durationMs));
         schedule(runNowUs() + qint64(f.durationMs * 1000), [this, p, process, who] {
             process->resume();
             recordFault(FT::PauseEnd, p, 0, QStringLiteral("%1 runs again").arg(who));
@@ -473,7 +491,8 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
                     QStringLiteral("%1's network adds %2 ms %3 every command%4")
                         .arg(who)
                         .arg(f.delayMs)
-                        .arg(f.where == Scenario::Fault::Where::BeforeSend ? QStringLiteral("before") : QStringLiteral("after"))
+                        .arg(f.where == Scenario::Fault::Where::BeforeSend ? QStringLiteral("before")
+                                                                           : QStringLiteral("after"))
                         .arg(f.servers.isEmpty() ? QString() : QStringLiteral(" to some servers")));
         return;
     }
@@ -500,7 +519,8 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
         QString what, error;
         if (m_servers->kill(f.server, &what, &error)) {
             recordFault(FT::ServerKill, -1, f.server, what);
-            m_outages << QStringLiteral("server %1 killed at %2").arg(f.server).arg(seconds(m_run->clock.nowUs()));
+            m_outages
+                << QStringLiteral("server %1 killed at %2").arg(f.server).arg(seconds(m_run->clock.nowUs()));
         } else {
             recordFault(FT::ServerKill, -1, f.server, error);
         }
@@ -548,7 +568,8 @@ void Simulation::serverPause(int server, bool replica, double ms)
         recordFault(HistoryEvent::FaultType::ServerPause, -1, server, error);
         return;
     }
-    recordFault(HistoryEvent::FaultType::ServerPause, -1, server, what + QStringLiteral(" for %1 ms").arg(ms));
+    recordFault(HistoryEvent::FaultType::ServerPause, -1, server,
+                what + QStringLiteral(" for %1 ms").arg(ms));
     schedule(runNowUs() + qint64(ms * 1000), [this, server, replica] {
         QString resumed, failure;
         const bool ok = m_servers->resume(server, replica, &resumed, &failure);
@@ -619,7 +640,8 @@ void Simulation::dispatchStep(int index, const Scenario::Step &step)
     case A::ServerKill:
     case A::Failover: {
         Scenario::Fault f;
-        f.type = step.action == A::Failover ? Scenario::Fault::Type::Failover : Scenario::Fault::Type::ServerKill;
+        f.type = step.action == A::Failover ? Scenario::Fault::Type::Failover
+                                            : Scenario::Fault::Type::ServerKill;
         f.server = step.server;
         applyFault(f, -1);
         return;
@@ -668,8 +690,9 @@ void Simulation::loop()
             for (const Scenario::Fault &f : m_scenario.faults) {
                 if (f.atMs >= 0 || f.probability <= 0 || chance(random) >= f.probability / 10.0)
                     continue;
-                const int p = f.process >= 0 ? f.process
-                                             : std::uniform_int_distribution<int>(0, int(m_processes.size()) - 1)(random);
+                const int p = f.process >= 0
+                    ? f.process
+                    : std::uniform_int_distribution<int>(0, int(m_processes.size()) - 1)(random);
                 applyFault(f, p);
             }
             nextTickUs += 100000;
@@ -770,8 +793,9 @@ void Simulation::collect()
         SafetyChecker::Counter counter;
         counter.initial = m_scenario.resource.counterInitial;
         if (reachable) {
-            const RedisResult r = m_scenario.resource.fencedStore ? c.command({"HGET", m_run->counterKeys.at(i), "value"})
-                                                                  : c.command({"GET", m_run->counterKeys.at(i)});
+            const RedisResult r = m_scenario.resource.fencedStore
+                ? c.command({"HGET", m_run->counterKeys.at(i), "value"})
+                : c.command({"GET", m_run->counterKeys.at(i)});
             bool ok = false;
             counter.final = r.reply.bytes().toLongLong(&ok);
             counter.observed = r.ok() && ok;

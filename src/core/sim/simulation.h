@@ -37,7 +37,8 @@ public:
 
     struct Options
     {
-        // Run on this server instead of sandboxes (it must allow writes; keys stay under the scenario's prefix).
+        // Run on this server instead of sandboxes (it must allow writes; keys stay under the scenario's
+        // prefix).
         std::optional<ConnectionSettings> server;
         std::optional<quint64> seed;
         std::optional<double> durationS;
@@ -48,7 +49,8 @@ public:
         std::function<void(int stepIndex, const Scenario::Step &step)> stepGate;
     };
 
-    explicit Simulation(const Scenario &scenario, const Options &options = {});
+    explicit Simulation(const Scenario &scenario);
+    Simulation(const Scenario &scenario, const Options &options);
     ~Simulation(); // stops the run and waits for it
     Simulation(const Simulation &) = delete;
     Simulation &operator=(const Simulation &) = delete;
@@ -91,13 +93,14 @@ private:
     void dispatchStep(int index, const Scenario::Step &step);
     void serverRestart(int server, double stayDownMs);
     void serverPause(int server, bool replica, double ms);
-    void recordFault(HistoryEvent::FaultType type, int process, qint64 value, const QString &text, int lock = -1);
+    void recordFault(HistoryEvent::FaultType type, int process, qint64 value, const QString &text,
+                     int lock = -1);
     bool storyDone() const;
     qint64 runNowUs() const; // run time minus the time spent blocked in the step gate
 
     Scenario m_scenario;
     Options m_options;
-    std::atomic<State> m_state{State::Idle};
+    std::atomic<State> m_state {State::Idle};
     std::thread m_thread;
     std::unique_ptr<RunContext> m_run;
     std::unique_ptr<EventHistory> m_history;

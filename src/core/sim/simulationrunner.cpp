@@ -46,7 +46,8 @@ SimulationRunner::Outcome SimulationRunner::run(const Scenario &scenario, const 
             Scenario v;
             QStringList errors;
             if (!parser.variant(scenario, i, &v, &errors)) {
-                outcome.error = QStringLiteral("variant %1: %2").arg(scenario.variants.at(i).name, errors.join(QStringLiteral("; ")));
+                outcome.error = QStringLiteral("variant %1: %2")
+                                    .arg(scenario.variants.at(i).name, errors.join(QStringLiteral("; ")));
                 return outcome;
             }
             scenarios << v;
@@ -65,15 +66,16 @@ SimulationRunner::Outcome SimulationRunner::run(const Scenario &scenario, const 
             }
         }
         if (simulation.state() == Simulation::State::Failed) {
-            outcome.error = names.at(i).isEmpty() ? simulation.errorString()
-                                                  : QStringLiteral("%1: %2").arg(names.at(i), simulation.errorString());
+            outcome.error = names.at(i).isEmpty()
+                ? simulation.errorString()
+                : QStringLiteral("%1: %2").arg(names.at(i), simulation.errorString());
             break;
         }
         if (finished)
             finished(names.at(i), simulation);
         RunReport report = simulation.report();
         report.scenario = scenario.id;
-        outcome.runs << Run{names.at(i), report};
+        outcome.runs << Run {names.at(i), report};
         if (outcome.interrupted)
             break;
     }
@@ -86,7 +88,7 @@ QJsonObject SimulationRunner::Outcome::toJson() const
     QJsonArray checkList;
     for (const Expectation::Check &c : checks)
         checkList.append(c.toJson());
-    const QJsonObject expect{{QStringLiteral("passed"), passed()}, {QStringLiteral("checks"), checkList}};
+    const QJsonObject expect {{QStringLiteral("passed"), passed()}, {QStringLiteral("checks"), checkList}};
     QJsonObject result;
     if (runs.size() == 1 && runs.first().variant.isEmpty()) {
         result = runs.first().report.toJson();
@@ -128,6 +130,7 @@ QString SimulationRunner::Outcome::summaryText() const
                     .arg(c.actual)
                     .arg(c.compared);
     if (!checks.isEmpty() && ok())
-        text += passed() ? QStringLiteral("PASSED\n") : QStringLiteral("FAILED: the run did not show what the scenario expects\n");
+        text += passed() ? QStringLiteral("PASSED\n")
+                         : QStringLiteral("FAILED: the run did not show what the scenario expects\n");
     return text;
 }

@@ -36,13 +36,15 @@ public:
     };
 
     // Called every `progressMs` while a run goes on (on the caller's thread).
-    using Progress = std::function<void(int run, int runs, const QString &variant, const Simulation &simulation)>;
+    using Progress
+        = std::function<void(int run, int runs, const QString &variant, const Simulation &simulation)>;
 
     // Called once per run when it has finished, while its history can still be read (CSV export).
     using Finished = std::function<void(const QString &variant, const Simulation &simulation)>;
 
-    static Outcome run(const Scenario &scenario, const Simulation::Options &options, const std::atomic_bool *stop = nullptr,
-                       const Progress &progress = {}, const Finished &finished = {}, int progressMs = 100);
+    static Outcome run(const Scenario &scenario, const Simulation::Options &options,
+                       const std::atomic_bool *stop = nullptr, const Progress &progress = {},
+                       const Finished &finished = {}, int progressMs = 100);
     // The expectation values of the runs ("overlaps", or "<variant>.overlaps") and their checks.
     static QList<Expectation::Check> judge(const Scenario &scenario, const QList<Run> &runs);
 };

@@ -23,6 +23,9 @@ bool SimulationServers::start(const Options &options, QString *error)
         so.name = QStringLiteral("sim-master%1").arg(i);
         if (options.keyspaceEvents)
             so.configLines << QStringLiteral("notify-keyspace-events KEA");
+        // Redis 7 waits 5 s for more replicas before a diskless full sync; ours has exactly one.
+        if (options.replicas > 0)
+            so.configLines << QStringLiteral("repl-diskless-sync-delay 0");
         slot->master = std::make_unique<SandboxServer>(so);
         if (!slot->master->start()) {
             *error = QStringLiteral("server %1: %2").arg(i).arg(slot->master->errorString());
@@ -53,23 +56,25 @@ bool SimulationServers::waitForReplicaSync(SandboxServer &replica, QString *erro
     RedisConnection c(s);
     QDeadlineTimer deadline(10000);
     while (!deadline.hasExpired()) {
-        const RedisResult r = c.command({"INFO", "replication"});
+        const bool open = c.isOpen() || !c.open();
+        const RedisResult r = open ? c.command({"INFO", "replication"}) : RedisResult();
         if (r.ok() && r.reply.bytes().contains("master_link_status:up"))
             return true;
         QThread::msleep(20); // replication handshake has no event to wait on
     }
-    *error = QStringLiteral("the replica on port %1 did not sync with its master within 10 s").arg(replica.port());
+    *error = QStringLiteral("the replica on port %1 did not sync with its master within 10 s")
+                 .arg(replica.port());
     return false;
 }
 
 void SimulationServers::stopAll()
 {
-    QList<std::shared_ptr<Slot>> slots;
+    QList<std::shared_ptr<Slot>> doomed;
     {
         QMutexLocker lock(&m_mutex);
-        slots.swap(m_slots);
+        doomed.swap(m_slots);
     }
-    slots.clear(); // sandboxes are killed by their destructors
+    doomed.clear(); // sandboxes are killed by their destructors
 }
 
 int SimulationServers::count() const
@@ -137,7 +142,9 @@ bool SimulationServers::crashForRestart(int server, QString *what, QString *erro
     if (!s)
         return false;
     s->kill();
-    *what = QStringLiteral("server %1 (port %2) crashed; it comes back without persistence").arg(server).arg(s->port());
+    *what = QStringLiteral("server %1 (port %2) crashed; it comes back without persistence")
+                .arg(server)
+                .arg(s->port());
     return true;
 }
 
@@ -167,6 +174,16 @@ bool SimulationServers::pause(int server, bool replica, QString *what, QString *
                 .arg(replica ? QStringLiteral("the replica") : QStringLiteral("the master"))
                 .arg(server)
                 .arg(s->port());
+    if (replica) {
+        // A frozen replica's socket would still buffer what the master streams, and it would read it all on
+        // resume. Lag means the write never left the master: the master drops the link (the replica
+        // catches up with a resync when it runs again).
+        ConnectionSettings m = settings(server);
+        m.clientName = QStringLiteral("lockscope-sim-admin");
+        RedisConnection admin(m);
+        if (!admin.open() && admin.command({"CLIENT", "KILL", "TYPE", "replica"}).ok())
+            *what += QStringLiteral("; the master stops replicating to it");
+    }
     return true;
 }
 
@@ -200,9 +217,15 @@ bool SimulationServers::failover(int server, QString *what, QString *error)
     ConnectionSettings s = slot->replica->connectionSettings();
     s.commandTimeoutMs = 5000;
     RedisConnection admin(s);
-    const RedisResult r = admin.command({"REPLICAOF", "NO", "ONE"});
+    RedisResult r;
+    if (const RedisError e = admin.open())
+        r.error = e;
+    else
+        r = admin.command({"REPLICAOF", "NO", "ONE"});
     if (!r.ok()) {
-        *error = QStringLiteral("promoting the replica of server %1 failed: %2").arg(server).arg(r.error.message());
+        *error = QStringLiteral("promoting the replica of server %1 failed: %2")
+                     .arg(server)
+                     .arg(r.error.message());
         return false;
     }
     {
@@ -210,8 +233,9 @@ bool SimulationServers::failover(int server, QString *what, QString *error)
         slot->promoted = true;
     }
     ++m_generation;
-    *what = QStringLiteral("server %1's master died; its replica (port %2) was promoted and clients follow it")
-                .arg(server)
-                .arg(slot->replica->port());
+    *what
+        = QStringLiteral("server %1's master died; its replica (port %2) was promoted and clients follow it")
+              .arg(server)
+              .arg(slot->replica->port());
     return true;
 }

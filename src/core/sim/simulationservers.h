@@ -66,5 +66,5 @@ private:
     mutable QMutex m_mutex;
     QList<std::shared_ptr<Slot>> m_slots;
     std::optional<ConnectionSettings> m_given;
-    std::atomic<quint64> m_generation{0};
+    std::atomic<quint64> m_generation {0};
 };

@@ -13,17 +13,22 @@ using Kind = HistoryEvent::Kind;
 using Phase = HistoryEvent::Phase;
 
 namespace {
-QByteArray describeVotes(const QList<ServerVote> &votes, int quorum, qint64 validityMs)
+// "votes 11100 (3/5, quorum 3), validity 2871 ms": one character per server, in server order.
+QByteArray describeVotes(const QList<ServerVote> &votes, const QStringList &endpoints, int quorum,
+                         qint64 validityMs)
 {
-    if (votes.isEmpty())
+    if (votes.size() < 2)
         return {};
-    QByteArray pattern;
+    QByteArray pattern(endpoints.size(), '-');
     int granted = 0;
     for (const ServerVote &v : votes) {
-        pattern += v.granted ? '1' : (v.error ? 'x' : '0');
+        const qsizetype i = endpoints.indexOf(v.server);
+        if (i >= 0)
+            pattern[i] = v.granted ? '1' : (v.error ? 'x' : '0');
         granted += v.granted ? 1 : 0;
     }
-    QByteArray text = "votes " + pattern + " (" + QByteArray::number(granted) + "/" + QByteArray::number(votes.size());
+    QByteArray text
+        = "votes " + pattern + " (" + QByteArray::number(granted) + "/" + QByteArray::number(votes.size());
     if (quorum > 0)
         text += ", quorum " + QByteArray::number(quorum);
     text += ")";
@@ -83,12 +88,12 @@ bool SimulationWorker::ensureConnections()
 
 LockServers SimulationWorker::servers()
 {
-    LockServers list;
+    // Near servers first: with a network slow towards some servers, those are reached last (Redlock stories).
+    LockServers near, far;
     for (const auto &c : m_connections)
-        list << c.get();
-    return list;
+        (m_process.isDelayedTowards(c->settings().endpoint()) ? far : near) << c.get();
+    return near + far;
 }
-
 bool SimulationWorker::prepare(QString *error)
 {
     ensureConnections();
@@ -115,9 +120,10 @@ bool SimulationWorker::prepare(QString *error)
 
 void SimulationWorker::start()
 {
+    // A workload worker is busy from the start: the controller must not see it idle before it began.
+    m_idle = m_run.scenario.kind == Scenario::Kind::Story;
     m_thread = std::thread([this] { run(); });
 }
-
 void SimulationWorker::post(const Scenario::Step &step)
 {
     {
@@ -296,8 +302,8 @@ qint64 SimulationWorker::invoke(Kind kind, int lock, qint64 value, qint64 token)
     return e.opId;
 }
 
-void SimulationWorker::complete(qint64 op, Kind kind, Phase phase, int lock, qint64 value, qint64 token, quint8 outcome,
-                                int commands, const QByteArray &detail)
+void SimulationWorker::complete(qint64 op, Kind kind, Phase phase, int lock, qint64 value, qint64 token,
+                                quint8 outcome, int commands, const QByteArray &detail, qint64 effectUs)
 {
     HistoryEvent e;
     e.timeUs = m_run.clock.nowUs();
@@ -308,6 +314,7 @@ void SimulationWorker::complete(qint64 op, Kind kind, Phase phase, int lock, qin
     e.phase = phase;
     e.kind = kind;
     e.value = value;
+    e.effectUs = effectUs;
     e.token = token;
     e.outcome = outcome;
     e.commands = quint16(std::clamp(commands, 0, 65535));
@@ -326,7 +333,8 @@ bool SimulationWorker::acquire(int lock)
     const qint64 op = invoke(Kind::Acquire, lock, lease);
     if (m_run.noLock) {
         ++m_holds[lock];
-        complete(op, Kind::Acquire, Phase::Ok, lock, lease, 0, 0, 0, "no lock: every worker goes straight in");
+        complete(op, Kind::Acquire, Phase::Ok, lock, lease, 0, 0, 0,
+                 "no lock: every worker goes straight in");
         return true;
     }
     ensureConnections();
@@ -343,7 +351,10 @@ bool SimulationWorker::acquire(int lock)
         r = m_locks.at(size_t(lock))->acquire(servers());
     }
     QByteArray detail = r.describe().toUtf8();
-    const QByteArray votes = describeVotes(r.votes, r.quorum, r.validityMs);
+    QStringList endpoints;
+    for (int i = 0; i < m_run.servers->count(); ++i)
+        endpoints << m_run.servers->settings(i).endpoint();
+    const QByteArray votes = describeVotes(r.votes, endpoints, r.quorum, r.validityMs);
     if (!votes.isEmpty())
         detail += "; " + votes;
     if (r.acquired() && r.votes.size() > 1)
@@ -352,7 +363,8 @@ bool SimulationWorker::acquire(int lock)
     case AcquireResult::Outcome::Acquired:
         ++m_holds[lock];
         m_fence[lock] = r.fence >= 0 ? r.fence : 0;
-        complete(op, Kind::Acquire, Phase::Ok, lock, lease, m_fence.at(lock), 0, r.commands, detail);
+        complete(op, Kind::Acquire, Phase::Ok, lock, lease, m_fence.at(lock), 0, r.commands, detail,
+                 m_run.clock.fromMonotonicUs(r.attemptStartUs));
         return true;
     case AcquireResult::Outcome::Refused:
     case AcquireResult::Outcome::TimedOut:
@@ -366,8 +378,8 @@ bool SimulationWorker::acquire(int lock)
                QByteArray("the process died between SETNX and EXPIRE"));
         return false;
     case AcquireResult::Outcome::Interrupted:
-        complete(op, Kind::Acquire, m_run.stopping.load() ? Phase::Fail : Phase::Info, lock, -1, 0, 0, r.commands,
-                 m_run.stopping.load() ? QByteArray("stopped: the run ended") : detail);
+        complete(op, Kind::Acquire, m_run.stopping.load() ? Phase::Fail : Phase::Info, lock, -1, 0, 0,
+                 r.commands, m_run.stopping.load() ? QByteArray("stopped: the run ended") : detail);
         return false;
     case AcquireResult::Outcome::Error:
         complete(op, Kind::Acquire, Phase::Info, lock, -1, 0, 0, r.commands, detail);
@@ -381,7 +393,9 @@ void SimulationWorker::release(int lock)
     const qint64 op = invoke(Kind::Release, lock, 0);
     if (m_run.noLock) {
         m_holds[lock] = std::max(0, m_holds.at(lock) - 1);
-        complete(op, Kind::Release, Phase::Ok, lock, 1, 0, quint8(HistoryEvent::ReleaseOutcome::Released), 0, "no lock");
+        // Nothing is deleted: there is no lock key.
+        complete(op, Kind::Release, Phase::Ok, lock, 0, 0, quint8(HistoryEvent::ReleaseOutcome::Released), 0,
+                 "no lock");
         return;
     }
     ensureConnections();
@@ -402,7 +416,8 @@ void SimulationWorker::release(int lock)
     switch (r.outcome) {
     case ReleaseResult::Outcome::Released:
         m_holds[lock] = 0;
-        complete(op, Kind::Release, Phase::Ok, lock, 1, 0, quint8(RO::Released), r.commands, detail);
+        complete(op, Kind::Release, Phase::Ok, lock, 1, 0, quint8(RO::Released), r.commands, detail,
+                 r.effectUs > 0 ? m_run.clock.fromMonotonicUs(r.effectUs) : 0);
         break;
     case ReleaseResult::Outcome::StillHeld:
         m_holds[lock] = r.holdCount;
@@ -497,17 +512,21 @@ bool SimulationWorker::writeCounter(int lock)
     }
     m_lastRead[lock] = -1;
     if (m_run.scenario.resource.fencedStore) {
-        const FencedResource::WriteResult w = FencedResource(key).write(*connection, fence, QByteArray::number(value));
+        const FencedResource::WriteResult w
+            = FencedResource(key).write(*connection, fence, QByteArray::number(value));
         if (w.error) {
             complete(op, Kind::Write, Phase::Info, lock, value, fence, 0, 0, w.error.message().toUtf8());
             return false;
         }
         if (!w.accepted) {
-            complete(op, Kind::Write, Phase::Fail, lock, value, fence, quint8(HistoryEvent::WriteOutcome::FencedOut), 0,
-                     "refused: token " + QByteArray::number(fence) + " is older than " + QByteArray::number(w.highest));
+            complete(op, Kind::Write, Phase::Fail, lock, value, fence,
+                     quint8(HistoryEvent::WriteOutcome::FencedOut), 0,
+                     "refused: token " + QByteArray::number(fence) + " is older than "
+                         + QByteArray::number(w.highest));
             return true;
         }
-        complete(op, Kind::Write, Phase::Ok, lock, value, fence, quint8(HistoryEvent::WriteOutcome::Applied), 0);
+        complete(op, Kind::Write, Phase::Ok, lock, value, fence, quint8(HistoryEvent::WriteOutcome::Applied),
+                 0);
         return m_process.checkpoint();
     }
     const RedisResult r = connection->command({"SET", key, QByteArray::number(value)});

@@ -72,8 +72,9 @@ private:
     qint64 criticalSectionUs();
 
     qint64 invoke(HistoryEvent::Kind kind, int lock, qint64 value, qint64 token = 0);
-    void complete(qint64 op, HistoryEvent::Kind kind, HistoryEvent::Phase phase, int lock, qint64 value, qint64 token,
-                  quint8 outcome, int commands, const QByteArray &detail = QByteArray());
+    void complete(qint64 op, HistoryEvent::Kind kind, HistoryEvent::Phase phase, int lock, qint64 value,
+                  qint64 token, quint8 outcome, int commands, const QByteArray &detail = QByteArray(),
+                  qint64 effectUs = 0);
     void single(HistoryEvent::Kind kind, int lock, qint64 value, quint8 outcome = 0,
                 const QByteArray &detail = QByteArray());
 
