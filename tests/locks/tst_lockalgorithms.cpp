@@ -7,6 +7,8 @@
 
 #include <QElapsedTimer>
 
+#include <thread>
+
 using namespace LockTest;
 
 class TestLockAlgorithms : public QObject
@@ -25,6 +27,8 @@ private slots:
     void reentrancy();
     void watchdogKeepsItAlive_data() { algorithms(); }
     void watchdogKeepsItAlive();
+    void pubsubWaiterWakes_data();
+    void pubsubWaiterWakes();
     void readOnlyConnectionIsRefused_data() { algorithms(); }
     void readOnlyConnectionIsRefused();
 
@@ -237,6 +241,64 @@ void TestLockAlgorithms::watchdogKeepsItAlive()
     QTest::qWait(int(options.watchdogPeriodMs) * 3); // three periods without a single renewal
     QCOMPARE(int(renewed), afterRelease);
     QVERIFY(!exists(*m_admin[0], "t:wd"));
+}
+
+void TestLockAlgorithms::pubsubWaiterWakes_data()
+{
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<bool>("lose");
+    for (const LockAlgorithmInfo &a : LockCatalog::all()) {
+        if (!a.publishesRelease)
+            continue;
+        QTest::newRow(qPrintable(a.id + QStringLiteral(" message"))) << a.id << false;
+        QTest::newRow(qPrintable(a.id + QStringLiteral(" lost"))) << a.id << true;
+    }
+}
+
+void TestLockAlgorithms::pubsubWaiterWakes()
+{
+    QFETCH(QString, id);
+    QFETCH(bool, lose);
+    LockClient holderProcess, waiterProcess;
+    std::atomic<int> waiterReplies = 0;
+    FaultHooks hooks;
+    hooks.afterReceive = [&](qint64, const RedisResult &) { ++waiterReplies; };
+    if (lose)
+        hooks.deliverMessage = [](const QByteArray &, const QByteArray &) { return false; };
+    waiterProcess.setFaultHooks(hooks);
+    Worker h = worker(id), w = worker(id);
+    const qint64 lease = 1000;
+    auto holder = LockCatalog::create(id, holderProcess, "t:wake", 1, quickOptions(id, lease));
+    LockOptions o = quickOptions(id, 30000);
+    o.wait = WaitStrategy::PubSub;
+    o.acquireTimeoutMs = 10000;
+    auto waiter = LockCatalog::create(id, waiterProcess, "t:wake", 1, o);
+    QVERIFY(!waiter->prepare(w.servers)); // scripts loaded: each attempt is one reply
+    const AcquireResult held = holder->tryAcquire(h.servers);
+    QVERIFY(held.acquired());
+    AcquireResult waited;
+    std::thread thread([&] { waited = waiter->acquire(w.servers); });
+    // Refused twice (before and after subscribing): the waiter is asleep on the channel, or about to be.
+    QTRY_VERIFY_WITH_TIMEOUT(waiterReplies >= 2, 5000);
+    QCOMPARE(subscribers(*m_admin[0], waiter->waitChannel()), 1);
+    const ReleaseResult released = holder->release(h.servers);
+    thread.join();
+    QCOMPARE(released.outcome, ReleaseResult::Outcome::Released);
+    QVERIFY2(waited.acquired(), qPrintable(waited.describe()));
+    const qint64 afterReleaseUs = waited.endUs - released.endUs;
+    if (!lose) {
+        // Woken by the release message: well before the holder's lease would have run out.
+        QVERIFY2(afterReleaseUs < 500 * 1000, qPrintable(QString::number(afterReleaseUs)));
+        QVERIFY(waiterProcess.subscriber().messagesReceived() >= 1);
+    } else {
+        // The message never arrived: the waiter slept the TTL its refused attempt reported, then tried again.
+        QVERIFY(waiterProcess.subscriber().messagesDropped() >= 1);
+        QVERIFY2(waited.endUs - held.startUs >= (lease - 300) * 1000,
+                 qPrintable(QString::number(afterReleaseUs)));
+        QVERIFY2(waited.endUs - held.startUs < (lease + 2000) * 1000,
+                 qPrintable(QString::number(afterReleaseUs)));
+    }
+    QVERIFY(waiter->release(w.servers).ok());
 }
 
 void TestLockAlgorithms::readOnlyConnectionIsRefused()

@@ -17,6 +17,14 @@
 // last release. Lock operations need read-write connections; a read-only one gets a clear error and
 // nothing is sent.
 //
+// In short (a worker thread of a simulated process):
+//   LockClient process;                                   // one per process, shared by its threads
+//   RedisConnection conn(settings);                       // one per thread, read-write, opened
+//   auto lock = LockCatalog::create("redisson-reentrant", process, "stock", /*thread id*/ 7);
+//   AcquireResult a = lock->acquire(conn);                // a.acquired(), a.fence, a.ttlMs, a.commands...
+//   ReleaseResult r = lock->release(conn);                // Released, StillHeld, NotOwner or Expired
+//   process.watchdog().setObserver(...);                  // every renewal, with its times
+//
 // Lifetime: destroy lock objects before their LockClient. Destroying one stops its renewals and releases
 // nothing — which is exactly how a simulated worker crashes while holding a lock.
 #pragma once
