@@ -20,6 +20,7 @@ void redissonFamily(LockAlgorithmInfo &a)
     a.commands
         = {QStringLiteral("EVALSHA"), QStringLiteral("SUBSCRIBE"), QStringLiteral("DEL (unlock latch)")};
     a.checksOwner = true;
+    a.atomicRelease = true;
     a.reentrant = true;
     a.publishesRelease = true;
     a.defaults.leaseMs = RedissonNames::watchdogTimeoutMs;
@@ -117,6 +118,7 @@ QList<LockAlgorithmInfo> makeCatalog()
         a.commands = {QStringLiteral("SET NX PX"), QStringLiteral("EVALSHA")};
         a.faults = {QStringLiteral("a lease shorter than the critical section")};
         a.checksOwner = true;
+        a.atomicRelease = true;
         a.defaults.wait = WaitStrategy::FixedInterval;
         a.defaults.retryIntervalMs = 50;
         list << a;
@@ -139,6 +141,7 @@ QList<LockAlgorithmInfo> makeCatalog()
         a.commands = {QStringLiteral("SET NX PX"), QStringLiteral("EVALSHA")};
         a.faults = {QStringLiteral("process pause (LockClient::setPaused)"), QStringLiteral("allowRenewal")};
         a.checksOwner = true;
+        a.atomicRelease = true;
         a.defaults.watchdog = true;
         a.defaults.wait = WaitStrategy::FixedInterval;
         a.defaults.retryIntervalMs = 50;
@@ -259,6 +262,7 @@ QList<LockAlgorithmInfo> makeCatalog()
                     QStringLiteral("afterReceive (slow round)"),
                     QStringLiteral("client clock rate (LockClient::Options::clockRate)")};
         a.checksOwner = true;
+        a.atomicRelease = true;
         a.multiServer = true;
         a.renewable = false;
         a.defaults.leaseMs = 10000;
@@ -285,6 +289,7 @@ QJsonObject LockAlgorithmInfo::toJson() const
         {QStringLiteral("commands"), QJsonArray::fromStringList(commands)},
         {QStringLiteral("faults"), QJsonArray::fromStringList(faults)},
         {QStringLiteral("checks_owner"), checksOwner},
+        {QStringLiteral("atomic_release"), atomicRelease},
         {QStringLiteral("reentrant"), reentrant},
         {QStringLiteral("publishes_release"), publishesRelease},
         {QStringLiteral("fencing"), fencing},

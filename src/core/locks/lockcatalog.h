@@ -25,6 +25,9 @@ struct LockAlgorithmInfo
     QStringList commands; // Redis commands it sends, for teaching views
     QStringList faults; // FaultHooks members that demonstrate the flaw
     bool checksOwner = false; // release refuses a lock that is not ours
+    // The owner check and the delete are one atomic step (a script): a release can never delete a lock that
+    // is not ours, whatever the timing. False for the seeds' GET-then-DEL and plain DEL releases.
+    bool atomicRelease = false;
     bool reentrant = false;
     bool publishesRelease = false; // waiters can sleep on pub/sub (WaitStrategy::PubSub)
     bool fencing = false;

@@ -5,9 +5,10 @@
 //   remaining TTL ms
 //            or -1) | Info (outcome unknown: error or timeout while the command may have run)
 //   Renew    Invoke(value = lease ms) → Ok | Fail (lock lost) | Info
-//   Release  Invoke → Ok(outcome = ReleaseOutcome, value = keys deleted, effectUs) | Fail | Info
-//   Enter / Exit   single Ok events: the worker is inside the critical section of `lock` between them
-//   Read     Ok(value = counter value read);  Write Invoke(value = value to write, token = fence)
+//   Release  Invoke → Ok(outcome = ReleaseOutcome, value = keys deleted without an atomic owner check,
+//   effectUs) | Fail | Info Enter / Exit   single Ok events: the worker is inside the critical section of
+//   `lock` between them Read     Ok(value = counter value read);  Write Invoke(value = value to write, token
+//   = fence)
 //            → Ok(same value) | Fail(outcome = FencedOut when the fenced store refused a stale token)
 //   Completions repeat the invoke's value, so a history cut before an invoke still reads right.
 //   Fault    single Ok event (outcome = FaultType, process set, value = duration ms when it has one)
@@ -23,6 +24,10 @@ struct HistoryEvent
 {
     enum class Phase : quint8 { Invoke, Ok, Fail, Info };
     enum class Kind : quint8 { Acquire, Renew, Release, Enter, Exit, Read, Write, Fault, Expire, Error };
+    enum class AcquireOutcome : quint8 {
+        None,
+        Stopped
+    }; // Stopped: the run ended while it waited (not a failure)
     enum class ReleaseOutcome : quint8 { None, Released, StillHeld, NotOwner, AlreadyExpired };
     enum class WriteOutcome : quint8 { None, Applied, FencedOut };
     enum class FaultType : quint8 {

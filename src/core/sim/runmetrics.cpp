@@ -79,7 +79,8 @@ RunMetrics RunMetrics::compute(const QList<HistoryEvent> &events, int workers, q
                     handoffs << e.timeUs - r.okUs;
                 lastRelease.remove(e.lock);
             } else if (e.phase == HistoryEvent::Phase::Fail) {
-                ++m.failedAcquires;
+                if (HistoryEvent::AcquireOutcome(e.outcome) != HistoryEvent::AcquireOutcome::Stopped)
+                    ++m.failedAcquires; // an acquire cut short by the end of the run did not give up
             } else {
                 ++m.unknownAcquires;
             }

@@ -99,6 +99,8 @@ bool SimulationWorker::prepare(QString *error)
     ensureConnections();
     if (m_run.noLock)
         return true;
+    const LockAlgorithmInfo *info = LockCatalog::find(m_run.scenario.algorithm.id);
+    m_atomicRelease = info && info->atomicRelease;
     for (int i = 0; i < m_run.lockKeys.size(); ++i) {
         QString why;
         auto lock = LockCatalog::create(m_run.scenario.algorithm.id, m_process.client(), m_run.lockKeys.at(i),
@@ -378,7 +380,9 @@ bool SimulationWorker::acquire(int lock)
                QByteArray("the process died between SETNX and EXPIRE"));
         return false;
     case AcquireResult::Outcome::Interrupted:
-        complete(op, Kind::Acquire, m_run.stopping.load() ? Phase::Fail : Phase::Info, lock, -1, 0, 0,
+        complete(op, Kind::Acquire, m_run.stopping.load() ? Phase::Fail : Phase::Info, lock, -1, 0,
+                 quint8(m_run.stopping.load() ? HistoryEvent::AcquireOutcome::Stopped
+                                              : HistoryEvent::AcquireOutcome::None),
                  r.commands, m_run.stopping.load() ? QByteArray("stopped: the run ended") : detail);
         return false;
     case AcquireResult::Outcome::Error:
@@ -416,8 +420,9 @@ void SimulationWorker::release(int lock)
     switch (r.outcome) {
     case ReleaseResult::Outcome::Released:
         m_holds[lock] = 0;
-        complete(op, Kind::Release, Phase::Ok, lock, 1, 0, quint8(RO::Released), r.commands, detail,
-                 r.effectUs > 0 ? m_run.clock.fromMonotonicUs(r.effectUs) : 0);
+        // value: keys deleted without an atomic owner check, the only deletions that can hit another's lock.
+        complete(op, Kind::Release, Phase::Ok, lock, m_atomicRelease ? 0 : 1, 0, quint8(RO::Released),
+                 r.commands, detail, r.effectUs > 0 ? m_run.clock.fromMonotonicUs(r.effectUs) : 0);
         break;
     case ReleaseResult::Outcome::StillHeld:
         m_holds[lock] = r.holdCount;

@@ -91,6 +91,7 @@ private:
     QList<qint64> m_lastRead; // per lock, -1: nothing read in this section
     QList<qint64> m_fence; // per lock, the fencing token of the current hold
     qint64 m_nextOp = 0;
+    bool m_atomicRelease = false; // the algorithm's release checks the owner and deletes in one step
     std::mt19937_64 m_random;
     std::thread m_thread;
     std::atomic_bool m_idle = true;
