@@ -443,8 +443,11 @@ void Simulation::scheduleFaults()
         if (f.atMs < 0)
             continue; // probabilistic: decided on the controller's ticks
         schedule(qint64(f.atMs * 1000), [this, f] {
-            if (f.process >= 0) {
-                applyFault(f, f.process);
+            using T = Scenario::Fault::Type;
+            const bool serverFault = f.type == T::ServerRestart || f.type == T::ServerPause
+                || f.type == T::ServerKill || f.type == T::Failover;
+            if (f.process >= 0 || serverFault) {
+                applyFault(f, f.process); // a server fault happens once, whatever the processes
                 return;
             }
             for (int p = 0; p < int(m_processes.size()); ++p)

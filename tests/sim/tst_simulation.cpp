@@ -1,0 +1,298 @@
+// Simulation against real sandbox servers: workloads, faults, stories, given servers, stopping, export.
+#include "sim/historycsv.h"
+#include "sim/scenarioparser.h"
+#include "sim/simulation.h"
+#include "sim/simulationrunner.h"
+#include "testsupport.h"
+
+#include <QBuffer>
+
+class TestSimulation : public QObject
+{
+    Q_OBJECT
+private slots:
+    void safeWorkloadKeepsTheCounterExact();
+    void noLockLosesUpdates();
+    void pauseStopsTheWholeProcess();
+    void crashLeavesTheLockUntilItsLeaseEnds();
+    void givenReadOnlyServerIsRefused();
+    void givenServerKeepsOtherKeysAndTheCounter();
+    void scenarioNeedingSandboxesRefusesAGivenServer();
+    void stopEndsARunEarly();
+    void serverRestartMidRunIsSurvived();
+    void storyStepGateSeesEveryStep();
+    void historyExportsAsCsv();
+    void variantsAreJudgedTogether();
+
+private:
+    static Scenario parse(const QByteArray &json)
+    {
+        Scenario s;
+        QStringList errors;
+        if (!ScenarioParser().parse(json, &s, &errors))
+            qFatal("test scenario does not parse: %s", qPrintable(errors.join(u'\n')));
+        return s;
+    }
+    static RunReport runToEnd(Simulation &sim)
+    {
+        sim.start();
+        if (!sim.waitFinished(120000))
+            qFatal("simulation did not finish");
+        return sim.report();
+    }
+};
+
+static const QByteArray kWorkload = R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+    "algorithm": {"id": "set-nx-px-lua", "lease_ms": 2000, "retry": {"strategy": "fixed", "interval_ms": 2}},
+    "workload": {"processes": 2, "threads_per_process": 2, "duration_s": 0.8,
+                 "critical_section": {"distribution": "uniform", "min_ms": 0.2, "max_ms": 1}},
+    "resource": {"counter": true, "counter_initial": 10000}})";
+
+void TestSimulation::safeWorkloadKeepsTheCounterExact()
+{
+    Simulation sim(parse(kWorkload));
+    const RunReport r = runToEnd(sim);
+    QCOMPARE(sim.state(), Simulation::State::Finished);
+    QVERIFY2(r.metrics.acquisitions > 20, qPrintable(r.summaryText()));
+    QCOMPARE(r.safety.violations(), 0);
+    QVERIFY(r.safety.counterObserved);
+    QCOMPARE(r.safety.counterActual, r.safety.counterExpected);
+    QCOMPARE(r.safety.counterExpected, 10000 - r.metrics.cycles);
+    qint64 perWorker = 0;
+    for (qint64 n : r.metrics.acquisitionsPerWorker)
+        perWorker += n;
+    QCOMPARE(perWorker, r.metrics.acquisitions);
+    QCOMPARE(r.historyDropped, 0);
+    QCOMPARE(sim.workerNames(), (QStringList {"P1-T1", "P1-T2", "P2-T1", "P2-T2"}));
+    QVERIFY(r.metrics.commandsPerAcquisition >= 1.0);
+}
+
+void TestSimulation::noLockLosesUpdates()
+{
+    Scenario s = parse(kWorkload);
+    s.algorithm.id = QStringLiteral("none");
+    s.workload.criticalSection.distribution = Scenario::CriticalSection::Distribution::Fixed;
+    s.workload.criticalSection.ms = 1;
+    Simulation sim(s);
+    const RunReport r = runToEnd(sim);
+    QVERIFY(r.safety.counterObserved);
+    QVERIFY2(r.safety.lostUpdates > 0, qPrintable(r.summaryText()));
+    QVERIFY(r.safety.overlaps > 0);
+    QCOMPARE(r.safety.foreignReleases, 0); // there is no lock to delete
+    QCOMPARE(r.safety.counterExpected - r.safety.counterActual, -qint64(r.safety.lostUpdates));
+}
+
+void TestSimulation::pauseStopsTheWholeProcess()
+{
+    Scenario s = parse(kWorkload);
+    Scenario::Fault pause;
+    pause.type = Scenario::Fault::Type::Pause;
+    pause.atMs = 200;
+    pause.durationMs = 300;
+    pause.process = 0;
+    s.faults << pause;
+    Simulation sim(s);
+    runToEnd(sim);
+    const QList<HistoryEvent> events = sim.history()->events();
+    qint64 pauseStart = -1, pauseEnd = -1;
+    for (const HistoryEvent &e : events) {
+        if (e.kind == HistoryEvent::Kind::Fault && e.outcome == quint8(HistoryEvent::FaultType::PauseStart))
+            pauseStart = e.timeUs;
+        if (e.kind == HistoryEvent::Kind::Fault && e.outcome == quint8(HistoryEvent::FaultType::PauseEnd))
+            pauseEnd = e.timeUs;
+    }
+    QVERIFY(pauseStart > 0 && pauseEnd > pauseStart);
+    QVERIFY(pauseEnd - pauseStart >= 300000);
+    // Stop-the-world: once the pause is in force, process 0's threads record nothing until it ends
+    // (a step already past its checkpoint may complete; allow a few ms for that).
+    int duringPause = 0, otherProcess = 0;
+    for (const HistoryEvent &e : events) {
+        if (e.kind == HistoryEvent::Kind::Fault || e.timeUs <= pauseStart + 20000 || e.timeUs >= pauseEnd)
+            continue;
+        (e.process == 0 ? duringPause : otherProcess)++;
+    }
+    QCOMPARE(duringPause, 0);
+    QVERIFY2(otherProcess > 0, "process 1 must keep working while process 0 is paused");
+}
+
+void TestSimulation::crashLeavesTheLockUntilItsLeaseEnds()
+{
+    // A crashes while holding the lock: its key stays until the lease ends, B gets it only then.
+    const QByteArray story = R"({"lockscope_scenario": 1, "id": "t", "title": "t", "kind": "story",
+        "algorithm": {"id": "set-nx-px-lua", "lease_ms": 600, "retry": {"strategy": "fixed", "interval_ms": 10}},
+        "resource": {"counter": false},
+        "story": {"actors": ["A", "B"], "steps": [
+          {"at_ms": 0, "actor": "A", "action": "acquire", "note": "A takes the lock"},
+          {"at_ms": 100, "actor": "A", "action": "crash", "note": "A dies holding it"},
+          {"at_ms": 150, "actor": "B", "action": "acquire"},
+          {"at_ms": 200, "actor": "A", "action": "release", "note": "a dead actor does nothing"},
+          {"at_ms": 300, "actor": "B", "action": "release"}]}})";
+    Simulation sim(parse(story));
+    const RunReport r = runToEnd(sim);
+    QCOMPARE(r.metrics.acquisitions, 2);
+    QCOMPARE(r.safety.violations(), 0);
+    qint64 bAcquiredAt = -1;
+    int releasesByA = 0;
+    for (const HistoryEvent &e : sim.history()->events()) {
+        if (e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok && e.worker == 1)
+            bAcquiredAt = e.timeUs;
+        if (e.kind == HistoryEvent::Kind::Release && e.worker == 0)
+            ++releasesByA;
+    }
+    QVERIFY2(bAcquiredAt >= 590000,
+             qPrintable(QString::number(bAcquiredAt))); // only once A's 600 ms lease ran out
+    QCOMPARE(releasesByA, 0);
+}
+
+void TestSimulation::givenReadOnlyServerIsRefused()
+{
+    SandboxServer server;
+    LS_START(server);
+    Simulation::Options options;
+    options.server = server.connectionSettings();
+    options.server->readOnly = true;
+    Simulation sim(parse(kWorkload), options);
+    sim.start();
+    QVERIFY(sim.waitFinished(30000));
+    QCOMPARE(sim.state(), Simulation::State::Failed);
+    QVERIFY2(sim.errorString().contains(QLatin1String("read-only")), qPrintable(sim.errorString()));
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    QCOMPARE(c.command({"DBSIZE"}).reply.toInteger(), 0); // nothing was written
+}
+
+void TestSimulation::givenServerKeepsOtherKeysAndTheCounter()
+{
+    SandboxServer server;
+    LS_START(server);
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(c.command({"SET", "users:1", "alice"}).ok());
+    Simulation::Options options;
+    options.server = server.connectionSettings(); // read-write, as --read-write gives
+    Simulation sim(parse(kWorkload), options);
+    const RunReport r = runToEnd(sim);
+    QCOMPARE(sim.state(), Simulation::State::Finished);
+    QCOMPARE(c.command({"GET", "users:1"}).reply.bytes(), QByteArray("alice"));
+    // The counter stays after the run so its value can be checked from outside.
+    QCOMPARE(c.command({"GET", r.counterKey.toUtf8()}).reply.toInteger(), r.safety.counterActual);
+    const RedisResult keys = c.command({"SCAN", "0", "MATCH", "*", "COUNT", "1000"});
+    for (const RedisReply &k : keys.reply.at(1).elements())
+        QVERIFY2(k.bytes() == "users:1" || k.bytes().startsWith("lockscope:sim:"), k.bytes().constData());
+}
+
+void TestSimulation::scenarioNeedingSandboxesRefusesAGivenServer()
+{
+    SandboxServer server;
+    LS_START(server);
+    Scenario s = parse(kWorkload);
+    s.servers.count = 3;
+    s.algorithm.id = QStringLiteral("redlock");
+    Simulation::Options options;
+    options.server = server.connectionSettings();
+    Simulation sim(s, options);
+    sim.start();
+    QVERIFY(sim.waitFinished(30000));
+    QCOMPARE(sim.state(), Simulation::State::Failed);
+    QVERIFY2(sim.errorString().contains(QLatin1String("3 independent servers")),
+             qPrintable(sim.errorString()));
+}
+
+void TestSimulation::stopEndsARunEarly()
+{
+    Scenario s = parse(kWorkload);
+    s.workload.durationS = 60;
+    Simulation sim(s);
+    sim.start();
+    QTRY_VERIFY_WITH_TIMEOUT(sim.history() && sim.history()->size() > 50, 20000);
+    sim.requestStop();
+    QVERIFY(sim.waitFinished(20000)); // far sooner than the 60 s asked for
+    const RunReport r = sim.report();
+    QVERIFY(!r.stopReason.isEmpty());
+    QVERIFY(r.metrics.durationUs < 30 * 1000000LL);
+    QCOMPARE(r.safety.violations(), 0);
+}
+
+void TestSimulation::serverRestartMidRunIsSurvived()
+{
+    Scenario s = parse(kWorkload);
+    s.workload.durationS = 1.5;
+    Scenario::Fault restart;
+    restart.type = Scenario::Fault::Type::ServerRestart;
+    restart.atMs = 300;
+    restart.restartDelayMs = 300;
+    s.faults << restart;
+    Simulation sim(s);
+    const RunReport r = runToEnd(sim);
+    QCOMPARE(sim.state(), Simulation::State::Finished);
+    QCOMPARE(r.outages.size(), 1);
+    QVERIFY2(r.outages.first().contains(QLatin1String("server 0 down")), qPrintable(r.outages.first()));
+    QVERIFY2(r.metrics.errors > 0, "the outage must show as errors in the history");
+    qint64 before = 0, after = 0;
+    for (const HistoryEvent &e : sim.history()->events()) {
+        if (e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok)
+            (e.timeUs < 300000 ? before : after)++;
+    }
+    QVERIFY(before > 0);
+    QVERIFY2(after > 0, "workers must get going again once the server is back");
+}
+
+void TestSimulation::storyStepGateSeesEveryStep()
+{
+    const QByteArray story = R"({"lockscope_scenario": 1, "id": "t", "title": "t", "kind": "story",
+        "algorithm": {"id": "set-nx-px-lua", "lease_ms": 1000},
+        "resource": {"counter": true},
+        "story": {"actors": ["A"], "steps": [
+          {"at_ms": 0, "actor": "A", "action": "acquire", "note": "one"},
+          {"at_ms": 10, "actor": "A", "action": "read"},
+          {"at_ms": 20, "actor": "A", "action": "write", "note": "three"},
+          {"at_ms": 30, "actor": "A", "action": "release"}]}})";
+    QList<int> seen;
+    Simulation::Options options;
+    options.stepGate = [&seen](int index, const Scenario::Step &) { seen << index; };
+    Simulation sim(parse(story), options);
+    const RunReport r = runToEnd(sim);
+    QCOMPARE(seen, (QList<int> {0, 1, 2, 3}));
+    QCOMPARE(r.safety.counterActual, 999);
+    QCOMPARE(r.metrics.cycles, 1);
+}
+
+void TestSimulation::historyExportsAsCsv()
+{
+    Simulation sim(parse(kWorkload));
+    runToEnd(sim);
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    buffer.write(HistoryCsv::header());
+    const qint64 rows = HistoryCsv::write(buffer, sim, QStringLiteral("base"));
+    QCOMPARE(rows, sim.history()->size());
+    const QList<QByteArray> lines = buffer.data().split('\n');
+    QVERIFY(lines.first().startsWith("variant,time_us,worker"));
+    QCOMPARE(lines.first().count(','), 12);
+    bool sawAcquire = false;
+    for (const QByteArray &line : lines.mid(1)) {
+        if (line.startsWith("base,") && line.contains(",acquire,ok,"))
+            sawAcquire = true;
+    }
+    QVERIFY(sawAcquire);
+}
+
+void TestSimulation::variantsAreJudgedTogether()
+{
+    QByteArray json = kWorkload;
+    json.chop(1);
+    json += R"(, "variants": [{"name": "locked"}, {"name": "unlocked", "algorithm": {"id": "none"},
+                  "workload": {"critical_section": {"distribution": "fixed", "ms": 1}}}],
+               "expect": ["locked.lost_updates == 0", "unlocked.lost_updates > locked.lost_updates"]})";
+    const SimulationRunner::Outcome outcome = SimulationRunner::run(parse(json), Simulation::Options());
+    QVERIFY2(outcome.ok(), qPrintable(outcome.error));
+    QCOMPARE(outcome.runs.size(), 2);
+    QCOMPARE(outcome.runs.at(1).variant, QStringLiteral("unlocked"));
+    QVERIFY2(outcome.passed(), qPrintable(outcome.summaryText()));
+    const QJsonObject json2 = outcome.toJson();
+    QVERIFY(json2.value(QStringLiteral("variants")).toObject().contains(QStringLiteral("locked")));
+    QVERIFY(json2.value(QStringLiteral("expect")).toObject().value(QStringLiteral("passed")).toBool());
+}
+
+QTEST_GUILESS_MAIN(TestSimulation)
+#include "tst_simulation.moc"
