@@ -8,7 +8,7 @@ void LockIo::beforeSend(const RedisConnection &connection, const RedisCommand &c
     if (m_hooks.beforeSend)
         m_hooks.beforeSend(m_threadId, command);
     if (m_hooks.beforeSendTo)
-        m_hooks.beforeSendTo(m_threadId, connection.settings().endpoint(), command);
+        m_hooks.beforeSendTo(m_threadId, connection.endpoint(), command);
     m_lastSendUs = LockClock::monotonicUs();
     if (m_firstSendUs == 0)
         m_firstSendUs = m_lastSendUs;
@@ -18,7 +18,7 @@ void LockIo::afterReceive(const RedisConnection &connection, const RedisResult &
     if (m_hooks.afterReceive)
         m_hooks.afterReceive(m_threadId, result);
     if (m_hooks.afterReceiveFrom)
-        m_hooks.afterReceiveFrom(m_threadId, connection.settings().endpoint(), result);
+        m_hooks.afterReceiveFrom(m_threadId, connection.endpoint(), result);
 }
 RedisResult LockIo::command(RedisConnection &connection, const RedisCommand &command)
 {

@@ -55,8 +55,8 @@ QString RedisConnection::hiredisVersion()
 
 RedisConnection::RedisConnection(const ConnectionSettings &settings)
     : m_settings(settings)
-{
-    // hiredis writes with write(), not send(MSG_NOSIGNAL): a server that died mid-write would raise SIGPIPE
+    , m_endpoint(settings.endpoint())
+{ // hiredis writes with write(), not send(MSG_NOSIGNAL): a server that died mid-write would raise SIGPIPE
     // and kill the whole app. The failed write is reported as an error value instead.
     static const bool sigpipeIgnored = [] {
         ::signal(SIGPIPE, SIG_IGN);

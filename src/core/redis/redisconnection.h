@@ -31,6 +31,8 @@ public:
     bool isOpen() const { return m_context != nullptr; }
 
     const ConnectionSettings &settings() const { return m_settings; }
+    // settings().endpoint(), made once: hot paths (fault hooks, Redlock votes) ask for it on every command.
+    const QString &endpoint() const { return m_endpoint; }
     bool isReadOnly() const { return m_settings.readOnly; }
     void setReadOnly(bool readOnly) { m_settings.readOnly = readOnly; }
     // When on (the default), a command on a connection that broke earlier reopens it first.
@@ -72,6 +74,7 @@ private:
     void dropContext();
 
     ConnectionSettings m_settings;
+    QString m_endpoint;
     redisContext *m_context = nullptr;
     RedisError m_lastError;
     bool m_autoReconnect = true;

@@ -28,6 +28,7 @@ struct RunContext
 
     std::atomic_bool stopping = false; // workload: start no new cycle
     std::atomic<qint64> failedRounds = 0;
+    std::atomic<qint64> cycles = 0; // counted by the workers, with or without the history
 
     // Workers wait here until every worker is ready, so the run starts for all at once.
     void waitForGo()

@@ -86,6 +86,7 @@ QJsonObject RunReport::toJson() const
         {QStringLiteral("commands_per_acquisition"), m.commandsPerAcquisition},
         {QStringLiteral("locks_without_ttl"), double(locksWithoutTtl)},
         {QStringLiteral("failed_rounds"), double(failedRounds)},
+        {QStringLiteral("counted_cycles"), double(countedCycles)},
         {QStringLiteral("violations"),
          QJsonObject {{QStringLiteral("overlaps"), safety.overlaps},
                       {QStringLiteral("stale_holders"), safety.staleHolders},

@@ -24,6 +24,7 @@ struct RunReport
     qint64 locksWithoutTtl = 0; // lock keys left with no TTL at the end (PTTL -1): stuck forever
     qint64 failedRounds
         = 0; // acquire attempts that did not get the lock before one that did (Redlock rounds)
+    qint64 countedCycles = 0; // completed cycles counted by the workers themselves (also without a history)
     qint64 historyEvents = 0;
     qint64 historyDropped = 0; // events that did not fit: the checker saw an incomplete history
     QStringList outages; // server outages seen during the run ("12.3 s – 14.0 s: connection refused")

@@ -62,6 +62,10 @@ struct Scenario
         int processes = 1;
         int threadsPerProcess = 4;
         int locks = 1;
+        // Random: each cycle picks a lock at random. Own: worker w always uses lock w % locks (no contention
+        // when there are as many locks as workers).
+        enum class LockChoice { Random, Own };
+        LockChoice lockChoice = LockChoice::Random;
         QString keyPrefix = QStringLiteral("lockscope:sim:");
         double durationS = 10;
         qint64 operations = 0; // > 0: each worker does this many cycles, then stops (duration is a cap)

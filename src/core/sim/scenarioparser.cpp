@@ -245,6 +245,7 @@ const QStringList kServerModes {QStringLiteral("sandbox"), QStringLiteral("given
 const QStringList kStrategies {QStringLiteral("spin"), QStringLiteral("fixed"), QStringLiteral("jitter"),
                                QStringLiteral("backoff"), QStringLiteral("pubsub")};
 const QStringList kClocks {QStringLiteral("monotonic"), QStringLiteral("cached-5ms")};
+const QStringList kLockChoices {QStringLiteral("random"), QStringLiteral("own")};
 const QStringList kDistributions {QStringLiteral("fixed"), QStringLiteral("uniform"),
                                   QStringLiteral("exponential")};
 const QStringList kFaultTypes {QStringLiteral("pause"),
@@ -396,6 +397,8 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
                         "%1 workers in all is too many; at most 1024 (processes × threads_per_process)")
                         .arg(w.processes * w.threadsPerProcess));
         w.locks = int(f.integer(QStringLiteral("locks"), w.locks, 1, 100000));
+        w.lockChoice
+            = Scenario::Workload::LockChoice(f.choice(QStringLiteral("lock_choice"), 0, kLockChoices));
         w.keyPrefix = f.string(QStringLiteral("key_prefix"), w.keyPrefix);
         if (w.keyPrefix.isEmpty())
             f.error(QStringLiteral("key_prefix"),
@@ -718,6 +721,7 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
     QJsonObject workload {{QStringLiteral("processes"), s.workload.processes},
                           {QStringLiteral("threads_per_process"), s.workload.threadsPerProcess},
                           {QStringLiteral("locks"), s.workload.locks},
+                          {QStringLiteral("lock_choice"), kLockChoices.at(int(s.workload.lockChoice))},
                           {QStringLiteral("key_prefix"), s.workload.keyPrefix},
                           {QStringLiteral("duration_s"), s.workload.durationS},
                           {QStringLiteral("operations"), double(s.workload.operations)},

@@ -130,14 +130,26 @@ void SimulatedProcess::delayFor(const QString &endpoint, bool beforeSend)
 FaultHooks SimulatedProcess::makeHooks()
 {
     FaultHooks hooks;
-    hooks.beforeSendTo = [this](qint64, const QString &endpoint, const RedisCommand &) {
-        checkpoint();
-        delayFor(endpoint, true);
-    };
-    hooks.afterReceiveFrom = [this](qint64, const QString &endpoint, const RedisResult &) {
-        delayFor(endpoint, false);
-        checkpoint(); // a reply that arrives during a pause is seen only after it
-    };
+    if (m_options.perServerDelays) {
+        hooks.beforeSendTo = [this](qint64, const QString &endpoint, const RedisCommand &) {
+            checkpoint();
+            delayFor(endpoint, true);
+        };
+        hooks.afterReceiveFrom = [this](qint64, const QString &endpoint, const RedisResult &) {
+            delayFor(endpoint, false);
+            checkpoint(); // a reply that arrives during a pause is seen only after it
+        };
+    } else {
+        // Without per-server delays the server does not matter: no endpoint per command.
+        hooks.beforeSend = [this](qint64, const RedisCommand &) {
+            checkpoint();
+            delayFor(QString(), true);
+        };
+        hooks.afterReceive = [this](qint64, const RedisResult &) {
+            delayFor(QString(), false);
+            checkpoint();
+        };
+    }
     hooks.crashAfterSetnx = [this](qint64 threadId, const QByteArray &) {
         if (!m_crashAfterSetnx.exchange(false))
             return false;

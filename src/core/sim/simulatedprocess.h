@@ -30,6 +30,8 @@ public:
         QString name;
         double clockRate = 1.0;
         qint64 clockOffsetMs = 0;
+        // The scenario delays commands towards some servers only: the hooks then need each command's server.
+        bool perServerDelays = false;
     };
 
     explicit SimulatedProcess(const Options &options);

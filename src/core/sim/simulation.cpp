@@ -326,6 +326,8 @@ bool Simulation::setup(QString *error)
         po.index = p;
         po.name = s.kind == Scenario::Kind::Story ? s.story.actors.at(p) : QStringLiteral("P%1").arg(p + 1);
         for (const Scenario::Fault &f : s.faults) {
+            if (f.type == Scenario::Fault::Type::Delay && !f.servers.isEmpty())
+                po.perServerDelays = true;
             if (f.type == Scenario::Fault::Type::ClockSkew && (f.process < 0 || f.process == p)) {
                 po.clockRate = f.rate;
                 po.clockOffsetMs = qint64(f.skewMs);
@@ -784,6 +786,7 @@ void Simulation::collect()
     report.seed = m_scenario.workload.seed;
     report.server = m_servers->describe();
     report.failedRounds = m_run->failedRounds.load();
+    report.countedCycles = m_run->cycles.load();
     report.outages = m_outages;
 
     // Read the counters and look for keys left without a TTL (server 0 holds the data).

@@ -88,10 +88,15 @@ bool SimulationWorker::ensureConnections()
 
 LockServers SimulationWorker::servers()
 {
+    LockServers list;
+    for (const auto &c : m_connections)
+        list << c.get();
+    if (list.size() < 2)
+        return list;
     // Near servers first: with a network slow towards some servers, those are reached last (Redlock stories).
     LockServers near, far;
-    for (const auto &c : m_connections)
-        (m_process.isDelayedTowards(c->settings().endpoint()) ? far : near) << c.get();
+    for (RedisConnection *c : list)
+        (m_process.isDelayedTowards(c->endpoint()) ? far : near) << c;
     return near + far;
 }
 bool SimulationWorker::prepare(QString *error)
@@ -180,12 +185,16 @@ void SimulationWorker::runWorkload()
     while (!m_run.stopping.load() && m_process.checkpoint()) {
         if (operations > 0 && done >= operations)
             break;
-        const int lock = locks == 1 ? 0 : pick(m_random);
+        const int lock = locks == 1                                                     ? 0
+            : m_run.scenario.workload.lockChoice == Scenario::Workload::LockChoice::Own ? m_index % locks
+                                                                                        : pick(m_random);
         bool completed = false;
         if (!cycle(lock, &completed))
             break;
-        if (completed)
+        if (completed) {
             ++done;
+            ++m_run.cycles;
+        }
         if (thinkUs > 0 && !m_process.sleepUs(thinkUs))
             break;
     }
@@ -352,13 +361,16 @@ bool SimulationWorker::acquire(int lock)
     } else {
         r = m_locks.at(size_t(lock))->acquire(servers());
     }
-    QByteArray detail = r.describe().toUtf8();
-    QStringList endpoints;
-    for (int i = 0; i < m_run.servers->count(); ++i)
-        endpoints << m_run.servers->settings(i).endpoint();
-    const QByteArray votes = describeVotes(r.votes, endpoints, r.quorum, r.validityMs);
-    if (!votes.isEmpty())
-        detail += "; " + votes;
+    // A plain success needs no words (the event says it); everything else is explained.
+    QByteArray detail;
+    if (!r.acquired() || r.votes.size() > 1 || r.attempts > 1)
+        detail = r.describe().toUtf8();
+    if (r.votes.size() > 1) {
+        QStringList endpoints;
+        for (int i = 0; i < m_run.servers->count(); ++i)
+            endpoints << m_run.servers->settings(i).endpoint();
+        detail += "; " + describeVotes(r.votes, endpoints, r.quorum, r.validityMs);
+    }
     if (r.acquired() && r.votes.size() > 1)
         m_run.failedRounds += std::max(0, r.attempts - 1);
     switch (r.outcome) {
@@ -415,7 +427,10 @@ void SimulationWorker::release(int lock)
     } else {
         r = m_locks.at(size_t(lock))->release(servers());
     }
-    const QByteArray detail = r.describe().toUtf8();
+    const QByteArray detail
+        = r.outcome == ReleaseResult::Outcome::Released && r.votes.size() < 2 && r.commands <= 1
+        ? QByteArray()
+        : r.describe().toUtf8();
     using RO = HistoryEvent::ReleaseOutcome;
     switch (r.outcome) {
     case ReleaseResult::Outcome::Released:

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""bench/run's driver: every benchmark side by side with its peer or ceiling, on one private redis-server,
+contenders interleaved round by round (A B C A B C ...), medians and ratios. See docs/benchmarks.md."""
+import argparse, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
+
+p = argparse.ArgumentParser()
+p.add_argument("--root", required=True)
+p.add_argument("--build", required=True)
+p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+p.add_argument("--rounds", type=int, default=3)
+p.add_argument("--seconds", type=float, default=3)
+p.add_argument("names", nargs="*")
+a = p.parse_args()
+
+ALL = ["uncontended", "contended", "recording", "hotpath", "scan", "paint", "memory"]
+names = a.names or ALL
+unknown = [n for n in names if n not in ALL]
+if unknown:
+    sys.exit("bench/run: unknown benchmark %s; choose from %s" % (", ".join(unknown), " ".join(ALL)))
+
+CLI = os.path.join(a.build, "src/cli/lockscope-cli")
+BENCH = os.path.join(a.build, "bench/lockbench/lockscope-bench")
+PEERS = os.path.join(a.root, "bench/peers")
+NODE_PATH = os.path.join(a.root, "bench/.peers/node_modules")
+# redis-py comes from Debian (python3-redis): use Debian's interpreter even when another python3 is first on PATH.
+PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+def run_json(cmd, env=None, timeout=600):
+    """Runs a command that prints one JSON line; returns (object, peak RSS in KiB)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise SystemExit("bench/run: %s took longer than %d s" % (cmd[0], timeout))
+    if proc.returncode != 0:
+        raise SystemExit("bench/run: %s failed (%d): %s" % (" ".join(cmd), proc.returncode, err.decode()[-2000:]))
+    lines = [l for l in out.decode().splitlines() if l.strip().startswith("{")]
+    return json.loads(lines[-1]), None
+
+
+class Sandbox:
+    """One private redis-server for a whole benchmark: `lockscope-cli sandbox` prints where it listens."""
+
+    def __enter__(self):
+        self.proc = subprocess.Popen([CLI, "sandbox"], stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        m = re.search(r"127\.0\.0\.1:(\d+)", line)
+        if not m:
+            raise SystemExit("bench/run: the sandbox did not start: " + line)
+        self.port = int(m.group(1))
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def median(values):
+    return statistics.median(values) if values else 0.0
+
+
+def interleave(contenders, rounds):
+    """contenders: {name: function returning a dict}. Runs A B C A B C ... and returns {name: [dicts]}."""
+    results = {name: [] for name in contenders}
+    for r in range(rounds):
+        for name, fn in contenders.items():
+            log("  round %d/%d: %s" % (r + 1, rounds, name))
+            results[name].append(fn())
+    return results
+
+
+def med(results, name, key):
+    return median([x[key] for x in results[name] if key in x])
+
+
+def ratio(x, y):
+    return round(x / y, 3) if y else None
+
+
+def redis_benchmark_cycles(port, workers, seconds):
+    """The server's ceiling for the same two commands (SET NX PX, then the compare-and-delete EVAL) at the
+    same concurrency: one cycle costs one of each, so cycles/s = 1 / (1/set_rps + 1/eval_rps)."""
+    n = int(max(20000, 60000 * seconds))
+    script = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+    rates = []
+    for cmd in (["SET", "bench:ceiling:__rand_int__", "token", "NX", "PX", "10000"],
+                ["EVAL", script, "1", "bench:ceiling:__rand_int__", "token"]):
+        out = subprocess.run(["redis-benchmark", "-p", str(port), "-c", str(workers), "-n", str(n), "-r", "100000",
+                              "-q", "--csv"] + cmd, capture_output=True, text=True, check=True).stdout
+        # "\"SET ...\",\"123456.78\",..." : the second field is requests per second
+        row = [l for l in out.splitlines() if l and not l.startswith('"test"')][-1]
+        rates.append(float(row.split('","')[1].strip('"')))
+    return {"cycles_per_s": 1.0 / (1.0 / rates[0] + 1.0 / rates[1]), "set_rps": rates[0], "eval_rps": rates[1]}
+
+
+def peer_env():
+    env = dict(os.environ)
+    env["NODE_PATH"] = NODE_PATH
+    return env
+
+
+def bench_uncontended(port):
+    w, s = 8, a.seconds
+    contenders = {
+        "lockscope_set_nx_px_lua": lambda: run_json([BENCH, "uncontended", "--port", str(port), "--algorithm", "set-nx-px-lua",
+                                                     "--workers", str(w), "--seconds", str(s)])[0],
+        "lockscope_redisson_reentrant": lambda: run_json([BENCH, "uncontended", "--port", str(port), "--algorithm",
+                                                          "redisson-reentrant", "--workers", str(w), "--seconds", str(s)])[0],
+        "redis_py": lambda: run_json([PYTHON, os.path.join(PEERS, "redis_py_lock.py"), "uncontended", "--port", str(port),
+                                      "--workers", str(w), "--seconds", str(s)])[0],
+        "node_redlock": lambda: run_json(["node", os.path.join(PEERS, "node_redlock.js"), "uncontended", "--port", str(port),
+                                          "--workers", str(w), "--seconds", str(s)], env=peer_env())[0],
+        "ceiling_redis_benchmark": lambda: redis_benchmark_cycles(port, w, s),
+    }
+    r = interleave(contenders, a.rounds)
+    out = {name + "_cycles_per_s": round(med(r, name, "cycles_per_s"), 1) for name in contenders}
+    lua = out["lockscope_set_nx_px_lua_cycles_per_s"]
+    out["ratio_vs_node_redlock"] = ratio(lua, out["node_redlock_cycles_per_s"])
+    out["ratio_vs_redis_py"] = ratio(lua, out["redis_py_cycles_per_s"])
+    out["ratio_vs_ceiling"] = ratio(lua, out["ceiling_redis_benchmark_cycles_per_s"])
+    out["targets"] = {"ratio_vs_node_redlock >= 1.2": (out["ratio_vs_node_redlock"] or 0) >= 1.2,
+                      "ratio_vs_redis_py >= 8": (out["ratio_vs_redis_py"] or 0) >= 8,
+                      "ratio_vs_ceiling >= 0.8": (out["ratio_vs_ceiling"] or 0) >= 0.8}
+    return out
+
+
+ALGORITHMS = ["setnx-expire", "set-nx-px-del", "set-nx-px-get-del", "set-nx-px-lua", "set-nx-px-lua-watchdog",
+              "redisson-reentrant", "redisson-fair", "redisson-rw", "fenced", "redlock"]
+
+
+def bench_contended(port):
+    w, s = 8, a.seconds
+    contenders = {"ping": lambda: run_json([BENCH, "ping", "--port", str(port), "--count", "3000"])[0]}
+    for alg in ALGORITHMS:
+        contenders["lockscope_" + alg] = (lambda alg=alg: run_json(
+            [BENCH, "contended", "--port", str(port), "--algorithm", alg, "--workers", str(w), "--seconds", str(s),
+             "--cs-ms", "1"])[0])
+    contenders["redis_py"] = lambda: run_json([PYTHON, os.path.join(PEERS, "redis_py_lock.py"), "contended", "--port",
+                                               str(port), "--workers", str(w), "--seconds", str(s), "--cs-ms", "1"])[0]
+    contenders["node_redlock"] = lambda: run_json(["node", os.path.join(PEERS, "node_redlock.js"), "contended", "--port",
+                                                   str(port), "--workers", str(w), "--seconds", str(s), "--cs-ms", "1"],
+                                                  env=peer_env())[0]
+    r = interleave(contenders, a.rounds)
+    out = {"ping_p50_us": med(r, "ping", "ping_p50_us")}
+    for name in contenders:
+        if name == "ping":
+            continue
+        out[name] = {k: round(med(r, name, k), 3) for k in ("handoff_p50_us", "handoff_p99_us", "fairness_jain",
+                                                              "cycles_per_s", "handoffs")}
+    rr = out["lockscope_redisson-reentrant"]["handoff_p50_us"]
+    out["redisson_handoff_p50_over_ping"] = ratio(rr, out["ping_p50_us"])
+    out["targets"] = {"redisson_handoff_p50_over_ping <= 4": (out["redisson_handoff_p50_over_ping"] or 99) <= 4,
+                      "redisson_fair_jain >= 0.95": out["lockscope_redisson-fair"]["fairness_jain"] >= 0.95}
+    return out
+
+
+def bench_recording(port):
+    w, s = 8, a.seconds
+    base = [BENCH, "uncontended", "--port", str(port), "--algorithm", "set-nx-px-lua", "--workers", str(w), "--seconds", str(s)]
+    r = interleave({"history_on": lambda: run_json(base)[0], "history_off": lambda: run_json(base + ["--no-history"])[0]},
+                   a.rounds)
+    on, off = med(r, "history_on", "cycles_per_s"), med(r, "history_off", "cycles_per_s")
+    overhead = (off - on) / off if off else None
+    return {"history_on_cycles_per_s": round(on, 1), "history_off_cycles_per_s": round(off, 1),
+            "overhead": round(overhead, 4) if overhead is not None else None,
+            "targets": {"overhead <= 0.10": overhead is not None and overhead <= 0.10}}
+
+
+def callgrind_instructions(port, algorithm, cycles):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "cg.out")
+        res = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, BENCH, "hotpath", "--port",
+                              str(port), "--algorithm", algorithm, "--cycles", str(cycles)], capture_output=True, text=True)
+        m = re.search(r"Collected : (\d+)", res.stderr)
+        if res.returncode != 0 or not m:
+            raise SystemExit("bench/run: callgrind failed: " + res.stderr[-1500:])
+        return int(m.group(1))
+
+
+def bench_hotpath(port):
+    if not shutil.which("valgrind"):
+        return {"skipped": "valgrind is not installed"}
+    out = {}
+    for alg in ("set-nx-px-lua", "redisson-reentrant"):
+        # The difference between two runs cancels start-up: what is left is the client-side cost of the cycles.
+        small, large = callgrind_instructions(port, alg, 500), callgrind_instructions(port, alg, 2500)
+        out[alg + "_instructions_per_cycle"] = round((large - small) / 2000)
+    return out
+
+
+def optional_program(name, *relative):
+    path = os.path.join(a.build, *relative)
+    return path if os.path.exists(path) else None
+
+
+def bench_external(name, relative, extra):
+    program = optional_program(name, *relative)
+    if not program:
+        return {"skipped": "%s was not built (%s)" % (name, "/".join(relative))}
+    return run_json([program] + extra, timeout=1800)[0]
+
+
+results = {}
+for name in names:
+    log("bench/run: %s" % name)
+    t0 = time.monotonic()
+    if name in ("uncontended", "contended", "recording", "hotpath"):
+        with Sandbox() as sb:
+            results[name] = {"uncontended": bench_uncontended, "contended": bench_contended,
+                             "recording": bench_recording, "hotpath": bench_hotpath}[name](sb.port)
+    elif name == "scan":
+        results[name] = bench_external("scan benchmark", ("bench", "scan", "lockscope-scanbench"), ["--json"])
+    elif name == "paint":
+        results[name] = bench_external("timeline paint benchmark", ("bench", "paint", "lockscope-paintbench"), ["--json"])
+    elif name == "memory":
+        results[name] = {"note": "peak RSS is reported inside the scan and paint results"}
+    results[name]["wall_s"] = round(time.monotonic() - t0, 1)
+
+results["machine"] = {"cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d"), "rounds": a.rounds, "seconds": a.seconds}
+if a.json:
+    print(json.dumps(results, indent=2))
+else:
+    for name, r in results.items():
+        print("== %s" % name)
+        for k, v in r.items():
+            print("  %-45s %s" % (k, json.dumps(v)))
+os.makedirs(os.path.join(a.root, "bench/results"), exist_ok=True)
+with open(os.path.join(a.root, "bench/results/latest.json"), "w") as f:
+    json.dump(results, f, indent=2)
