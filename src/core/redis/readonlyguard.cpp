@@ -128,9 +128,17 @@ const QHash<QByteArray, Rule> &rules()
     return table;
 }
 
-QByteArray upper(const QByteArray &bytes)
+// Upper-cases a command name into `buffer` and returns a view of it without allocating (the guard runs for
+// every command of a read-only connection). Longer names than any Redis command get an empty view: refused.
+QByteArray upperView(const QByteArray &bytes, char (&buffer)[48])
 {
-    return bytes.toUpper();
+    if (bytes.size() >= qsizetype(sizeof buffer))
+        return {};
+    for (qsizetype i = 0; i < bytes.size(); ++i) {
+        const char c = bytes.at(i);
+        buffer[i] = c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c;
+    }
+    return QByteArray::fromRawData(buffer, bytes.size());
 }
 
 } // namespace
@@ -142,24 +150,27 @@ bool ReadOnlyGuard::allows(const QList<QByteArray> &args, QString *reason)
             *reason = QStringLiteral("empty command");
         return false;
     }
-    const QByteArray name = upper(args.first());
+    char nameBuffer[48];
+    const QByteArray name = upperView(args.first(), nameBuffer);
     const auto it = rules().constFind(name);
     if (it == rules().constEnd()) {
         if (reason)
             *reason = QStringLiteral("%1 is not a read-only command; this connection is read-only "
                                      "(reconnect with writes allowed to send it)")
-                          .arg(QString::fromUtf8(name));
+                          .arg(QString::fromUtf8(args.first()).toUpper());
         return false;
     }
     if (it->subcommands.isEmpty())
         return true;
-    const QByteArray sub = args.size() > 1 ? upper(args.at(1)) : QByteArray();
+    char subBuffer[48];
+    const QByteArray sub = args.size() > 1 ? upperView(args.at(1), subBuffer) : QByteArray();
     if (it->subcommands.contains(sub))
         return true;
     if (reason)
-        *reason = QStringLiteral("%1 %2 is not a read-only command; this connection is read-only "
-                                 "(reconnect with writes allowed to send it)")
-                      .arg(QString::fromUtf8(name), QString::fromUtf8(sub));
+        *reason
+            = QStringLiteral("%1 %2 is not a read-only command; this connection is read-only "
+                             "(reconnect with writes allowed to send it)")
+                  .arg(QString::fromUtf8(args.first()).toUpper(), QString::fromUtf8(args.value(1)).toUpper());
     return false;
 }
 

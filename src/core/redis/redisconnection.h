@@ -65,6 +65,7 @@ public:
 
 private:
     RedisResult roundTrip(const RedisCommand &args);
+    RedisError appendChecked(const RedisCommand &args); // append() without the read-only guard
     RedisError ensureOpen();
     RedisError guard(const RedisCommand &args) const;
     RedisError takeContextError();
@@ -75,6 +76,7 @@ private:
 
     ConnectionSettings m_settings;
     QString m_endpoint;
+    QByteArray m_formatBuffer; // RESP of the command being appended, reused
     redisContext *m_context = nullptr;
     RedisError m_lastError;
     bool m_autoReconnect = true;

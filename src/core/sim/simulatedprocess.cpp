@@ -46,12 +46,12 @@ bool SimulatedProcess::sleepUs(qint64 us)
 void SimulatedProcess::pause()
 {
     {
+        std::unique_lock gate(m_runGate); // waits for events being recorded right now
         std::lock_guard lock(m_mutex);
         m_paused = true;
     }
     m_client->setPaused(true);
 }
-
 void SimulatedProcess::resume()
 {
     {
@@ -66,6 +66,7 @@ void SimulatedProcess::crash()
 {
     QList<RedisConnection *> connections;
     {
+        std::unique_lock gate(m_runGate); // nothing is recorded after the crash
         std::lock_guard lock(m_mutex);
         if (m_crashed.exchange(true))
             return;

@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 
 class RedisConnection;
 
@@ -47,6 +48,22 @@ public:
     bool checkpoint();
     // Sleeps `us` of run time, then passes a checkpoint (a pause that starts during the sleep holds it).
     bool sleepUs(qint64 us);
+    // Runs `record` (timestamp and store one history event) only while the process runs: during a pause
+    // it waits for the end, after a crash it skips. pause() waits for records in flight, so no event of a
+    // paused process carries a time inside the pause (a safepoint, as a JVM has). False when skipped.
+    template<typename Record> bool whileRunning(Record &&record)
+    {
+        std::shared_lock gate(m_runGate);
+        while (m_paused.load() && !m_crashed.load() && !m_stopped.load()) {
+            gate.unlock();
+            checkpoint();
+            gate.lock();
+        }
+        if (m_crashed.load())
+            return false;
+        record();
+        return true;
+    }
 
     void pause();
     void resume();
@@ -82,6 +99,7 @@ private:
 
     Options m_options;
     std::unique_ptr<LockClient> m_client;
+    std::shared_mutex m_runGate; // held shared while a worker records an event, exclusively to pause or crash
     std::mutex m_mutex;
     std::condition_variable m_wake;
     std::atomic_bool m_paused = false;

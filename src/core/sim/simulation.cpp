@@ -475,8 +475,9 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
                         .arg(who)
                         .arg(f.durationMs));
         schedule(runNowUs() + qint64(f.durationMs * 1000), [this, p, process, who] {
-            process->resume();
+            // Recorded before the threads run again, so every event of theirs comes after it.
             recordFault(FT::PauseEnd, p, 0, QStringLiteral("%1 runs again").arg(who));
+            process->resume();
         });
         return;
     case T::Crash:

@@ -300,7 +300,6 @@ qint64 SimulationWorker::criticalSectionUs()
 qint64 SimulationWorker::invoke(Kind kind, int lock, qint64 value, qint64 token)
 {
     HistoryEvent e;
-    e.timeUs = m_run.clock.nowUs();
     e.opId = ++m_nextOp;
     e.worker = m_index;
     e.process = m_process.index();
@@ -309,15 +308,16 @@ qint64 SimulationWorker::invoke(Kind kind, int lock, qint64 value, qint64 token)
     e.kind = kind;
     e.value = value;
     e.token = token;
-    m_run.history->record(m_index, e);
+    m_process.whileRunning([&] {
+        e.timeUs = m_run.clock.nowUs();
+        m_run.history->record(m_index, e);
+    });
     return e.opId;
 }
-
 void SimulationWorker::complete(qint64 op, Kind kind, Phase phase, int lock, qint64 value, qint64 token,
                                 quint8 outcome, int commands, const QByteArray &detail, qint64 effectUs)
 {
     HistoryEvent e;
-    e.timeUs = m_run.clock.nowUs();
     e.opId = op;
     e.worker = m_index;
     e.process = m_process.index();
@@ -329,10 +329,12 @@ void SimulationWorker::complete(qint64 op, Kind kind, Phase phase, int lock, qin
     e.token = token;
     e.outcome = outcome;
     e.commands = quint16(std::clamp(commands, 0, 65535));
-    e.detail = m_run.history->addText(m_index, detail);
-    m_run.history->record(m_index, e);
+    m_process.whileRunning([&] {
+        e.timeUs = m_run.clock.nowUs();
+        e.detail = m_run.history->addText(m_index, detail);
+        m_run.history->record(m_index, e);
+    });
 }
-
 void SimulationWorker::single(Kind kind, int lock, qint64 value, quint8 outcome, const QByteArray &detail)
 {
     complete(++m_nextOp, kind, Phase::Ok, lock, value, 0, outcome, 0, detail);
