@@ -1,0 +1,145 @@
+// LockAssembler: state kept across pages is bounded: groups keep three numbers per member key, Redisson
+// records are kept only for locks that can have companions, pending companions are capped.
+#include "lockassembler.h"
+
+#include "lockclassifier.h"
+#include "lockdiagnostics.h"
+#include "locknames.h"
+
+#include <algorithm>
+
+namespace {
+constexpr qsizetype kMaxPendingCompanions = 10000;
+
+LockCompanion::Role roleOf(LockNames::CompanionRole role)
+{
+    return role == LockNames::CompanionRole::ReadTimeout ? LockCompanion::Role::ReadTimeout
+                                                         : LockCompanion::Role::UnlockLatch;
+}
+} // namespace
+
+LockAssembler::LockAssembler(const ScanOptions &options)
+    : m_options(options)
+{
+}
+
+void LockAssembler::finish(LockRecord &record, qint64 nowEpochMs) const
+{
+    DiagnosticContext context;
+    context.nowEpochMs = nowEpochMs;
+    context.ttlThresholdMs = m_options.ttlThresholdMs;
+    context.watchdogLeaseMs = m_options.watchdogLeaseMs;
+    LockDiagnostics::diagnose(record, context);
+}
+
+void LockAssembler::attachCompanion(LockRecord &record, const ScannedKey &companion) const
+{
+    const LockNames::Companion c = LockNames::companionOf(companion.key);
+    for (LockCompanion &existing : record.companions) {
+        if (existing.key == companion.key) {
+            existing.type = companion.type;
+            existing.pttlMs = companion.pttlMs;
+            return;
+        }
+    }
+    record.companions.append({companion.key, roleOf(c.role), companion.type, companion.pttlMs,
+                              c.role == LockNames::CompanionRole::ReadTimeout
+                                  ? QStringLiteral("read hold of %1").arg(QString::fromUtf8(c.owner))
+                                  : QStringLiteral("unlock in progress (idempotency latch)")});
+}
+
+LockRecord LockAssembler::assembleGroup(const Group &group, qint64 nowEpochMs) const
+{
+    ScannedKey primary = group.primary;
+    for (const Member &m : group.others)
+        primary.sameValueKeys.append(m.key);
+    LockRecord record = LockClassifier::classify(primary);
+    // A multi-resource lock is only whole while every key holds it: its TTL is the shortest.
+    for (const Member &m : group.others) {
+        for (LockCompanion &c : record.companions) {
+            if (c.key == m.key) {
+                c.pttlMs = m.pttlMs;
+                c.summary = QStringLiteral("another resource of this lock (same value)");
+            }
+        }
+        if (m.pttlMs >= 0 && (record.pttlMs < 0 || m.pttlMs < record.remainingMs(m.readAtMs))) {
+            record.pttlMs = m.pttlMs;
+            record.readAtMs = m.readAtMs;
+        }
+    }
+    finish(record, nowEpochMs);
+    return record;
+}
+
+QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEpochMs)
+{
+    QList<LockRecord> out;
+    QSet<QByteArray> updatedRedisson;
+    for (const ScannedKey &k : keys) {
+        if (m_seen.contains(k.key))
+            continue; // SCAN may return a key twice
+        const LockNames::Companion companion = LockNames::companionOf(k.key);
+        if (companion.role == LockNames::CompanionRole::ReadTimeout
+            || companion.role == LockNames::CompanionRole::UnlockLatch) {
+            m_seen.insert(k.key);
+            if (!k.exists())
+                continue;
+            auto it = m_redisson.find(companion.lockName);
+            if (it != m_redisson.end()) {
+                attachCompanion(*it, k);
+                updatedRedisson.insert(companion.lockName);
+            } else if (m_pendingCount < kMaxPendingCompanions) {
+                m_pendingCompanions[companion.lockName].append(k);
+                ++m_pendingCount;
+            }
+            continue;
+        }
+        m_seen.insert(k.key);
+        if (!k.exists() && !k.redisson.read)
+            continue; // gone between SCAN and TYPE
+
+        if (k.type == "string" && LockClassifier::isLowerHex32(k.value)) {
+            auto it = m_groups.find(k.value);
+            if (it != m_groups.end()) {
+                it->others.append({k.key, k.pttlMs, k.readAtMs});
+                out.append(assembleGroup(*it, nowEpochMs));
+                continue;
+            }
+            Group g;
+            g.primary = k;
+            LockRecord record = LockClassifier::classify(k);
+            if (!record.isLock())
+                continue;
+            m_groups.insert(k.value, g);
+            m_locks.insert(k.key);
+            finish(record, nowEpochMs);
+            out.append(record);
+            continue;
+        }
+
+        LockRecord record = LockClassifier::classify(k);
+        if (!record.isLock())
+            continue;
+        m_locks.insert(k.key);
+        if (LockKinds::isRedissonHash(record.kind)) {
+            const auto pending = m_pendingCompanions.take(k.key);
+            m_pendingCount -= pending.size();
+            for (const ScannedKey &c : pending)
+                attachCompanion(record, c);
+            m_redisson.insert(k.key, record);
+        }
+        finish(record, nowEpochMs);
+        out.append(record);
+    }
+    for (const QByteArray &lock : updatedRedisson) {
+        LockRecord &record = m_redisson[lock];
+        finish(record, nowEpochMs);
+        // Replace an earlier copy from this same batch rather than listing the lock twice.
+        auto same = std::find_if(out.begin(), out.end(), [&](const LockRecord &r) { return r.key == lock; });
+        if (same != out.end())
+            *same = record;
+        else
+            out.append(record);
+    }
+    return out;
+}
