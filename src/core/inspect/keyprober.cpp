@@ -108,6 +108,9 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
         keys.append(k);
     }
 
+    if (m_betweenRounds)
+        m_betweenRounds();
+
     // Round 2: the detail reads, bounded whatever the key holds.
     QList<RedisCommand> second;
     QList<PendingRead> plan;

@@ -8,6 +8,8 @@
 
 #include <QList>
 
+#include <functional>
+
 class RedisConnection;
 
 struct ProbeTarget
@@ -37,7 +39,11 @@ public:
     // Keys whose TYPE the server refused (an ACL that limits keys), since construction.
     qint64 unreadableKeys() const { return m_unreadable; }
 
+    // Runs between the two rounds: lets tests change keys exactly there, where a busy server would.
+    void setBetweenRoundsHook(std::function<void()> hook) { m_betweenRounds = std::move(hook); }
+
 private:
     ScanOptions m_options;
+    std::function<void()> m_betweenRounds;
     qint64 m_unreadable = 0;
 };

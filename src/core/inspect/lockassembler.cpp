@@ -6,8 +6,6 @@
 #include "lockdiagnostics.h"
 #include "locknames.h"
 
-#include <algorithm>
-
 namespace {
 constexpr qsizetype kMaxPendingCompanions = 10000;
 
@@ -74,6 +72,16 @@ LockRecord LockAssembler::assembleGroup(const Group &group, qint64 nowEpochMs) c
 QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEpochMs)
 {
     QList<LockRecord> out;
+    QHash<QByteArray, qsizetype> indexOf; // one record per lock per batch: a later update replaces it
+    const auto emitRecord = [&](const LockRecord &record) {
+        const auto it = indexOf.constFind(record.key);
+        if (it != indexOf.constEnd()) {
+            out[*it] = record;
+            return;
+        }
+        indexOf.insert(record.key, out.size());
+        out.append(record);
+    };
     QSet<QByteArray> updatedRedisson;
     for (const ScannedKey &k : keys) {
         if (m_seen.contains(k.key))
@@ -102,7 +110,7 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
             auto it = m_groups.find(k.value);
             if (it != m_groups.end()) {
                 it->others.append({k.key, k.pttlMs, k.readAtMs});
-                out.append(assembleGroup(*it, nowEpochMs));
+                emitRecord(assembleGroup(*it, nowEpochMs));
                 continue;
             }
             Group g;
@@ -113,7 +121,7 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
             m_groups.insert(k.value, g);
             m_locks.insert(k.key);
             finish(record, nowEpochMs);
-            out.append(record);
+            emitRecord(record);
             continue;
         }
 
@@ -129,17 +137,12 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
             m_redisson.insert(k.key, record);
         }
         finish(record, nowEpochMs);
-        out.append(record);
+        emitRecord(record);
     }
     for (const QByteArray &lock : updatedRedisson) {
         LockRecord &record = m_redisson[lock];
         finish(record, nowEpochMs);
-        // Replace an earlier copy from this same batch rather than listing the lock twice.
-        auto same = std::find_if(out.begin(), out.end(), [&](const LockRecord &r) { return r.key == lock; });
-        if (same != out.end())
-            *same = record;
-        else
-            out.append(record);
+        emitRecord(record);
     }
     return out;
 }

@@ -106,9 +106,11 @@ bool LockScanner::start(const ScanOptions &options)
     const quint64 generation = ++m_generation;
     emit scanStarted();
 
-    // Each page re-posts the next one, so queued refreshes get their turn in between.
+    // Each page re-posts the next one, so queued refreshes get their turn in between. The queued call owns
+    // the page function; the function itself only holds a weak reference, so the chain frees itself.
     auto page = std::make_shared<std::function<void(Shared &)>>();
-    *page = [this, generation, page](Shared &shared) {
+    std::weak_ptr<std::function<void(Shared &)>> weakPage = page;
+    *page = [this, generation, weakPage](Shared &shared) {
         const auto deliver = [this, generation](auto fn) {
             QMetaObject::invokeMethod(
                 this,
@@ -142,12 +144,11 @@ bool LockScanner::start(const ScanOptions &options)
         if (!shared.job->atEnd()) {
             std::shared_ptr<Shared> keep = m_shared;
             QMetaObject::invokeMethod(
-                m_worker, [keep, page] { (*page)(*keep); }, Qt::QueuedConnection);
+                m_worker, [keep, next = weakPage.lock()] { (*next)(*keep); }, Qt::QueuedConnection);
             return;
         }
         const RedisError error = shared.job->error();
         shared.job.reset();
-        *page = nullptr; // break the self-reference
         deliver([this, error, progress] {
             m_scanning = false;
             if (error)
@@ -158,7 +159,6 @@ bool LockScanner::start(const ScanOptions &options)
     };
     post([this, generation, options, page](Shared &shared) {
         if (const RedisError e = shared.ensureConnection()) {
-            *page = nullptr;
             QMetaObject::invokeMethod(
                 this,
                 [this, generation, e] {
