@@ -3,7 +3,7 @@
 #include "inspect/lockactions.h"
 #include "inspect/locknames.h"
 #include "inspect/lockscanjob.h"
-#include "lockfixtures.h"
+#include "inspect/samplelocks.h"
 #include "testsupport.h"
 
 #include <QDateTime>
@@ -51,8 +51,8 @@ void TestLockActions::forceUnlockRedissonWakesWaiters()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    const QByteArray client = LockFixtures::redissonClientId();
-    QVERIFY(LockFixtures::redissonLock(c, "order:1", client, 7, 60000, 2));
+    const QByteArray client = SampleLocks::redissonClientId();
+    QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 7, 60000, 2));
     RedisConnection waiter(server.connectionSettings());
     LS_OPEN(waiter);
     QVERIFY(!waiter.append({"SUBSCRIBE", LockNames::lockChannel("order:1")}));
@@ -79,9 +79,9 @@ void TestLockActions::forceUnlockRefusedWhenChanged()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    const QByteArray client = LockFixtures::redissonClientId();
-    QVERIFY(LockFixtures::redissonLock(c, "order:1", client, 7, 60000));
-    QVERIFY(LockFixtures::plainLock(c, "lock:s", "owner-a", 60000));
+    const QByteArray client = SampleLocks::redissonClientId();
+    QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 7, 60000));
+    QVERIFY(SampleLocks::plainLock(c, "lock:s", "owner-a", 60000));
     const LockAction hash = LockActions::forceUnlock(scanOne(c, "order:1"));
     const LockAction string = LockActions::forceUnlock(scanOne(c, "lock:s"));
     // The holder re-enters; the string lock expires and someone else takes it.
@@ -102,7 +102,7 @@ void TestLockActions::forceUnlockWhenAlreadyGone()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    QVERIFY(LockFixtures::plainLock(c, "lock:s", "owner-a", 60000));
+    QVERIFY(SampleLocks::plainLock(c, "lock:s", "owner-a", 60000));
     const LockAction a = LockActions::forceUnlock(scanOne(c, "lock:s"));
     QVERIFY(c.command({"DEL", "lock:s"}).ok());
     const LockActionOutcome o = LockActions::interpret(a, c.command(a.command));
@@ -116,11 +116,11 @@ void TestLockActions::fairAndReadWriteChannels()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    const QByteArray client = LockFixtures::redissonClientId();
-    const QByteArray head = LockFixtures::redissonClientId() + ":9";
-    QVERIFY(LockFixtures::redissonLock(c, "fair", client, 1, 60000));
-    QVERIFY(LockFixtures::redissonFairWaiter(c, "fair", head, QDateTime::currentMSecsSinceEpoch() + 60000));
-    QVERIFY(LockFixtures::redissonWriteLock(c, "doc", client, 2, 60000));
+    const QByteArray client = SampleLocks::redissonClientId();
+    const QByteArray head = SampleLocks::redissonClientId() + ":9";
+    QVERIFY(SampleLocks::redissonLock(c, "fair", client, 1, 60000));
+    QVERIFY(SampleLocks::redissonFairWaiter(c, "fair", head, QDateTime::currentMSecsSinceEpoch() + 60000));
+    QVERIFY(SampleLocks::redissonWriteLock(c, "doc", client, 2, 60000));
     RedisConnection waiter(server.connectionSettings());
     LS_OPEN(waiter);
     QVERIFY(!waiter.append(
@@ -148,7 +148,7 @@ void TestLockActions::multiResourceLock()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    const QByteArray value = LockFixtures::redlock(c, {"rl:1", "rl:2", "rl:3"}, 60000);
+    const QByteArray value = SampleLocks::redlock(c, {"rl:1", "rl:2", "rl:3"}, 60000);
     LockRecord snapshot;
     {
         ScanOptions options;
@@ -177,8 +177,8 @@ void TestLockActions::extendTtl()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    QVERIFY(LockFixtures::redissonLock(c, "order:1", LockFixtures::redissonClientId(), 1, 5000));
-    QVERIFY(!LockFixtures::redisPyLock(c, "py", 5000).isEmpty());
+    QVERIFY(SampleLocks::redissonLock(c, "order:1", SampleLocks::redissonClientId(), 1, 5000));
+    QVERIFY(!SampleLocks::redisPyLock(c, "py", 5000).isEmpty());
     for (const char *key : {"order:1", "py"}) {
         const LockAction a = LockActions::extendTtl(scanOne(c, key), 600000);
         QVERIFY2(a.isAvailable(), qPrintable(a.unavailable));
@@ -194,15 +194,15 @@ void TestLockActions::removeOrphanQueue()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    const QByteArray waiter = LockFixtures::redissonClientId() + ":3";
-    QVERIFY(LockFixtures::redissonFairWaiter(c, "gone", waiter, QDateTime::currentMSecsSinceEpoch() + 60000));
+    const QByteArray waiter = SampleLocks::redissonClientId() + ":3";
+    QVERIFY(SampleLocks::redissonFairWaiter(c, "gone", waiter, QDateTime::currentMSecsSinceEpoch() + 60000));
     // Found through its queue: the lock key itself no longer exists.
     const LockRecord orphan = scanOne(c, "gone", "redisson_lock_queue:*");
     QVERIFY(orphan.hasDiagnosis(QStringLiteral("orphan-queue")));
     const LockAction a = LockActions::removeOrphanQueue(orphan);
     QVERIFY2(a.isAvailable(), qPrintable(a.unavailable));
     // Refused while the lock has come back.
-    QVERIFY(LockFixtures::redissonLock(c, "gone", LockFixtures::redissonClientId(), 1, 60000));
+    QVERIFY(SampleLocks::redissonLock(c, "gone", SampleLocks::redissonClientId(), 1, 60000));
     QVERIFY(!LockActions::interpret(a, c.command(a.command)).done);
     QVERIFY(c.command({"DEL", "gone"}).ok());
     QVERIFY(LockActions::interpret(a, c.command(a.command)).done);
@@ -236,7 +236,7 @@ void TestLockActions::readOnlyConnectionRefusesBeforeSending()
     LS_START(server);
     RedisConnection admin(server.connectionSettings());
     LS_OPEN(admin);
-    QVERIFY(LockFixtures::plainLock(admin, "lock:s", "owner", 60000));
+    QVERIFY(SampleLocks::plainLock(admin, "lock:s", "owner", 60000));
     const LockAction a = LockActions::forceUnlock(scanOne(admin, "lock:s"));
     ConnectionSettings s = server.connectionSettings();
     s.readOnly = true;
@@ -257,7 +257,7 @@ void TestLockActions::renderedCommandRunsInRedisCli()
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
     const QByteArray key("lock:\"q\" \xff\\x", 12);
-    QVERIFY(LockFixtures::plainLock(c, key, QByteArray("own\ner\x01", 7), 60000));
+    QVERIFY(SampleLocks::plainLock(c, key, QByteArray("own\ner\x01", 7), 60000));
     const LockAction a = LockActions::forceUnlock(scanOne(c, key, "lock:*"));
     QVERIFY2(a.isAvailable(), qPrintable(a.unavailable));
     QProcess cli;

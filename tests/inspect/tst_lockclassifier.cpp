@@ -1,7 +1,7 @@
 // LockClassifier without a server: every kind, the reasons it gives, and the bad input it must survive.
 #include "inspect/lockclassifier.h"
 #include "inspect/locknames.h"
-#include "lockfixtures.h"
+#include "inspect/samplelocks.h"
 
 #include <QRandomGenerator>
 #include <QTest>
@@ -88,8 +88,8 @@ void TestLockClassifier::redissonReentrant()
 void TestLockClassifier::redissonFairWithQueue()
 {
     ScannedKey k = hashKey("fair", {{kClient + ":1", "1"}});
-    const QByteArray w1 = LockFixtures::redissonClientId() + ":7";
-    const QByteArray w2 = LockFixtures::redissonClientId() + ":8";
+    const QByteArray w1 = SampleLocks::redissonClientId() + ":7";
+    const QByteArray w2 = SampleLocks::redissonClientId() + ":8";
     k.redisson.queueLength = 2;
     k.redisson.queue = {w1, w2};
     k.redisson.deadlines = {{w1, 1700000000000}, {w2, 1700000005000}};
@@ -123,7 +123,7 @@ void TestLockClassifier::redissonFenced()
 
 void TestLockClassifier::redissonReadWrite()
 {
-    const QByteArray other = LockFixtures::redissonClientId();
+    const QByteArray other = SampleLocks::redissonClientId();
     ScannedKey k = hashKey("doc", {{"mode", "read"}, {kClient + ":1", "2"}, {other + ":5", "1"}});
     k.redisson.rwChannelSubscribers = 1;
     LockRecord r = LockClassifier::classify(k);
@@ -178,7 +178,7 @@ void TestLockClassifier::redissonLegacy()
 
 void TestLockClassifier::redisPy()
 {
-    const QByteArray token = LockFixtures::uuid1Hex();
+    const QByteArray token = SampleLocks::uuid1Hex();
     const LockRecord r = LockClassifier::classify(stringKey("resource", token, -1, false));
     QCOMPARE(r.kind, LockKind::RedisPy);
     QCOMPARE(r.library, QStringLiteral("redis-py (probable)"));
@@ -190,7 +190,7 @@ void TestLockClassifier::redlockSingleAndGrouped()
 {
     QByteArray value;
     do
-        value = LockFixtures::randomHex32();
+        value = SampleLocks::randomHex32();
     while (
         LockClassifier::parseUuid1Hex(value)); // a random value that happens to be a valid uuid1 is redis-py
     LockRecord r = LockClassifier::classify(stringKey("account:1", value, 10000, false));
@@ -206,7 +206,7 @@ void TestLockClassifier::redlockSingleAndGrouped()
     QCOMPARE(r.groupKeys, k.sameValueKeys);
     QVERIFY2(r.reason.contains(QLatin1String("on 3 keys")), qPrintable(r.reason));
     // Even a uuid1-looking value shared by several keys is a multi-resource lock.
-    k.value = LockFixtures::uuid1Hex();
+    k.value = SampleLocks::uuid1Hex();
     QCOMPARE(LockClassifier::classify(k).kind, LockKind::Redlock);
 }
 
@@ -366,7 +366,7 @@ void TestLockClassifier::uuid1Parsing()
     QVERIFY(!LockClassifier::parseUuid1Hex("b4cc8000a83811ee0000525400123456")); // variant bits
     QVERIFY(!LockClassifier::parseUuid1Hex("B4CC8000A83811EE8000525400123456")); // upper case
     QVERIFY(!LockClassifier::parseUuid1Hex("00000000000010008000525400123456")); // 1582
-    QVERIFY(LockClassifier::parseUuid1Hex(LockFixtures::uuid1Hex(), &u));
+    QVERIFY(LockClassifier::parseUuid1Hex(SampleLocks::uuid1Hex(), &u));
     QVERIFY(qAbs(u.epochMs - QDateTime::currentMSecsSinceEpoch()) < 60000);
     QCOMPARE(u.node, QStringLiteral("random"));
 }

@@ -3,7 +3,7 @@
 #include "inspect/inspectclock.h"
 #include "inspect/locknames.h"
 #include "inspect/lockscanjob.h"
-#include "lockfixtures.h"
+#include "inspect/samplelocks.h"
 #include "testsupport.h"
 
 #include <QDateTime>
@@ -78,26 +78,26 @@ void TestLockScanJob::everyKindWithOwnersAndWaiters()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    const QByteArray client = LockFixtures::redissonClientId();
-    QVERIFY(LockFixtures::redissonLock(c, "order:1", client, 57, 30000, 2));
-    QVERIFY(LockFixtures::redissonLock(c, "fair:1", client, 1, 30000));
-    const QByteArray w1 = LockFixtures::redissonClientId() + ":7";
-    const QByteArray w2 = LockFixtures::redissonClientId() + ":8";
+    const QByteArray client = SampleLocks::redissonClientId();
+    QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 57, 30000, 2));
+    QVERIFY(SampleLocks::redissonLock(c, "fair:1", client, 1, 30000));
+    const QByteArray w1 = SampleLocks::redissonClientId() + ":7";
+    const QByteArray w2 = SampleLocks::redissonClientId() + ":8";
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    QVERIFY(LockFixtures::redissonFairWaiter(c, "fair:1", w1, now + 300000));
-    QVERIFY(LockFixtures::redissonFairWaiter(c, "fair:1", w2, now + 305000));
-    QCOMPARE(LockFixtures::redissonFencedLock(c, "fence:1", client, 3, 30000), 1);
-    QVERIFY(LockFixtures::redissonReadLock(c, "doc:1", client, 4, 30000));
-    QVERIFY(LockFixtures::redissonReadLock(c, "doc:1", client, 4, 30000));
-    QVERIFY(LockFixtures::redissonWriteLock(c, "doc:2", client, 5, 30000));
-    QVERIFY(LockFixtures::redissonLegacyLock(c, "old:1", client, 6, 1, 30000));
-    const QByteArray pyToken = LockFixtures::redisPyLock(c, "py:1", -1);
+    QVERIFY(SampleLocks::redissonFairWaiter(c, "fair:1", w1, now + 300000));
+    QVERIFY(SampleLocks::redissonFairWaiter(c, "fair:1", w2, now + 305000));
+    QCOMPARE(SampleLocks::redissonFencedLock(c, "fence:1", client, 3, 30000), 1);
+    QVERIFY(SampleLocks::redissonReadLock(c, "doc:1", client, 4, 30000));
+    QVERIFY(SampleLocks::redissonReadLock(c, "doc:1", client, 4, 30000));
+    QVERIFY(SampleLocks::redissonWriteLock(c, "doc:2", client, 5, 30000));
+    QVERIFY(SampleLocks::redissonLegacyLock(c, "old:1", client, 6, 1, 30000));
+    const QByteArray pyToken = SampleLocks::redisPyLock(c, "py:1", -1);
     QVERIFY(!pyToken.isEmpty());
-    QVERIFY(!LockFixtures::redlock(c, {"rl:a", "rl:b", "rl:c"}, 10000).isEmpty());
-    QVERIFY(LockFixtures::plainLock(c, "lock:stock", "lockValue", 5000));
-    QVERIFY(LockFixtures::plainLock(c, "lock:uuid", "0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b", 5000));
+    QVERIFY(!SampleLocks::redlock(c, {"rl:a", "rl:b", "rl:c"}, 10000).isEmpty());
+    QVERIFY(SampleLocks::plainLock(c, "lock:stock", "lockValue", 5000));
+    QVERIFY(SampleLocks::plainLock(c, "lock:uuid", "0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b", 5000));
     QVERIFY(c.command({"SET", "lock:weird", "hello world"}).ok());
-    QVERIFY(LockFixtures::fill(c, "user:", 400)); // not locks
+    QVERIFY(SampleLocks::fill(c, "user:", 400)); // not locks
 
     // A Redisson waiter subscribes to the lock's channel: PUBSUB NUMSUB counts it.
     RedisConnection waiter(server.connectionSettings());
@@ -176,17 +176,17 @@ void TestLockScanJob::companionsAreAttachedNotListed()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    const QByteArray client = LockFixtures::redissonClientId();
-    QVERIFY(LockFixtures::redissonReadLock(c, "doc", client, 1, 60000));
-    QVERIFY(LockFixtures::redissonFencedLock(c, "fence", client, 1, 60000) > 0);
-    QVERIFY(LockFixtures::redissonLock(c, "fair", client, 1, 60000));
-    QVERIFY(LockFixtures::redissonFairWaiter(c, "fair", client + ":2",
-                                             QDateTime::currentMSecsSinceEpoch() + 60000));
+    const QByteArray client = SampleLocks::redissonClientId();
+    QVERIFY(SampleLocks::redissonReadLock(c, "doc", client, 1, 60000));
+    QVERIFY(SampleLocks::redissonFencedLock(c, "fence", client, 1, 60000) > 0);
+    QVERIFY(SampleLocks::redissonLock(c, "fair", client, 1, 60000));
+    QVERIFY(SampleLocks::redissonFairWaiter(c, "fair", client + ":2",
+                                            QDateTime::currentMSecsSinceEpoch() + 60000));
     QVERIFY(
         c.command({"SET", "redisson_unlock_latch:{doc}:0123456789abcdef0123456789abcdef", "1", "PX", "60000"})
             .ok());
     // Many filler keys so companions and locks land on different pages.
-    QVERIFY(LockFixtures::fill(c, "x:", 2000));
+    QVERIFY(SampleLocks::fill(c, "x:", 2000));
 
     ScanOptions options;
     options.count = 10;
@@ -223,10 +223,10 @@ void TestLockScanJob::orphanQueue()
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    const QByteArray waiter = LockFixtures::redissonClientId() + ":3";
-    QVERIFY(LockFixtures::redissonFairWaiter(c, "gone", waiter, now + 60000)); // no lock at all
-    QVERIFY(LockFixtures::redissonLock(c, "stale", LockFixtures::redissonClientId(), 1, 60000));
-    QVERIFY(LockFixtures::redissonFairWaiter(c, "stale", waiter, now - 1000)); // all deadlines past
+    const QByteArray waiter = SampleLocks::redissonClientId() + ":3";
+    QVERIFY(SampleLocks::redissonFairWaiter(c, "gone", waiter, now + 60000)); // no lock at all
+    QVERIFY(SampleLocks::redissonLock(c, "stale", SampleLocks::redissonClientId(), 1, 60000));
+    QVERIFY(SampleLocks::redissonFairWaiter(c, "stale", waiter, now - 1000)); // all deadlines past
     const QList<LockRecord> records = scanAll(c, ScanOptions {});
     QCOMPARE(records.size(), 2);
     const LockRecord gone = find(records, "gone");
@@ -248,9 +248,9 @@ void TestLockScanJob::redlockAcrossPagesIsOneLock()
     QList<QByteArray> resources;
     for (int i = 0; i < 5; ++i)
         resources << "account:" + QByteArray::number(i * 997);
-    const QByteArray value = LockFixtures::redlock(c, resources, 60000);
+    const QByteArray value = SampleLocks::redlock(c, resources, 60000);
     QVERIFY(!value.isEmpty());
-    QVERIFY(LockFixtures::fill(c, "f:", 3000));
+    QVERIFY(SampleLocks::fill(c, "f:", 3000));
     ScanOptions options;
     options.count = 20;
     const QList<LockRecord> records = scanAll(c, options);
@@ -272,7 +272,7 @@ void TestLockScanJob::streamsPageByPage()
     LS_OPEN(c);
     QList<RedisCommand> locks;
     for (int i = 0; i < 3000; ++i)
-        locks.append({"SET", "lock:" + QByteArray::number(i), LockFixtures::uuid1Hex(), "PX", "600000"});
+        locks.append({"SET", "lock:" + QByteArray::number(i), SampleLocks::uuid1Hex(), "PX", "600000"});
     for (const RedisResult &r : c.pipeline(locks))
         QVERIFY(r.ok());
     ScanOptions options;
@@ -332,9 +332,9 @@ void TestLockScanJob::binaryKeysAndEmptyValues()
                                  10);
     QVERIFY(c.command({"SET", binaryKey, binaryValue, "PX", "60000"}).ok());
     QVERIFY(c.command({"SET", "lock:empty", ""}).ok());
-    const QByteArray client = LockFixtures::redissonClientId();
+    const QByteArray client = SampleLocks::redissonClientId();
     const QByteArray binaryHash("r\xc3\x28\x00", 4); // invalid UTF-8 and a NUL in a Redisson lock name
-    QVERIFY(LockFixtures::redissonLock(c, binaryHash, client, 1, 60000));
+    QVERIFY(SampleLocks::redissonLock(c, binaryHash, client, 1, 60000));
     const QList<LockRecord> records = scanAll(c, ScanOptions {});
     QCOMPARE(records.size(), 3);
     const LockRecord bin = find(records, binaryKey);
@@ -358,7 +358,7 @@ void TestLockScanJob::wrongTypesAndNonIntegerCounts()
     QVERIFY(c.command({"SADD", "lock:set", "a"}).ok());
     QVERIFY(c.command({"ZADD", "lock:zset", "1", "a"}).ok());
     QVERIFY(c.command({"XADD", "lock:stream", "*", "f", "v"}).ok());
-    const QByteArray client = LockFixtures::redissonClientId();
+    const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(c.command({"HSET", "order:7", client + ":1", "abc"}).ok());
     const QList<LockRecord> records = scanAll(c, ScanOptions {});
     QCOMPARE(records.size(), 5);
@@ -393,8 +393,8 @@ void TestLockScanJob::millionFieldHashIsReadBounded()
         }
     }
     QCOMPARE(c.command({"HLEN", "lock:huge"}).reply.toInteger(), 1000000);
-    const QByteArray client = LockFixtures::redissonClientId();
-    QVERIFY(LockFixtures::redissonLock(c, "order:ok", client, 1, 60000));
+    const QByteArray client = SampleLocks::redissonClientId();
+    QVERIFY(SampleLocks::redissonLock(c, "order:ok", client, 1, 60000));
 
     ScanOptions options;
     const QList<LockRecord> records = scanAll(c, options);
@@ -414,10 +414,10 @@ void TestLockScanJob::keysDeletedBetweenRounds()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    const QByteArray client = LockFixtures::redissonClientId();
+    const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(c.command({"SET", "lock:empty", ""}).ok());
     QVERIFY(c.command({"SET", "lock:token", "owner-1"}).ok());
-    QVERIFY(LockFixtures::redissonLock(c, "order:1", client, 1, 60000));
+    QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 1, 60000));
     QVERIFY(c.command({"RPUSH", "lock:list", "a"}).ok());
     QVERIFY(c.command({"SET", "lock:stays", ""}).ok());
     ScanOptions options;
@@ -456,10 +456,10 @@ void TestLockScanJob::keysExpiringMidScan()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    QVERIFY(LockFixtures::fill(c, "f:", 2000));
+    QVERIFY(SampleLocks::fill(c, "f:", 2000));
     QList<RedisCommand> locks;
     for (int i = 0; i < 3000; ++i)
-        locks.append({"SET", "lock:" + QByteArray::number(i), i % 2 ? LockFixtures::uuid1Hex() : QByteArray(),
+        locks.append({"SET", "lock:" + QByteArray::number(i), i % 2 ? SampleLocks::uuid1Hex() : QByteArray(),
                       "PX", QByteArray::number(1 + i % 60)});
     for (const RedisResult &r : c.pipeline(locks))
         QVERIFY(r.ok());
@@ -488,7 +488,7 @@ void TestLockScanJob::serverKilledMidScan()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    QVERIFY(LockFixtures::fill(c, "f:", 5000));
+    QVERIFY(SampleLocks::fill(c, "f:", 5000));
     ScanOptions options;
     options.count = 100;
     LockScanJob job(c, options);
@@ -515,14 +515,14 @@ void TestLockScanJob::readOnlyAclUserSendsNoWrites()
                 .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
                           "+@connection"})
                 .ok());
-    const QByteArray client = LockFixtures::redissonClientId();
-    QVERIFY(LockFixtures::redissonLock(admin, "order:1", client, 1, 60000));
-    QVERIFY(LockFixtures::redissonLock(admin, "fair", client, 1, 60000));
-    QVERIFY(LockFixtures::redissonFairWaiter(admin, "fair", client + ":2",
-                                             QDateTime::currentMSecsSinceEpoch() + 9000));
-    QVERIFY(LockFixtures::redissonReadLock(admin, "doc", client, 1, 60000));
-    QVERIFY(!LockFixtures::redisPyLock(admin, "py", 60000).isEmpty());
-    QVERIFY(LockFixtures::fill(admin, "f:", 500));
+    const QByteArray client = SampleLocks::redissonClientId();
+    QVERIFY(SampleLocks::redissonLock(admin, "order:1", client, 1, 60000));
+    QVERIFY(SampleLocks::redissonLock(admin, "fair", client, 1, 60000));
+    QVERIFY(SampleLocks::redissonFairWaiter(admin, "fair", client + ":2",
+                                            QDateTime::currentMSecsSinceEpoch() + 9000));
+    QVERIFY(SampleLocks::redissonReadLock(admin, "doc", client, 1, 60000));
+    QVERIFY(!SampleLocks::redisPyLock(admin, "py", 60000).isEmpty());
+    QVERIFY(SampleLocks::fill(admin, "f:", 500));
     const qint64 writesBefore = TestSupport::writeCommandCalls(admin);
 
     ConnectionSettings s = server.connectionSettings();

@@ -1,7 +1,7 @@
 // LockScanner on its thread: rows stream page by page, one scan at a time, cancel, refreshes between
 // pages, failures as signals — and a read-only ACL user can do all of it without a single write.
 #include "inspect/lockscanner.h"
-#include "lockfixtures.h"
+#include "inspect/samplelocks.h"
 #include "testsupport.h"
 
 #include <QDateTime>
@@ -37,7 +37,7 @@ void TestLockScanner::streamsPagesThenFinishes()
     LS_OPEN(c);
     QList<RedisCommand> locks;
     for (int i = 0; i < 2000; ++i)
-        locks.append({"SET", "lock:" + QByteArray::number(i), LockFixtures::uuid1Hex(), "PX", "600000"});
+        locks.append({"SET", "lock:" + QByteArray::number(i), SampleLocks::uuid1Hex(), "PX", "600000"});
     for (const RedisResult &r : c.pipeline(locks))
         QVERIFY(r.ok());
     LockScanner scanner;
@@ -67,7 +67,7 @@ void TestLockScanner::oneScanAtATime()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    QVERIFY(LockFixtures::fill(c, "f:", 5000));
+    QVERIFY(SampleLocks::fill(c, "f:", 5000));
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
     QSignalSpy finished(&scanner, &LockScanner::scanFinished);
@@ -86,7 +86,7 @@ void TestLockScanner::cancelStopsAndAllowsANewScan()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    QVERIFY(LockFixtures::fill(c, "f:", 20000));
+    QVERIFY(SampleLocks::fill(c, "f:", 20000));
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
     QSignalSpy pages(&scanner, &LockScanner::pageReady);
@@ -113,8 +113,8 @@ void TestLockScanner::refreshRunsBetweenPages()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    QVERIFY(LockFixtures::fill(c, "f:", 20000));
-    QVERIFY(LockFixtures::plainLock(c, "lock:a", "owner", 60000));
+    QVERIFY(SampleLocks::fill(c, "f:", 20000));
+    QVERIFY(SampleLocks::plainLock(c, "lock:a", "owner", 60000));
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
     QSignalSpy probed(&scanner, &LockScanner::probed);
@@ -140,10 +140,10 @@ void TestLockScanner::refreshSeesChangesAndGoneLocks()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    const QByteArray client = LockFixtures::redissonClientId();
-    QVERIFY(LockFixtures::redissonLock(c, "order:1", client, 1, 30000));
-    QVERIFY(LockFixtures::plainLock(c, "lock:b", "owner", 30000));
-    QVERIFY(!LockFixtures::redlock(c, {"rl:1", "rl:2"}, 30000).isEmpty());
+    const QByteArray client = SampleLocks::redissonClientId();
+    QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 1, 30000));
+    QVERIFY(SampleLocks::plainLock(c, "lock:b", "owner", 30000));
+    QVERIFY(!SampleLocks::redlock(c, {"rl:1", "rl:2"}, 30000).isEmpty());
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
     QSignalSpy pages(&scanner, &LockScanner::pageReady);
@@ -179,10 +179,10 @@ void TestLockScanner::probeKeysFindsNewLocksAndIgnoresOthers()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    const QByteArray client = LockFixtures::redissonClientId();
-    QVERIFY(LockFixtures::redissonLock(c, "fair", client, 1, 30000));
-    QVERIFY(LockFixtures::redissonFairWaiter(c, "fair", client + ":2",
-                                             QDateTime::currentMSecsSinceEpoch() + 60000));
+    const QByteArray client = SampleLocks::redissonClientId();
+    QVERIFY(SampleLocks::redissonLock(c, "fair", client, 1, 30000));
+    QVERIFY(SampleLocks::redissonFairWaiter(c, "fair", client + ":2",
+                                            QDateTime::currentMSecsSinceEpoch() + 60000));
     QVERIFY(c.command({"SET", "user:1", "x"}).ok());
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
@@ -221,7 +221,7 @@ void TestLockScanner::serverKilledMidScan()
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
-    QVERIFY(LockFixtures::fill(c, "f:", 20000));
+    QVERIFY(SampleLocks::fill(c, "f:", 20000));
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
     QSignalSpy pages(&scanner, &LockScanner::pageReady);
@@ -247,9 +247,9 @@ void TestLockScanner::readOnlyAclUserDoesEverything()
                 .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
                           "+@connection"})
                 .ok());
-    const QByteArray client = LockFixtures::redissonClientId();
-    QVERIFY(LockFixtures::redissonLock(admin, "order:1", client, 1, 60000));
-    QVERIFY(!LockFixtures::redisPyLock(admin, "py", 60000).isEmpty());
+    const QByteArray client = SampleLocks::redissonClientId();
+    QVERIFY(SampleLocks::redissonLock(admin, "order:1", client, 1, 60000));
+    QVERIFY(!SampleLocks::redisPyLock(admin, "py", 60000).isEmpty());
     const qint64 writesBefore = TestSupport::writeCommandCalls(admin);
 
     ConnectionSettings s = server.connectionSettings();

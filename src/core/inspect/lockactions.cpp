@@ -70,9 +70,12 @@ Check snapshotCheck(const LockRecord &r)
     c.args = {QByteArray(), QByteArray::number(r.fields.size())};
     for (const auto &[field, value] : r.fields)
         c.args << field << value;
-    c.description = QStringLiteral("checks that %1 still has exactly these %2 fields and values")
-                        .arg(Bytes::display(r.key))
-                        .arg(r.fields.size());
+    c.description = r.fields.size() == 1
+        ? QStringLiteral("checks that %1 still has exactly this one field and value")
+              .arg(Bytes::display(r.key))
+        : QStringLiteral("checks that %1 still has exactly these %2 fields and values")
+              .arg(Bytes::display(r.key))
+              .arg(r.fields.size());
     return c;
 }
 

@@ -104,7 +104,9 @@ void addRedissonCompanions(const ScannedKey &k, LockRecord &r)
     }
     if (!x.deadlines.isEmpty())
         r.companions.append({LockNames::deadlinesKey(k.key), LockCompanion::Role::Deadlines, "zset", -3,
-                             QStringLiteral("%1 waiter deadlines").arg(x.deadlines.size())});
+                             x.deadlines.size() == 1
+                                 ? QStringLiteral("1 waiter deadline")
+                                 : QStringLiteral("%1 waiter deadlines").arg(x.deadlines.size())});
     if (x.tokenPresent) {
         bool ok = false;
         const qint64 token = x.token.toLongLong(&ok);
@@ -195,9 +197,9 @@ LockRecord classifyHash(const ScannedKey &k)
             if (o.mode == QLatin1String("read") && o.count > 0) {
                 const qint64 shown = std::min<qint64>(o.count, 10);
                 for (qint64 hold = 1; hold <= shown; ++hold)
-                    r.companions.append({LockNames::readTimeoutKey(k.key, o.id, hold),
-                                         LockCompanion::Role::ReadTimeout, "string", -3,
-                                         QStringLiteral("read hold %1 of %2").arg(hold).arg(o.thread)});
+                    r.companions.append(
+                        {LockNames::readTimeoutKey(k.key, o.id, hold), LockCompanion::Role::ReadTimeout,
+                         "string", -3, QStringLiteral("read hold %1 of thread %2").arg(hold).arg(o.thread)});
             }
         }
     } else {

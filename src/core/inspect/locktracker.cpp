@@ -3,6 +3,7 @@
 #include "locktracker.h"
 
 #include "inspectclock.h"
+#include "inspectformat.h"
 
 #include <algorithm>
 
@@ -80,13 +81,18 @@ QList<LockEvent> LockTracker::observe(const LockRecord &record, Source source)
         }
         if (ids == s.ownerIds && record.pttlMs >= 0) {
             const qint64 predicted = s.pttlMs >= 0 ? s.pttlMs - (now - s.readAtMs) : -1;
-            if (s.pttlMs == -1 || (s.pttlMs >= 0 && record.pttlMs > predicted + tolerance(s.pttlMs))) {
+            // A PEXPIRE notification since the last reading is a renewal even when it moved the TTL very
+            // little (renewed right after being set); without notifications the TTL must visibly go up.
+            const bool notified = s.expireHintAtMs > s.readAtMs;
+            if (notified || s.pttlMs == -1
+                || (s.pttlMs >= 0 && record.pttlMs > predicted + tolerance(s.pttlMs))) {
                 const qint64 lease = std::max(record.pttlMs, s.history.observedLeaseMs());
                 qint64 at = s.expireHintAtMs >= s.readAtMs ? s.expireHintAtMs : now - (lease - record.pttlMs);
                 at = std::clamp(at, s.readAtMs, now);
                 emitEvent(s, LockEvent::Type::Renewed, at,
                           s.pttlMs == -1 ? QStringLiteral("TTL set")
-                                         : QStringLiteral("TTL back to %1 ms").arg(record.pttlMs));
+                                         : QStringLiteral("TTL back to %1")
+                                               .arg(InspectFormat::duration(record.pttlMs + (now - at))));
                 s.history.noteLease(record.pttlMs + (now - at));
             }
         }

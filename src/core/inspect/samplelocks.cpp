@@ -1,5 +1,5 @@
-// LockFixtures: the commands are the effects of each library's acquire script, written out by hand.
-#include "lockfixtures.h"
+// SampleLocks: the commands are the effects of each library's acquire script, written out by hand.
+#include "inspect/samplelocks.h"
 
 #include "inspect/locknames.h"
 
@@ -7,7 +7,7 @@
 #include <QRandomGenerator>
 #include <QUuid>
 
-namespace LockFixtures {
+namespace SampleLocks {
 
 namespace {
 
@@ -171,4 +171,29 @@ bool fill(RedisConnection &c, const QByteArray &prefix, int n)
     return true;
 }
 
-} // namespace LockFixtures
+bool writeDemoSet(RedisConnection &c)
+{
+    const QByteArray app = redissonClientId();
+    const QByteArray other = redissonClientId();
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    return redissonLock(c, "demo:order:1001", app, 57, 30000, 2)
+        && redissonLock(c, "demo:order:1002", app, 58, 17000) // a watchdog lock nobody renews any more
+        && redissonLock(c, "demo:inventory", app, 12, 30000)
+        && redissonFairWaiter(c, "demo:inventory", other + ":31", now + 300000)
+        && redissonFairWaiter(c, "demo:inventory", other + ":32", now + 305000)
+        && redissonReadLock(c, "demo:report", app, 7, 30000)
+        && redissonReadLock(c, "demo:report", other, 8, 30000)
+        && redissonWriteLock(c, "demo:config", other, 3, 30000)
+        && redissonFencedLock(c, "demo:ledger", app, 21, 30000) > 0
+        && redissonLegacyLock(c, "demo:legacy", app, 4, 1, 600000)
+        && !redisPyLock(c, "demo:py:nightly-job", -1).isEmpty() // redis-py's default: no TTL at all
+        && !redisPyLock(c, "demo:py:cache-rebuild", 60000).isEmpty()
+        && !redlock(c, {"demo:account:17", "demo:account:42", "demo:account:99"}, 30000).isEmpty()
+        && plainLock(c, "demo:lock:stock", "lockValue", 10000)
+        && plainLock(c, "demo:lock:payment", redissonClientId() + ":88", 3 * 3600 * 1000)
+        && redissonFairWaiter(c, "demo:orphan", other + ":40", now + 120000) // a queue whose lock is gone
+        && c.command({"HSET", "demo:lock:broken", app + ":5", "many"}).ok()
+        && c.command({"RPUSH", "demo:lock:list", "not", "a", "lock"}).ok();
+}
+
+} // namespace SampleLocks

@@ -1,5 +1,6 @@
-// Writes locks into a test server exactly as the libraries store them (Redisson 3.x and 2.x, redis-py,
-// node-redlock, plain SET NX tutorials), with raw commands, so inspector tests need none of those libraries.
+// Writes locks exactly as the libraries store them (Redisson 3.x and 2.x, redis-py, node-redlock, plain
+// SET NX tutorials), with raw commands: the sandbox's sample locks, the benchmark's keyspace, and the tests'
+// data, without needing any of those libraries.
 #pragma once
 
 #include "redis/redisconnection.h"
@@ -7,7 +8,7 @@
 #include <QByteArray>
 #include <QList>
 
-namespace LockFixtures {
+namespace SampleLocks {
 
 // A Redisson client id: a random version-4 uuid, 36 characters, lower case.
 QByteArray redissonClientId();
@@ -45,4 +46,8 @@ bool plainLock(RedisConnection &c, const QByteArray &name, const QByteArray &val
 // `n` filler keys "<prefix><i>" of mixed types, pipelined.
 bool fill(RedisConnection &c, const QByteArray &prefix, int n);
 
-} // namespace LockFixtures
+// A small set of every kind, some healthy and some stuck, under "demo:…" names: what the sandbox offers
+// to show the inspector at work.
+bool writeDemoSet(RedisConnection &c);
+
+} // namespace SampleLocks
