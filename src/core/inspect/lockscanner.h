@@ -26,6 +26,9 @@ public:
     void setConnectionSettings(const ConnectionSettings &settings);
     const ConnectionSettings &connectionSettings() const { return m_settings; }
 
+    // The patterns and bounds refreshes and probes use until the next scan (start() sets them too).
+    void setOptions(const ScanOptions &options) { m_options = options; }
+
     // Starts a scan. Returns false, doing nothing, while another scan is running on this connection.
     bool start(const ScanOptions &options);
     // Stops the running scan after (or in the middle of) its current page; ends with scanCancelled().
