@@ -11,6 +11,7 @@
 #include <QPalette>
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 namespace {
@@ -42,11 +43,19 @@ QString waitersText(const LockRecord &r)
 LockTableModel::LockTableModel(QObject *parent)
     : QAbstractTableModel(parent)
 {
+    reserveIndex();
+}
+
+void LockTableModel::reserveIndex()
+{
+    // Growing a QHash re-hashes every key at once: with 65,000 locks that alone would block the GUI thread
+    // for tens of milliseconds in the middle of a scan. Room for kReservedLocks up front costs ~0.5 MB.
+    m_rowOf.reserve(kReservedLocks);
 }
 
 int LockTableModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_rows.size());
+    return parent.isValid() ? 0 : int(m_records.size());
 }
 
 int LockTableModel::columnCount(const QModelIndex &parent) const
@@ -76,10 +85,9 @@ QString LockTableModel::kindText(const LockRecord &record)
 
 QVariant LockTableModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || index.row() >= m_rows.size())
+    if (!index.isValid() || index.row() >= m_records.size())
         return {};
-    const Row &row = m_rows.at(index.row());
-    const LockRecord &r = row.record;
+    const LockRecord &r = m_records.at(index.row());
     switch (role) {
     case KeyRole:
         return r.key;
@@ -88,7 +96,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
     case DeadlineRole:
         return r.pttlMs >= 0 ? r.deadlineMs() : r.pttlMs;
     case LeaseRole:
-        return row.lease;
+        return m_leases.at(index.row());
     case DiagnosisCodesRole: {
         QStringList codes;
         for (const LockDiagnosis &d : r.diagnoses)
@@ -206,38 +214,72 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
     }
 }
 
+int LockTableModel::changedColumns(const LockRecord &a, qint64 leaseA, const LockRecord &b, qint64 leaseB)
+{
+    if (a.exists() != b.exists())
+        return (1 << ColumnCount) - 1; // the row's colour changes
+    int mask = 0;
+    if (a.key != b.key || a.groupKeys != b.groupKeys)
+        mask |= 1 << KeyColumn;
+    if (a.kind != b.kind || a.library != b.library || a.reason != b.reason)
+        mask |= 1 << KindColumn;
+    if (a.owners != b.owners || a.rwMode != b.rwMode)
+        mask |= 1 << OwnerColumn;
+    const bool ttlSame = (a.pttlMs < 0 || b.pttlMs < 0) ? a.pttlMs == b.pttlMs
+                                                        : std::abs(a.deadlineMs() - b.deadlineMs()) <= 5;
+    if (!ttlSame || leaseA != leaseB)
+        mask |= 1 << TtlColumn;
+    if (a.waiters() != b.waiters() || a.subscribers != b.subscribers || a.queueLength != b.queueLength)
+        mask |= 1 << WaitersColumn;
+    if (a.diagnoses != b.diagnoses)
+        mask |= 1 << ProblemsColumn;
+    return mask;
+}
+
 void LockTableModel::upsert(const QList<LockRecord> &records)
 {
-    QList<int> changed;
-    QList<Row> added;
-    QHash<QByteArray, int> addedAt;
+    QList<QPair<int, int>> changed; // row, changed columns
+    QList<LockRecord> added;
+    QHash<QByteArray, qsizetype> addedAt;
     for (const LockRecord &r : records) {
         const int row = m_rowOf.value(r.key, -1);
         if (row >= 0) {
-            Row &existing = m_rows[row];
-            existing.lease = std::max(existing.lease, r.pttlMs);
-            if (!existing.record.sameContent(r))
-                changed.append(row);
-            existing.record = r;
+            const qint64 lease = std::max(m_leases.at(row), r.pttlMs);
+            const int mask = changedColumns(m_records.at(row), m_leases.at(row), r, lease);
+            m_records[row] = r; // details (companions, raw data) may differ even when no column does
+            m_leases[row] = lease;
+            if (mask)
+                changed.append({row, mask});
             continue;
         }
         const auto again = addedAt.constFind(r.key);
         if (again != addedAt.constEnd()) {
-            added[*again].record = r;
+            added[*again] = r;
             continue;
         }
-        addedAt.insert(r.key, int(added.size()));
-        added.append({r, r.pttlMs});
+        addedAt.insert(r.key, added.size());
+        added.append(r);
     }
-    for (const auto &[first, last] : runs(changed))
-        emit dataChanged(index(first, 0), index(last, ColumnCount - 1));
+    // One dataChanged per run of adjacent rows, spanning only the columns that changed in it.
+    std::sort(changed.begin(), changed.end());
+    for (qsizetype i = 0; i < changed.size();) {
+        qsizetype j = i;
+        int mask = changed.at(i).second;
+        while (j + 1 < changed.size() && changed.at(j + 1).first == changed.at(j).first + 1)
+            mask |= changed.at(++j).second;
+        const int left = std::countr_zero(unsigned(mask));
+        const int right = 31 - std::countl_zero(unsigned(mask));
+        emit dataChanged(index(changed.at(i).first, left), index(changed.at(j).first, right));
+        i = j + 1;
+    }
     if (added.isEmpty())
         return;
-    const int first = int(m_rows.size());
+    const int first = int(m_records.size());
     beginInsertRows({}, first, first + int(added.size()) - 1);
-    for (const Row &row : added) {
-        m_rowOf.insert(row.record.key, int(m_rows.size()));
-        m_rows.append(row);
+    for (const LockRecord &r : std::as_const(added)) {
+        m_rowOf.insert(r.key, int(m_records.size()));
+        m_records.append(r);
+        m_leases.append(r.pttlMs);
     }
     endInsertRows();
 }
@@ -257,8 +299,9 @@ void LockTableModel::remove(const QList<QByteArray> &keys)
     for (auto it = ranges.crbegin(); it != ranges.crend(); ++it) {
         beginRemoveRows({}, it->first, it->second);
         for (int row = it->first; row <= it->second; ++row)
-            m_rowOf.remove(m_rows.at(row).record.key);
-        m_rows.remove(it->first, it->second - it->first + 1);
+            m_rowOf.remove(m_records.at(row).key);
+        m_records.remove(it->first, it->second - it->first + 1);
+        m_leases.remove(it->first, it->second - it->first + 1);
         endRemoveRows();
     }
     reindex(ranges.first().first);
@@ -267,9 +310,9 @@ void LockTableModel::remove(const QList<QByteArray> &keys)
 QList<QByteArray> LockTableModel::retainOnly(const QSet<QByteArray> &keys)
 {
     QList<QByteArray> gone;
-    for (const Row &row : std::as_const(m_rows)) {
-        if (!keys.contains(row.record.key))
-            gone.append(row.record.key);
+    for (const LockRecord &r : std::as_const(m_records)) {
+        if (!keys.contains(r.key))
+            gone.append(r.key);
     }
     remove(gone);
     return gone;
@@ -277,31 +320,29 @@ QList<QByteArray> LockTableModel::retainOnly(const QSet<QByteArray> &keys)
 
 void LockTableModel::clear()
 {
-    if (m_rows.isEmpty())
+    if (m_records.isEmpty())
         return;
     beginResetModel();
-    m_rows.clear();
+    m_records.clear();
+    m_leases.clear();
     m_rowOf.clear();
+    reserveIndex();
     endResetModel();
 }
 
 const LockRecord *LockTableModel::find(const QByteArray &key) const
 {
     const int row = rowOf(key);
-    return row >= 0 ? &m_rows.at(row).record : nullptr;
+    return row >= 0 ? &m_records.at(row) : nullptr;
 }
 
 QList<LockRecord> LockTableModel::records() const
 {
-    QList<LockRecord> out;
-    out.reserve(m_rows.size());
-    for (const Row &row : m_rows)
-        out.append(row.record);
-    return out;
+    return m_records;
 }
 
 void LockTableModel::reindex(int from)
 {
-    for (int row = from; row < m_rows.size(); ++row)
-        m_rowOf.insert(m_rows.at(row).record.key, row);
+    for (int row = from; row < m_records.size(); ++row)
+        m_rowOf.insert(m_records.at(row).key, row);
 }

@@ -40,23 +40,27 @@ public:
     void clear();
 
     int rowOf(const QByteArray &key) const { return m_rowOf.value(key, -1); }
-    const LockRecord &record(int row) const { return m_rows.at(row).record; }
+    const LockRecord &record(int row) const { return m_records.at(row); }
     const LockRecord *find(const QByteArray &key) const;
     QList<LockRecord> records() const;
-    qint64 leaseOf(int row) const { return m_rows.at(row).lease; }
+    qint64 leaseOf(int row) const { return m_leases.at(row); }
+
+    // Which columns show something different for `after` than for `before` (bit i = column i). Only those
+    // are announced, so a sorting proxy re-sorts only when the sort column really changed.
+    static int changedColumns(const LockRecord &before, qint64 leaseBefore, const LockRecord &after,
+                              qint64 leaseAfter);
 
     // Problems column sort weight: worst first.
     static int severity(const LockRecord &record);
     static QString kindText(const LockRecord &record);
 
-private:
-    struct Row
-    {
-        LockRecord record;
-        qint64 lease = -1;
-    };
-    void reindex(int from);
+    static constexpr qsizetype kReservedLocks = 1 << 18;
 
-    QList<Row> m_rows;
+private:
+    void reindex(int from);
+    void reserveIndex();
+
+    QList<LockRecord> m_records; // one per row (relocatable: growing the list moves bytes, not records)
+    QList<qint64> m_leases; // the highest TTL seen per row: the full length of its TTL bar
     QHash<QByteArray, int> m_rowOf;
 };

@@ -4,6 +4,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QTest>
 
 class TestLockTableModel : public QObject
@@ -12,6 +13,7 @@ class TestLockTableModel : public QObject
 private slots:
     void insertsThenUpdatesInPlace();
     void changedRowsComeAsRanges();
+    void onlyChangedColumnsAreAnnounced();
     void removesRunsAndKeepsIndex();
     void retainOnly();
     void rawValuesForSorting();
@@ -79,9 +81,41 @@ void TestLockTableModel::changedRowsComeAsRanges()
     QCOMPARE(changed.count(), 3); // rows 2-4, 10, 15-16
     QCOMPARE(changed.at(0).at(0).toModelIndex().row(), 2);
     QCOMPARE(changed.at(0).at(1).toModelIndex().row(), 4);
-    QCOMPARE(changed.at(0).at(1).toModelIndex().column(), LockTableModel::ColumnCount - 1);
+    // Only the TTL column changed (renewed): only it is announced.
+    QCOMPARE(changed.at(0).at(0).toModelIndex().column(), int(LockTableModel::TtlColumn));
+    QCOMPARE(changed.at(0).at(1).toModelIndex().column(), int(LockTableModel::TtlColumn));
     QCOMPARE(changed.at(2).at(0).toModelIndex().row(), 15);
     QCOMPARE(changed.at(2).at(1).toModelIndex().row(), 16);
+}
+
+void TestLockTableModel::onlyChangedColumnsAreAnnounced()
+{
+    LockTableModel model;
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(LockTableModel::SortRole);
+    proxy.sort(LockTableModel::ProblemsColumn, Qt::DescendingOrder);
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.upsert(many(50));
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    QSignalSpy relayout(&proxy, &QAbstractItemModel::layoutChanged);
+    LockRecord r = rec("k7", 30000);
+    r.owners = {{"someone-else", {}, {}, -1, {}, {}}};
+    model.upsert({r});
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.first().at(0).toModelIndex().column(), int(LockTableModel::OwnerColumn));
+    QCOMPARE(changed.first().at(1).toModelIndex().column(), int(LockTableModel::OwnerColumn));
+    QCOMPARE(relayout.count(), 0); // the sort column did not change: the proxy keeps its order as is
+    r.diagnoses = {{QStringLiteral("no-ttl"), QStringLiteral("x")}};
+    model.upsert({r});
+    QCOMPARE(changed.count(), 2);
+    QCOMPARE(changed.last().at(1).toModelIndex().column(), int(LockTableModel::ProblemsColumn));
+    QCOMPARE(proxy.index(0, LockTableModel::KeyColumn).data().toString(), QStringLiteral("k7"));
+    // Details only (a companion's TTL): the row's cells are unchanged, nothing to announce.
+    r.companions = {{"c", LockCompanion::Role::Token, "string", 5, QStringLiteral("token 3")}};
+    model.upsert({r});
+    QCOMPARE(changed.count(), 2);
+    QCOMPARE(model.find("k7")->companions.size(), 1);
 }
 
 void TestLockTableModel::removesRunsAndKeepsIndex()

@@ -52,17 +52,13 @@ LockRecord LockAssembler::assembleGroup(const Group &group, qint64 nowEpochMs) c
     for (const Member &m : group.others)
         primary.sameValueKeys.append(m.key);
     LockRecord record = LockClassifier::classify(primary);
-    // A multi-resource lock is only whole while every key holds it: its TTL is the shortest.
+    // The lock's TTL stays its first key's (they are set together); each other key's TTL is shown with it as
+    // a companion. Keeping the row's TTL and diagnoses stable as members arrive spares a sorted table a
+    // re-sort per member.
     for (const Member &m : group.others) {
         for (LockCompanion &c : record.companions) {
-            if (c.key == m.key) {
+            if (c.key == m.key)
                 c.pttlMs = m.pttlMs;
-                c.summary = QStringLiteral("another resource of this lock (same value)");
-            }
-        }
-        if (m.pttlMs >= 0 && (record.pttlMs < 0 || m.pttlMs < record.remainingMs(m.readAtMs))) {
-            record.pttlMs = m.pttlMs;
-            record.readAtMs = m.readAtMs;
         }
     }
     finish(record, nowEpochMs);
@@ -84,9 +80,12 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
     };
     QSet<QByteArray> updatedRedisson;
     for (const ScannedKey &k : keys) {
+        const LockNames::Companion companion = LockNames::companionOf(k.key);
+        // Cheap rejection first: most keys are not locks and need no lookup at all.
+        if (companion.role == LockNames::CompanionRole::None && !LockClassifier::mayBeLock(k))
+            continue;
         if (m_seen.contains(k.key))
             continue; // SCAN may return a key twice
-        const LockNames::Companion companion = LockNames::companionOf(k.key);
         if (companion.role == LockNames::CompanionRole::ReadTimeout
             || companion.role == LockNames::CompanionRole::UnlockLatch) {
             m_seen.insert(k.key);
@@ -102,13 +101,13 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
             }
             continue;
         }
-        m_seen.insert(k.key);
         if (!k.exists() && !k.redisson.read)
             continue; // gone between SCAN and TYPE
 
         if (k.type == "string" && LockClassifier::isLowerHex32(k.value)) {
             auto it = m_groups.find(k.value);
             if (it != m_groups.end()) {
+                m_seen.insert(k.key);
                 it->others.append({k.key, k.pttlMs, k.readAtMs});
                 emitRecord(assembleGroup(*it, nowEpochMs));
                 continue;
@@ -119,6 +118,7 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
             if (!record.isLock())
                 continue;
             m_groups.insert(k.value, g);
+            m_seen.insert(k.key);
             m_locks.insert(k.key);
             finish(record, nowEpochMs);
             emitRecord(record);
@@ -127,7 +127,8 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
 
         LockRecord record = LockClassifier::classify(k);
         if (!record.isLock())
-            continue;
+            continue; // not remembered: a non-lock seen twice is simply not a lock twice
+        m_seen.insert(k.key);
         m_locks.insert(k.key);
         if (LockKinds::isRedissonHash(record.kind)) {
             const auto pending = m_pendingCompanions.take(k.key);

@@ -41,7 +41,7 @@ private:
 
     ScanOptions m_options;
     QSet<QByteArray> m_locks; // keys listed as locks (primary keys)
-    QSet<QByteArray> m_seen; // every key handled, so SCAN's repeats are dropped
+    QSet<QByteArray> m_seen; // locks and companions handled, so SCAN's repeats are dropped
     QHash<QByteArray, Group> m_groups; // 32-hex value → the keys holding it
     QHash<QByteArray, LockRecord> m_redisson; // Redisson locks, to attach companions found later
     QHash<QByteArray, QList<ScannedKey>> m_pendingCompanions; // lock name → companions met before the lock

@@ -357,6 +357,17 @@ LockRecord classifyString(const ScannedKey &k)
 
 } // namespace
 
+bool looksLikeRedissonHash(const QList<QPair<QByteArray, QByteArray>> &fields)
+{
+    for (const auto &f : fields) {
+        QByteArray client, thread;
+        bool write = false;
+        if (f.first == "mode" || parseRedissonOwner(f.first, &client, &thread, &write))
+            return true;
+    }
+    return false;
+}
+
 bool isLowerHex32(const QByteArray &value)
 {
     if (value.size() != 32)
@@ -418,8 +429,23 @@ bool parseUuid1Hex(const QByteArray &hex, Uuid1 *out)
     return true;
 }
 
+// Without a lock name only distinctive data can make a lock. Most keys of a big keyspace fail here, before
+// any record is built, which keeps a full scan cheap.
+bool mayBeLock(const ScannedKey &k)
+{
+    if (k.lockNamed || !k.exists())
+        return true;
+    if (k.type == "hash")
+        return looksLikeRedissonHash(k.fields);
+    if (k.type == "string")
+        return k.value.startsWith('{') || isLowerHex32(k.value) || k.value == "lockValue";
+    return false;
+}
+
 LockRecord classify(const ScannedKey &k)
 {
+    if (!mayBeLock(k))
+        return {};
     if (!k.exists()) {
         // An orphan fair-lock queue: the lock is gone, its waiters are still queued.
         const ScannedKey::Redisson &x = k.redisson;

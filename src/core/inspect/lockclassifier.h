@@ -20,9 +20,15 @@ struct Uuid1
     qint64 epochMs = 0;
     QString node; // "52:54:00:12:34:56", or "random" when the host used a random node id
 };
+// False when `key` cannot be a lock whatever else is known: not named like one and holding no lock-shaped
+// data. classify() returns kind None for these; callers use it to skip work early.
+bool mayBeLock(const ScannedKey &key);
 // True when `hex` (32 lower-case hex digits) is a plausible RFC 4122 version-1 uuid made after 2000.
 bool parseUuid1Hex(const QByteArray &hex, Uuid1 *out = nullptr);
 bool isLowerHex32(const QByteArray &value);
+// True when a hash's fields could be a Redisson lock ('mode', or a <uuid>:<thread id>[:write] field), so its
+// companions (queue, deadlines, token, channels) are worth reading.
+bool looksLikeRedissonHash(const QList<QPair<QByteArray, QByteArray>> &fields);
 bool isUuid(const QByteArray &value); // 8-4-4-4-12 hex digits
 
 } // namespace LockClassifier

@@ -184,36 +184,43 @@ QByteArray readTimeoutKey(const QByteArray &lockName, const QByteArray &owner, q
 Companion companionOf(const QByteArray &key)
 {
     Companion c;
-    const auto afterPrefix = [&](const char *prefix) -> QByteArray {
-        const QByteArray head = QByteArray(prefix) + ':';
-        return key.startsWith(head) && key.size() > head.size() ? key.mid(head.size()) : QByteArray();
+    // Called for every scanned key: rule out the common case without building any string.
+    const bool redissonPrefix = key.startsWith("redisson_");
+    if (!redissonPrefix && !key.contains(kReadTimeoutMarker))
+        return c;
+    const auto afterPrefix = [&](QByteArrayView prefix) -> QByteArray {
+        if (key.size() > prefix.size() + 1 && key.startsWith(prefix) && key.at(prefix.size()) == ':')
+            return key.mid(prefix.size() + 1);
+        return {};
     };
-    struct
-    {
-        const char *prefix;
-        CompanionRole role;
-    } const simple[] = {
-        {kQueuePrefix, CompanionRole::Queue},
-        {kDeadlinesPrefix, CompanionRole::Deadlines},
-        {kTokenPrefix, CompanionRole::Token},
-    };
-    for (const auto &s : simple) {
-        const QByteArray rest = afterPrefix(s.prefix);
-        if (!rest.isEmpty()) {
-            c.role = s.role;
-            c.lockName = unwrapBraces(rest);
+    if (redissonPrefix) {
+        struct
+        {
+            const char *prefix;
+            CompanionRole role;
+        } const simple[] = {
+            {kQueuePrefix, CompanionRole::Queue},
+            {kDeadlinesPrefix, CompanionRole::Deadlines},
+            {kTokenPrefix, CompanionRole::Token},
+        };
+        for (const auto &s : simple) {
+            const QByteArray rest = afterPrefix(s.prefix);
+            if (!rest.isEmpty()) {
+                c.role = s.role;
+                c.lockName = unwrapBraces(rest);
+                return c;
+            }
+        }
+        const QByteArray latch = afterPrefix(kLatchPrefix);
+        if (!latch.isEmpty()) {
+            // redisson_unlock_latch:{N}:<request id>
+            const qsizetype colon = latch.lastIndexOf(':');
+            if (colon > 0) {
+                c.role = CompanionRole::UnlockLatch;
+                c.lockName = unwrapBraces(latch.left(colon));
+            }
             return c;
         }
-    }
-    const QByteArray latch = afterPrefix(kLatchPrefix);
-    if (!latch.isEmpty()) {
-        // redisson_unlock_latch:{N}:<request id>
-        const qsizetype colon = latch.lastIndexOf(':');
-        if (colon > 0) {
-            c.role = CompanionRole::UnlockLatch;
-            c.lockName = unwrapBraces(latch.left(colon));
-        }
-        return c;
     }
     // {N}:<uuid>:<tid>:rwlock_timeout:<k>
     const qsizetype marker = key.lastIndexOf(kReadTimeoutMarker);

@@ -105,4 +105,11 @@ struct LockRecord
     bool sameContent(const LockRecord &other, qint64 toleranceMs = 5) const;
 };
 
+// Every member is a Qt implicitly shared type or a number: a LockRecord may be moved in memory as bytes,
+// which keeps growing a table of 100,000 locks from copying every record.
+Q_DECLARE_TYPEINFO(LockOwner, Q_RELOCATABLE_TYPE);
+Q_DECLARE_TYPEINFO(FairWaiter, Q_RELOCATABLE_TYPE);
+Q_DECLARE_TYPEINFO(LockCompanion, Q_RELOCATABLE_TYPE);
+Q_DECLARE_TYPEINFO(LockDiagnosis, Q_RELOCATABLE_TYPE);
+Q_DECLARE_TYPEINFO(LockRecord, Q_RELOCATABLE_TYPE);
 Q_DECLARE_METATYPE(LockRecord)

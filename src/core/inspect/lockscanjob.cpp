@@ -4,7 +4,10 @@
 #include "inspectclock.h"
 #include "locknames.h"
 #include "logging.h"
+#include "probepool.h"
 #include "redis/redisconnection.h"
+
+LockScanJob::~LockScanJob() = default;
 
 LockScanJob::LockScanJob(RedisConnection &connection, const ScanOptions &options)
     : m_connection(connection)
@@ -34,29 +37,14 @@ ScanProgress LockScanJob::progress() const
 {
     ScanProgress p = m_progress;
     p.locks = m_assembler.lockCount();
-    p.unreadableKeys = m_prober.unreadableKeys();
+    p.unreadableKeys = m_prober.unreadableKeys() + (m_pool ? m_pool->unreadableKeys() : 0);
     p.elapsedMs = m_started ? m_timer.elapsed() : 0;
     p.finished = m_atEnd && m_error.isNone();
     return p;
 }
 
-QList<LockRecord> LockScanJob::nextPage()
+bool LockScanJob::scanPage(QList<ProbeTarget> *targets)
 {
-    if (m_atEnd)
-        return {};
-    if (!m_started) {
-        m_started = true;
-        m_timer.start();
-        const RedisResult size = m_connection.command({"DBSIZE"});
-        if (size.ok())
-            m_progress.dbSize = size.reply.toInteger();
-        else if (size.error.breaksConnection()) {
-            m_error = size.error;
-            m_atEnd = true;
-            return {};
-        }
-    }
-
     const QByteArray pattern = m_options.patterns.at(m_patternIndex);
     RedisCommand scan {"SCAN", m_cursor};
     if (pattern != "*")
@@ -68,16 +56,15 @@ QList<LockRecord> LockScanJob::nextPage()
             ? RedisError(RedisError::Code::Protocol,
                          QStringLiteral("unexpected SCAN reply: %1").arg(page.reply.toDisplayString()))
             : page.error;
-        m_atEnd = true;
-        return {};
+        return false;
     }
     m_cursor = page.reply.at(0).bytes();
     const QList<RedisReply> &names = page.reply.at(1).elements();
     ++m_progress.pages;
     m_progress.scannedKeys += names.size();
 
-    QList<ProbeTarget> targets;
-    targets.reserve(names.size());
+    targets->clear();
+    targets->reserve(names.size());
     for (const RedisReply &name : names) {
         const QByteArray &key = name.bytes();
         const LockNames::Companion companion = LockNames::companionOf(key);
@@ -87,29 +74,20 @@ QList<LockRecord> LockScanJob::nextPage()
             // Probe the lock the queue belongs to: listed with its queue, or as an orphan queue.
             if (!m_viaQueue.contains(companion.lockName) && !m_assembler.hasLock(companion.lockName)) {
                 m_viaQueue.insert(companion.lockName);
-                targets.append({companion.lockName, ProbeTarget::Purpose::LockViaQueue, true});
+                targets->append({companion.lockName, ProbeTarget::Purpose::LockViaQueue, true});
             }
             break;
         case LockNames::CompanionRole::Token:
             break; // read together with its lock
         case LockNames::CompanionRole::ReadTimeout:
         case LockNames::CompanionRole::UnlockLatch:
-            targets.append({key, ProbeTarget::Purpose::Companion, false});
+            targets->append({key, ProbeTarget::Purpose::Companion, false});
             break;
         case LockNames::CompanionRole::None:
-            targets.append({key, ProbeTarget::Purpose::Lock, m_options.isLockNamed(key, pattern)});
+            targets->append({key, ProbeTarget::Purpose::Lock, m_options.isLockNamed(key, pattern)});
             break;
         }
     }
-
-    QList<ScannedKey> scanned;
-    RedisError error;
-    if (!m_prober.probe(m_connection, targets, &scanned, &error)) {
-        m_error = error;
-        m_atEnd = true;
-        return {};
-    }
-    const QList<LockRecord> records = m_assembler.add(scanned, InspectClock::wallMs());
 
     bool ok = false;
     const quint64 cursor = m_cursor.toULongLong(&ok);
@@ -117,13 +95,76 @@ QList<LockRecord> LockScanJob::nextPage()
     if (ok && cursor == 0) {
         ++m_patternIndex;
         m_progress.fraction = double(m_patternIndex) / patterns;
-        if (m_patternIndex >= patterns)
-            m_atEnd = true;
+        m_scanDone = m_patternIndex >= patterns;
     } else {
         m_progress.fraction = (m_patternIndex + (ok ? cursorFraction(cursor) : 0.0)) / patterns;
     }
+    return true;
+}
+
+QList<LockRecord> LockScanJob::nextPage()
+{
     if (m_atEnd)
+        return {};
+    if (!m_started) {
+        m_started = true;
+        m_timer.start();
+        const RedisResult size = m_connection.command({"DBSIZE"});
+        if (size.ok()) {
+            m_progress.dbSize = size.reply.toInteger();
+        } else if (size.error.breaksConnection()) {
+            m_error = size.error;
+            m_atEnd = true;
+            return {};
+        }
+        if (m_options.probeConnections > 0)
+            m_pool
+                = std::make_unique<ProbePool>(m_connection.settings(), m_options, m_options.probeConnections);
+    }
+
+    QList<ScannedKey> scanned;
+    RedisError error;
+    if (!m_pool) {
+        // One page at a time on the scan's own connection.
+        QList<ProbeTarget> targets;
+        if (!scanPage(&targets) || !m_prober.probe(m_connection, targets, &scanned, &error)) {
+            if (error)
+                m_error = error;
+            m_atEnd = true;
+            return {};
+        }
+    } else {
+        // Keep a few pages on the wire: SCAN walks on while earlier pages are probed.
+        const int depth = m_options.probeConnections + 1;
+        while (!m_scanDone && m_inFlight.size() < depth) {
+            QList<ProbeTarget> targets;
+            if (!scanPage(&targets)) {
+                m_atEnd = true;
+                return {};
+            }
+            m_inFlight.append(m_pool->submit(targets));
+        }
+        if (m_inFlight.isEmpty()) {
+            m_atEnd = true;
+            return {};
+        }
+        if (!m_pool->take(m_inFlight.takeFirst(), &scanned, &error)) {
+            m_error = error;
+            m_atEnd = true;
+            return {};
+        }
+    }
+    const QList<LockRecord> records = m_assembler.add(scanned, InspectClock::wallMs());
+    if (m_scanDone && m_inFlight.isEmpty()) {
+        m_atEnd = true;
         qCDebug(lcInspect) << "scan done:" << m_progress.scannedKeys << "keys," << m_assembler.lockCount()
                            << "locks in" << m_timer.elapsed() << "ms";
+    }
     return records;
+}
+
+void LockScanJob::interrupt()
+{
+    if (m_pool)
+        m_pool->interrupt();
 }

@@ -11,6 +11,8 @@
 #include <QElapsedTimer>
 #include <QMetaType>
 
+#include <memory>
+
 class RedisConnection;
 
 struct ScanProgress
@@ -27,10 +29,15 @@ struct ScanProgress
 
 Q_DECLARE_METATYPE(ScanProgress)
 
+class ProbePool;
+
 class LockScanJob
 {
 public:
+    // SCAN walks on `connection`; pages are probed on ScanOptions::probeConnections connections of their own
+    // (same settings, read-only), a few pages ahead.
     LockScanJob(RedisConnection &connection, const ScanOptions &options);
+    ~LockScanJob();
 
     // Scans one page and returns the locks it found or updated. After the last page atEnd() is true; on
     // failure error() is set and atEnd() is true.
@@ -39,14 +46,23 @@ public:
     const RedisError &error() const { return m_error; }
     ScanProgress progress() const;
 
+    // Thread-safe: makes the probe connections' blocked calls return (the scan then fails as interrupted).
+    void interrupt();
+
     // The fraction of a hash table walked when SCAN returned `cursor` (Redis walks reversed cursors).
     static double cursorFraction(quint64 cursor);
 
 private:
+    // One SCAN call: the targets of its keys, or false with m_error set.
+    bool scanPage(QList<ProbeTarget> *targets);
+
     RedisConnection &m_connection;
     ScanOptions m_options;
     KeyProber m_prober;
     LockAssembler m_assembler;
+    std::unique_ptr<ProbePool> m_pool;
+    QList<quint64> m_inFlight; // pages submitted to the pool, oldest first
+    bool m_scanDone = false;
     QElapsedTimer m_timer;
     QSet<QByteArray> m_viaQueue; // lock names already probed through their queue
     QByteArray m_cursor = "0";

@@ -26,6 +26,17 @@ struct LockScanner::Shared
     std::atomic<quint64> cancelGeneration = 0; // scans with a generation ≤ this stop
     std::atomic_bool interrupted = false; // the socket was shut down from the GUI thread: reopen it
 
+    // The GUI thread reads `job` (to interrupt it) under the mutex; the old job is destroyed outside it,
+    // since stopping its probe threads may take a moment.
+    void setJob(std::unique_ptr<LockScanJob> next)
+    {
+        std::unique_ptr<LockScanJob> old;
+        QMutexLocker lock(&mutex);
+        old = std::move(job);
+        job = std::move(next);
+        lock.unlock();
+    }
+
     // Opens the connection if needed; read-only whatever the caller's settings say.
     RedisError ensureConnection()
     {
@@ -90,7 +101,7 @@ void LockScanner::setConnectionSettings(const ConnectionSettings &settings)
         m_shared->interrupted = true;
     }
     post([settings](Shared &shared) {
-        shared.job.reset();
+        shared.setJob(nullptr);
         QMutexLocker lock(&shared.mutex);
         shared.connection.reset();
         shared.settings = settings;
@@ -122,7 +133,7 @@ bool LockScanner::start(const ScanOptions &options)
         };
         if (shared.cancelGeneration >= generation || !shared.job) {
             const ScanProgress p = shared.job ? shared.job->progress() : ScanProgress {};
-            shared.job.reset();
+            shared.setJob(nullptr);
             deliver([this, p] {
                 m_scanning = false;
                 emit scanCancelled(p);
@@ -132,7 +143,7 @@ bool LockScanner::start(const ScanOptions &options)
         QList<LockRecord> records = shared.job->nextPage();
         const ScanProgress progress = shared.job->progress();
         if (shared.cancelGeneration >= generation) {
-            shared.job.reset();
+            shared.setJob(nullptr);
             deliver([this, progress] {
                 m_scanning = false;
                 emit scanCancelled(progress);
@@ -148,7 +159,7 @@ bool LockScanner::start(const ScanOptions &options)
             return;
         }
         const RedisError error = shared.job->error();
-        shared.job.reset();
+        shared.setJob(nullptr);
         deliver([this, error, progress] {
             m_scanning = false;
             if (error)
@@ -170,7 +181,7 @@ bool LockScanner::start(const ScanOptions &options)
                 Qt::QueuedConnection);
             return;
         }
-        shared.job = std::make_unique<LockScanJob>(*shared.connection, options);
+        shared.setJob(std::make_unique<LockScanJob>(*shared.connection, options));
         (*page)(shared);
     });
     return true;
@@ -185,6 +196,8 @@ void LockScanner::cancel()
     QMutexLocker lock(&m_shared->mutex);
     if (m_shared->connection)
         m_shared->connection->interrupt();
+    if (m_shared->job)
+        m_shared->job->interrupt();
     m_shared->interrupted = true;
 }
 

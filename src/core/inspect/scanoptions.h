@@ -20,6 +20,10 @@ struct ScanOptions
     int maxHashFields = 100; // HSCAN COUNT beyond which a hash is sampled, not read
     int maxQueue = 50; // fair-lock queue entries read
 
+    // Extra read-only connections that probe pages in parallel with the SCAN walk (0: probe on the scan's
+    // own connection, one page at a time).
+    int probeConnections = 2;
+
     qint64 ttlThresholdMs = 10 * 60 * 1000; // diagnosis ttl-above-threshold
     qint64 watchdogLeaseMs = 30'000; // Redisson's lockWatchdogTimeout, for watchdog-stalled
 
