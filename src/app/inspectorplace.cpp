@@ -5,7 +5,6 @@
 #include "actionconfirmdialog.h"
 #include "inspect/inspectclock.h"
 #include "inspect/inspectformat.h"
-#include "inspect/lockdiagnostics.h"
 #include "inspect/lockscanner.h"
 #include "inspect/samplelocks.h"
 #include "lockdetailspane.h"
@@ -335,21 +334,15 @@ void InspectorPlace::applyRecords(const QList<LockRecord> &records, LockTracker:
 {
     if (records.isEmpty())
         return;
-    const qint64 now = InspectClock::monotonicMs();
-    const ScanOptions defaults;
-    QList<LockRecord> processed;
-    processed.reserve(records.size());
+    const ScanOptions options = currentOptions();
+    DiagnosticContext base;
+    base.ttlThresholdMs = options.ttlThresholdMs;
+    base.watchdogLeaseMs = options.watchdogLeaseMs;
+    QList<LockRecord> processed = records;
     bool selectedChanged = false;
-    for (LockRecord r : records) {
-        m_tracker.observe(r, source);
-        DiagnosticContext context;
-        context.nowEpochMs = InspectClock::wallMs();
-        context.ttlThresholdMs = defaults.ttlThresholdMs;
-        context.watchdogLeaseMs = defaults.watchdogLeaseMs;
-        m_tracker.fillContext(r.key, now, &context);
-        LockDiagnostics::diagnose(r, context);
+    for (LockRecord &r : processed) {
+        m_tracker.observeAndDiagnose(r, source, base);
         selectedChanged |= r.key == m_selectedKey;
-        processed.append(r);
     }
     m_model->upsert(processed);
     if (selectedChanged)

@@ -220,8 +220,8 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
     QStringList waiting;
     if (r.subscribers >= 0)
         waiting << tr("%1 subscribed to its channel").arg(r.subscribers);
-    if (r.queueLength >= 0)
-        waiting << tr("%1 in the fair queue").arg(r.queueLength);
+    if (r.queueLength > 0 || r.kind == LockKind::RedissonFair)
+        waiting << tr("%1 in the fair queue").arg(std::max<qint64>(r.queueLength, 0));
     if (waiting.isEmpty())
         waiting << tr("unknown (clients of this library poll, they do not subscribe)");
     facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")

@@ -5,7 +5,6 @@
 #include "cliio.h"
 #include "inspect/inspectclock.h"
 #include "inspect/inspectformat.h"
-#include "inspect/lockdiagnostics.h"
 #include "lockjson.h"
 #include "redis/bytes.h"
 
@@ -93,15 +92,11 @@ void InspectWatch::start(const QList<LockRecord> &initial)
 
 void InspectWatch::apply(const QList<LockRecord> &records)
 {
-    const qint64 now = InspectClock::monotonicMs();
+    DiagnosticContext base;
+    base.ttlThresholdMs = m_options.ttlThresholdMs;
+    base.watchdogLeaseMs = m_options.watchdogLeaseMs;
     for (LockRecord r : records) {
-        const QList<LockEvent> events = m_tracker.observe(r, LockTracker::Source::Live);
-        DiagnosticContext context;
-        context.nowEpochMs = InspectClock::wallMs();
-        context.ttlThresholdMs = m_options.ttlThresholdMs;
-        context.watchdogLeaseMs = m_options.watchdogLeaseMs;
-        m_tracker.fillContext(r.key, now, &context);
-        LockDiagnostics::diagnose(r, context);
+        const QList<LockEvent> events = m_tracker.observeAndDiagnose(r, LockTracker::Source::Live, base);
         m_locks.insert(r.key, r);
         print(events, r.key, &r);
         printDiagnoses(r);

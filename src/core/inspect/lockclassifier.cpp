@@ -18,16 +18,8 @@ namespace {
 
 const QString kRedisson = QStringLiteral("Redisson");
 
-bool isDigits(const QByteArray &text)
-{
-    if (text.isEmpty() || text.size() > 20)
-        return false;
-    for (char c : text) {
-        if (c < '0' || c > '9')
-            return false;
-    }
-    return true;
-}
+using LockNames::isDigits;
+using LockNames::isUuid;
 
 // <uuid>:<thread id>, the owner field Redisson writes; `write` is set for the ":write" form.
 bool parseRedissonOwner(const QByteArray &field, QByteArray *client, QByteArray *thread, bool *write)
@@ -374,19 +366,6 @@ bool isLowerHex32(const QByteArray &value)
         return false;
     for (char c : value) {
         if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-            return false;
-    }
-    return true;
-}
-
-bool isUuid(const QByteArray &value)
-{
-    if (value.size() != 36)
-        return false;
-    for (int i = 0; i < 36; ++i) {
-        const char c = value.at(i);
-        const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-        if (dash ? c != '-' : !std::isxdigit(static_cast<unsigned char>(c)))
             return false;
     }
     return true;

@@ -29,6 +29,5 @@ bool isLowerHex32(const QByteArray &value);
 // True when a hash's fields could be a Redisson lock ('mode', or a <uuid>:<thread id>[:write] field), so its
 // companions (queue, deadlines, token, channels) are worth reading.
 bool looksLikeRedissonHash(const QList<QPair<QByteArray, QByteArray>> &fields);
-bool isUuid(const QByteArray &value); // 8-4-4-4-12 hex digits
 
 } // namespace LockClassifier

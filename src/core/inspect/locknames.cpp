@@ -27,30 +27,6 @@ QByteArray unwrapBraces(const QByteArray &text)
     return text;
 }
 
-bool isUuid(const QByteArray &text)
-{
-    if (text.size() != 36)
-        return false;
-    for (int i = 0; i < 36; ++i) {
-        const char c = text.at(i);
-        const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-        if (dash ? c != '-' : !std::isxdigit(static_cast<unsigned char>(c)))
-            return false;
-    }
-    return true;
-}
-
-bool isDigits(const QByteArray &text)
-{
-    if (text.isEmpty())
-        return false;
-    for (char c : text) {
-        if (c < '0' || c > '9')
-            return false;
-    }
-    return true;
-}
-
 // Lower-cases ASCII only, like Redis' nocase glob.
 char fold(char c, bool caseInsensitive)
 {
@@ -251,6 +227,30 @@ bool matchesAny(const QList<QByteArray> &patterns, const QByteArray &text)
             return true;
     }
     return false;
+}
+
+bool isUuid(const QByteArray &text)
+{
+    if (text.size() != 36)
+        return false;
+    for (int i = 0; i < 36; ++i) {
+        const char c = text.at(i);
+        const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? c != '-' : !std::isxdigit(static_cast<unsigned char>(c)))
+            return false;
+    }
+    return true;
+}
+
+bool isDigits(const QByteArray &text)
+{
+    if (text.isEmpty() || text.size() > 20)
+        return false;
+    for (char c : text) {
+        if (c < '0' || c > '9')
+            return false;
+    }
+    return true;
 }
 
 } // namespace LockNames

@@ -35,4 +35,9 @@ Companion companionOf(const QByteArray &key);
 bool globMatch(const QByteArray &pattern, const QByteArray &text, bool caseInsensitive = false);
 bool matchesAny(const QList<QByteArray> &patterns, const QByteArray &text);
 
+// 8-4-4-4-12 hex digits with hyphens: a Redisson client id.
+bool isUuid(const QByteArray &text);
+// 1 to 20 decimal digits: a thread id, a hold number.
+bool isDigits(const QByteArray &text);
+
 } // namespace LockNames

@@ -109,6 +109,17 @@ QList<LockEvent> LockTracker::observe(const LockRecord &record, Source source)
     return out;
 }
 
+QList<LockEvent> LockTracker::observeAndDiagnose(LockRecord &record, Source source,
+                                                 const DiagnosticContext &base)
+{
+    const QList<LockEvent> events = observe(record, source);
+    DiagnosticContext context = base;
+    context.nowEpochMs = InspectClock::wallMs();
+    fillContext(record.key, InspectClock::monotonicMs(), &context);
+    LockDiagnostics::diagnose(record, context);
+    return events;
+}
+
 QList<LockEvent> LockTracker::observeGone(const QByteArray &key, qint64 atMs)
 {
     auto it = m_states.find(key);

@@ -19,6 +19,10 @@ public:
 
     // A fresh reading of `record`. Returns the events it implies (also appended to the key's history).
     QList<LockEvent> observe(const LockRecord &record, Source source);
+    // observe(), then diagnoses `record` again with `base` (thresholds) plus what its history knows (the
+    // lease its renewals restore, the time since the last one), so a stalled watchdog is told from a fixed
+    // lease.
+    QList<LockEvent> observeAndDiagnose(LockRecord &record, Source source, const DiagnosticContext &base);
     // `key` no longer holds a lock, as found at monotonic time `atMs`.
     QList<LockEvent> observeGone(const QByteArray &key, qint64 atMs);
     // A keyspace notification for `key`: remembered to say exactly what and when at the next reading.
