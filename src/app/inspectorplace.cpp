@@ -484,6 +484,9 @@ void InspectorPlace::tick()
     if (m_model->rowCount() > 0)
         m_view->viewport()->update();
     m_details->tick();
+    // The cadence sentence ("last renewed 3.2 s ago") ages too; once a second is enough for it.
+    if (++m_ticks % (1000 / kTickMs) == 0 && m_details->hasLock())
+        m_details->refreshHistory(m_tracker.history(m_details->record().key));
 }
 
 void InspectorPlace::showSelected()
@@ -516,7 +519,11 @@ void InspectorPlace::updateLiveState()
     const KeyspaceWatcher::State state = m_watcher->state();
     const bool events
         = state == KeyspaceWatcher::State::Listening && KeyspaceWatcher::flagsSuffice(m_watcher->flags());
-    m_poll.setInterval(events ? kPollWithEventsMs : kPollMs);
+    // setInterval() restarts a running timer: only touch it when the interval really changes, or frequent
+    // state updates would keep postponing the poll forever.
+    const int interval = events ? kPollWithEventsMs : kPollMs;
+    if (m_poll.interval() != interval)
+        m_poll.setInterval(interval);
     QString text = m_watcher->stateText();
     if (state == KeyspaceWatcher::State::Stopped)
         text = tr("Live view starts when connected.");

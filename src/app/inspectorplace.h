@@ -121,5 +121,6 @@ private:
     bool m_connected = false;
     bool m_rescanPending = false;
     bool m_sandbox = false;
+    int m_ticks = 0;
     QFutureWatcher<bool> m_sampleWriter;
 };

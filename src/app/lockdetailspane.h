@@ -30,6 +30,8 @@ public:
     void setActionsAllowed(bool allowed, const QString &why);
     // Updates the countdown and the timeline (called ~10 times a second while visible).
     void tick();
+    // Shows `history` again for the lock shown (its cadence sentence ages with time).
+    void refreshHistory(const LockHistory *history) { updateHistory(history); }
 
     bool hasLock() const { return m_hasLock; }
     const LockRecord &record() const { return m_record; }
