@@ -28,6 +28,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -59,12 +60,20 @@ InspectorPlace::InspectorPlace(RedisSession *session, QWidget *parent)
         updateActionsAllowed();
     });
     connect(session, &RedisSession::opening, this, [this](const QString &endpoint) {
+        // A new connection: stop following the old one (never waiting on the network).
+        m_connected = false;
+        m_watcher->stop();
+        m_scanner->cancel();
         m_serverPanel->showMessage(tr("Connecting to %1…").arg(endpoint));
     });
     connect(session, &RedisSession::failed, this, [this](const RedisError &e) { onLost(e.message()); });
     connect(session, &RedisSession::connectionLost, this,
             [this](const RedisError &e) { onLost(tr("Connection lost: %1").arg(e.message())); });
-    connect(session, &RedisSession::closed, this, [this] { onLost(tr("Disconnected.")); });
+    connect(session, &RedisSession::closed, this, [this] {
+        m_watcher->stop();
+        m_scanner->cancel();
+        onLost(tr("Disconnected."));
+    });
 
     connect(m_scanner, &LockScanner::pageReady, this, &InspectorPlace::onPage);
     connect(m_scanner, &LockScanner::scanFinished, this,
@@ -125,8 +134,24 @@ void InspectorPlace::buildUi()
         "SCAN MATCH patterns, separated by spaces. \"*\" scans every key and lists those that look like "
         "locks "
         "(by their data, or a name with lock/mutex in it); any other pattern lists every key it matches."));
-    m_patterns->setMaximumWidth(320);
+    m_patterns->setMaximumWidth(260);
     scanRow->addWidget(m_patterns, 1);
+    scanRow->addWidget(new QLabel(tr("Lock names:"), this));
+    QStringList lockNames;
+    for (const QByteArray &p : ScanOptions::defaultLockNamePatterns())
+        lockNames << QString::fromUtf8(p);
+    m_lockNames = new QLineEdit(lockNames.join(u' '), this);
+    m_lockNames->setObjectName(QStringLiteral("lockNamePatterns"));
+    m_lockNames->setToolTip(
+        tr("With \"*\", keys whose name matches one of these patterns are listed even when their "
+           "data fits no lock format (as \"unknown\", with why). Separated by spaces."));
+    m_lockNames->setMaximumWidth(300);
+    scanRow->addWidget(m_lockNames, 1);
+    // The patterns are remembered between sessions (they describe the user's naming conventions).
+    QSettings settings;
+    m_patterns->setText(settings.value(QStringLiteral("inspector/patterns"), m_patterns->text()).toString());
+    m_lockNames->setText(
+        settings.value(QStringLiteral("inspector/lockNamePatterns"), m_lockNames->text()).toString());
     m_scanButton = new QPushButton(tr("Scan"), this);
     m_scanButton->setObjectName(QStringLiteral("scanButton"));
     m_scanButton->setToolTip(tr("Scan the server again (F5); SCAN with COUNT 1000, never KEYS"));
@@ -226,6 +251,7 @@ void InspectorPlace::buildUi()
         }
     });
     connect(m_patterns, &QLineEdit::returnPressed, this, &InspectorPlace::rescan);
+    connect(m_lockNames, &QLineEdit::returnPressed, this, &InspectorPlace::rescan);
     auto *rescanAction = new QAction(tr("Rescan"), this);
     rescanAction->setShortcut(QKeySequence::Refresh);
     rescanAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -269,8 +295,9 @@ void InspectorPlace::onOpened(const ServerInfo &info)
         m_selectedKey.clear();
         m_details->showNothing();
         m_scanner->setConnectionSettings(s);
-        m_watcher->start(s);
     }
+    if (!sameServer || m_watcher->state() == KeyspaceWatcher::State::Stopped)
+        m_watcher->start(s);
     updateActionsAllowed();
     updateLiveState();
     rescan();
@@ -289,16 +316,24 @@ void InspectorPlace::setPatterns(const QString &patterns)
     m_patterns->setText(patterns);
 }
 
+void InspectorPlace::setLockNamePatterns(const QString &patterns)
+{
+    m_lockNames->setText(patterns);
+}
+
 ScanOptions InspectorPlace::currentOptions() const
 {
+    const auto split = [](const QString &text) {
+        QList<QByteArray> out;
+        for (const QString &p : text.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts))
+            out << p.toUtf8();
+        return out;
+    };
     ScanOptions options;
-    const QStringList parts
-        = m_patterns->text().split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
-    options.patterns.clear();
-    for (const QString &p : parts)
-        options.patterns << p.toUtf8();
+    options.patterns = split(m_patterns->text());
     if (options.patterns.isEmpty())
         options.patterns << "*";
+    options.lockNamePatterns = split(m_lockNames->text());
     return options;
 }
 
@@ -325,6 +360,9 @@ void InspectorPlace::startScan()
     m_seenThisScan.clear();
     if (!m_scanner->start(options))
         return;
+    QSettings settings;
+    settings.setValue(QStringLiteral("inspector/patterns"), m_patterns->text());
+    settings.setValue(QStringLiteral("inspector/lockNamePatterns"), m_lockNames->text());
     m_scanButton->setText(tr("Stop"));
     showProgress({}, true);
     setStatus(tr("Scanning %1…").arg(m_patterns->text()));

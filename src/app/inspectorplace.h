@@ -46,6 +46,8 @@ public:
     void rescan();
     // The SCAN patterns, space-separated, as typed in the pattern box ("*" for every key).
     void setPatterns(const QString &patterns);
+    // The name patterns that make a key count as a lock in a "*" scan, space-separated.
+    void setLockNamePatterns(const QString &patterns);
     // Opens the confirmation dialog for an action on the selected lock (what the buttons do).
     void requestAction(LockAction::Type type);
 
@@ -100,6 +102,7 @@ private:
     LockDetailsPane *m_details = nullptr;
     ServerPanel *m_serverPanel = nullptr;
     QLineEdit *m_patterns = nullptr;
+    QLineEdit *m_lockNames = nullptr;
     QPushButton *m_scanButton = nullptr;
     QProgressBar *m_progress = nullptr;
     QLabel *m_progressText = nullptr;

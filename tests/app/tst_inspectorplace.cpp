@@ -21,6 +21,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -30,6 +31,7 @@ class TestInspectorPlace : public QObject
     Q_OBJECT
 private slots:
     void initTestCase();
+    void init();
     void readOnlyByDefault();
     void streamsRowsWithoutResets();
     void liveWithNotifications();
@@ -53,6 +55,11 @@ private:
 void TestInspectorPlace::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
+}
+
+void TestInspectorPlace::init()
+{
+    QSettings().clear(); // the place remembers its patterns; every test starts from the defaults
 }
 
 bool TestInspectorPlace::open(Rig &rig, const ConnectionSettings &settings)
@@ -112,6 +119,17 @@ void TestInspectorPlace::readOnlyByDefault()
     kind->setCurrentIndex(0);
     place.findChild<QLineEdit *>(QStringLiteral("filter"))->setText(QStringLiteral("account"));
     QCOMPARE(place.proxy()->rowCount(), 1);
+    // Lock-name patterns decide which keys with no lock-shaped data are listed.
+    place.setLockNamePatterns(QStringLiteral("*order*"));
+    QSignalSpy finished(&place, &InspectorPlace::scanFinished);
+    place.rescan();
+    QVERIFY(finished.wait(10000));
+    QVERIFY(place.model()->rowOf("demo:lock:list") < 0); // a list named like a lock: no longer a lock
+    QVERIFY(place.model()->rowOf("demo:lock:payment") < 0); // a uuid token: only under a lock name
+    QVERIFY(place.model()->rowOf("demo:lock:broken") >= 0); // Redisson-shaped data: listed whatever its name
+    QCOMPARE(place.model()->rowCount(), 13);
+    QCOMPARE(QSettings().value(QStringLiteral("inspector/lockNamePatterns")).toString(),
+             QStringLiteral("*order*"));
 }
 
 void TestInspectorPlace::streamsRowsWithoutResets()

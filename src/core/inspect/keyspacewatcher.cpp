@@ -1,4 +1,5 @@
-// KeyspaceWatcher: a blocking subscribe loop on a plain std::thread, woken by RedisConnection::interrupt().
+// KeyspaceWatcher: a blocking subscribe loop on a std::thread that shares only `Shared` with the watcher,
+// woken by RedisConnection::interrupt(). Stopped threads are joined later, never while the GUI waits.
 // Events are batched (everything already in the socket, up to a bound) so a busy server does not flood the
 // GUI with one signal per key change.
 #include "keyspacewatcher.h"
@@ -25,19 +26,38 @@ const QString kNeeded = QStringLiteral("g$hlzx"); // generic, string, hash, list
 
 struct KeyspaceWatcher::Shared
 {
-    std::thread thread;
+    std::atomic_bool finished = false; // the thread has returned: joining it will not wait
     std::atomic_bool stop = false;
     QMutex mutex;
     QWaitCondition wake;
     RedisConnection *connection = nullptr; // guarded by mutex, for interrupt()
+    KeyspaceWatcher *owner = nullptr; // guarded by mutex; cleared when the watcher lets go of this thread
 
-    void interrupt()
+    // Tells the thread to stop without waiting for it: a connect in progress cannot be interrupted, and the
+    // GUI thread must not wait out a connect timeout. The thread ends on its own and reports to nobody.
+    void release()
     {
         QMutexLocker lock(&mutex);
         stop = true;
+        owner = nullptr;
         if (connection)
             connection->interrupt();
         wake.wakeAll();
+    }
+    // Runs `fn` on the owner's thread, if there still is an owner.
+    void post(std::function<void(KeyspaceWatcher *)> fn)
+    {
+        QMutexLocker lock(&mutex);
+        if (!owner)
+            return;
+        QPointer<KeyspaceWatcher> guard(owner);
+        QMetaObject::invokeMethod(
+            owner,
+            [guard, fn = std::move(fn)] {
+                if (guard)
+                    fn(guard);
+            },
+            Qt::QueuedConnection);
     }
     // Sleeps up to `ms`, returning early (true) when asked to stop.
     bool sleep(int ms)
@@ -60,6 +80,22 @@ KeyspaceWatcher::KeyspaceWatcher(QObject *parent)
 KeyspaceWatcher::~KeyspaceWatcher()
 {
     stop();
+    // Threads must not outlive the process' globals: wait for the stopped ones here, at shutdown, where the
+    // longest wait is one connect timeout of a connection still being made.
+    for (Retired &r : m_retired)
+        r.thread.join();
+}
+
+void KeyspaceWatcher::reapRetired()
+{
+    for (auto it = m_retired.begin(); it != m_retired.end();) {
+        if (it->shared->finished) {
+            it->thread.join();
+            it = m_retired.erase(it);
+        } else {
+            ++it;
+        }
+    }
 }
 
 QString KeyspaceWatcher::flagsWithInspectorNeeds(const QString &current)
@@ -105,11 +141,11 @@ void KeyspaceWatcher::setState(State state, const QString &text, const QString &
 
 void KeyspaceWatcher::stop()
 {
+    reapRetired();
     if (!m_shared)
         return;
-    m_shared->interrupt();
-    if (m_shared->thread.joinable())
-        m_shared->thread.join();
+    m_shared->release();
+    m_retired.push_back({m_shared, std::move(m_thread)});
     m_shared.reset();
     m_received = false;
     setState(State::Stopped, tr("Not watching"), {}, false);
@@ -124,30 +160,19 @@ void KeyspaceWatcher::start(const ConnectionSettings &settings)
     s.clientName = QStringLiteral("lockscope-watch");
     setState(State::Connecting, tr("Connecting to %1…").arg(s.endpoint()), {}, false);
 
-    QPointer<KeyspaceWatcher> self(this);
-    const auto report = [self](State state, const QString &text, const QString &flags, bool readable) {
-        QMetaObject::invokeMethod(
-            self,
-            [self, state, text, flags, readable] {
-                if (self)
-                    self->setState(state, text, flags, readable);
-            },
-            Qt::QueuedConnection);
+    m_shared->owner = this;
+    std::shared_ptr<Shared> shared = m_shared;
+    const auto report = [shared](State state, const QString &text, const QString &flags, bool readable) {
+        shared->post([=](KeyspaceWatcher *w) { w->setState(state, text, flags, readable); });
     };
-    const auto deliver = [self](const QList<KeyspaceEvent> &batch) {
-        QMetaObject::invokeMethod(
-            self,
-            [self, batch] {
-                if (!self)
-                    return;
-                self->m_received = true;
-                emit self->events(batch);
-            },
-            Qt::QueuedConnection);
+    const auto deliver = [shared](const QList<KeyspaceEvent> &batch) {
+        shared->post([batch](KeyspaceWatcher *w) {
+            w->m_received = true;
+            emit w->events(batch);
+        });
     };
 
-    Shared *shared = m_shared.get();
-    shared->thread = std::thread([shared, s, report, deliver] {
+    m_thread = std::thread([shared, s, report, deliver] {
         const QByteArray db = QByteArray::number(s.db);
         const QByteArray spacePrefix = "__keyspace@" + db + "__:";
         const QByteArray eventPrefix = "__keyevent@" + db + "__:";
@@ -277,5 +302,6 @@ void KeyspaceWatcher::start(const ConnectionSettings &settings)
                    readable);
             shared->sleep(kRetryMs);
         }
+        shared->finished = true;
     });
 }

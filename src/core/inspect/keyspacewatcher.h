@@ -10,6 +10,8 @@
 #include <QObject>
 
 #include <memory>
+#include <thread>
+#include <vector>
 
 struct KeyspaceEvent
 {
@@ -39,6 +41,7 @@ public:
 
     // (Re)starts watching the database of `settings` (always on a read-only connection of its own).
     void start(const ConnectionSettings &settings);
+    // Stops at once; never waits on the network (the old thread finishes on its own and says nothing).
     void stop();
 
     State state() const { return m_state; }
@@ -61,9 +64,17 @@ signals:
 
 private:
     struct Shared;
+    struct Retired
+    {
+        std::shared_ptr<Shared> shared;
+        std::thread thread;
+    };
     void setState(State state, const QString &text, const QString &flags, bool configReadable);
+    void reapRetired(); // joins stopped threads that have already returned
 
     std::shared_ptr<Shared> m_shared;
+    std::thread m_thread;
+    std::vector<Retired> m_retired; // stopped, perhaps still finishing a connect
     State m_state = State::Stopped;
     QString m_stateText;
     QString m_flags;
