@@ -4,6 +4,7 @@
 #include "inspect/locknames.h"
 #include "inspect/lockscanjob.h"
 #include "inspect/samplelocks.h"
+#include "locks/redissonnames.h"
 #include "testsupport.h"
 
 #include <QDateTime>
@@ -55,7 +56,7 @@ void TestLockActions::forceUnlockRedissonWakesWaiters()
     QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 7, 60000, 2));
     RedisConnection waiter(server.connectionSettings());
     LS_OPEN(waiter);
-    QVERIFY(!waiter.append({"SUBSCRIBE", LockNames::lockChannel("order:1")}));
+    QVERIFY(!waiter.append({"SUBSCRIBE", RedissonNames::lockChannel("order:1")}));
     QVERIFY(waiter.readReply(3000).ok());
 
     const LockRecord snapshot = scanOne(c, "order:1");
@@ -124,16 +125,17 @@ void TestLockActions::fairAndReadWriteChannels()
     RedisConnection waiter(server.connectionSettings());
     LS_OPEN(waiter);
     QVERIFY(!waiter.append(
-        {"SUBSCRIBE", LockNames::lockChannel("fair") + ':' + head, LockNames::rwChannel("doc")}));
+        {"SUBSCRIBE", RedissonNames::lockChannel("fair") + ':' + head, RedissonNames::rwChannel("doc")}));
     QVERIFY(waiter.readReply(3000).ok());
     QVERIFY(waiter.readReply(3000).ok());
 
     LockAction a = LockActions::forceUnlock(scanOne(c, "fair"));
     QVERIFY(LockActions::interpret(a, c.command(a.command)).done);
     RedisResult m = waiter.readReply(3000);
-    QCOMPARE(m.reply.at(1).bytes(), LockNames::lockChannel("fair") + ':' + head); // only the head is woken
+    QCOMPARE(m.reply.at(1).bytes(),
+             RedissonNames::lockChannel("fair") + ':' + head); // only the head is woken
     QCOMPARE(m.reply.at(2).bytes(), QByteArray("0"));
-    QCOMPARE(c.command({"LLEN", LockNames::queueKey("fair")}).reply.toInteger(), 1); // the queue stays
+    QCOMPARE(c.command({"LLEN", RedissonNames::fairQueue("fair")}).reply.toInteger(), 1); // the queue stays
 
     a = LockActions::forceUnlock(scanOne(c, "doc"));
     QVERIFY(LockActions::interpret(a, c.command(a.command)).done);
@@ -206,9 +208,9 @@ void TestLockActions::removeOrphanQueue()
     QVERIFY(!LockActions::interpret(a, c.command(a.command)).done);
     QVERIFY(c.command({"DEL", "gone"}).ok());
     QVERIFY(LockActions::interpret(a, c.command(a.command)).done);
-    QCOMPARE(
-        c.command({"EXISTS", LockNames::queueKey("gone"), LockNames::deadlinesKey("gone")}).reply.toInteger(),
-        0);
+    QCOMPARE(c.command({"EXISTS", RedissonNames::fairQueue("gone"), RedissonNames::fairTimeouts("gone")})
+                 .reply.toInteger(),
+             0);
     LockRecord healthy;
     healthy.key = "x";
     QVERIFY(!LockActions::removeOrphanQueue(healthy).isAvailable());

@@ -1,5 +1,6 @@
 // LockNames: Redisson's companion names both ways, and Redis glob semantics.
 #include "inspect/locknames.h"
+#include "locks/redissonnames.h"
 
 #include <QTest>
 
@@ -17,16 +18,21 @@ private slots:
 
 void TestLockNames::companionNames()
 {
-    QCOMPARE(LockNames::queueKey("order:1"), QByteArray("redisson_lock_queue:{order:1}"));
-    QCOMPARE(LockNames::deadlinesKey("order:1"), QByteArray("redisson_lock_timeout:{order:1}"));
-    QCOMPARE(LockNames::tokenKey("order:1"), QByteArray("redisson_lock_token:{order:1}"));
-    QCOMPARE(LockNames::lockChannel("order:1"), QByteArray("redisson_lock__channel:{order:1}"));
-    QCOMPARE(LockNames::rwChannel("doc"), QByteArray("redisson_rwlock:{doc}"));
-    // A name that already has a hash tag is used as is, as Redisson does.
-    QCOMPARE(LockNames::queueKey("{shop}:lock"), QByteArray("redisson_lock_queue:{shop}:lock"));
+    // Reading back what the lock library writes: every companion name leads to its lock.
     const QByteArray owner = "0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b:42";
-    QCOMPARE(LockNames::readTimeoutKey("doc", owner, 2), QByteArray("{doc}:" + owner + ":rwlock_timeout:2"));
-    QCOMPARE(LockNames::readTimeoutKey("{d}x", owner, 1), QByteArray("{d}x:" + owner + ":rwlock_timeout:1"));
+    for (const QByteArray &name : {QByteArray("order:1"), QByteArray("{shop}:lock"), QByteArray("a b")}) {
+        QCOMPARE(LockNames::companionOf(RedissonNames::fairQueue(name)).lockName, name);
+        QCOMPARE(int(LockNames::companionOf(RedissonNames::fairQueue(name)).role),
+                 int(LockNames::CompanionRole::Queue));
+        QCOMPARE(LockNames::companionOf(RedissonNames::fairTimeouts(name)).lockName, name);
+        QCOMPARE(LockNames::companionOf(RedissonNames::tokenCounter(name)).lockName, name);
+        QCOMPARE(LockNames::companionOf(RedissonNames::unlockLatch(name, "0123456789abcdef")).lockName, name);
+        const LockNames::Companion read
+            = LockNames::companionOf(RedissonNames::rwTimeoutPrefix(name, owner) + ":3");
+        QCOMPARE(int(read.role), int(LockNames::CompanionRole::ReadTimeout));
+        QCOMPARE(read.lockName, name);
+        QCOMPARE(read.owner, owner);
+    }
 }
 
 void TestLockNames::companionOf_data()

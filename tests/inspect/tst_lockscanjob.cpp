@@ -4,6 +4,7 @@
 #include "inspect/locknames.h"
 #include "inspect/lockscanjob.h"
 #include "inspect/samplelocks.h"
+#include "locks/redissonnames.h"
 #include "testsupport.h"
 
 #include <QDateTime>
@@ -102,7 +103,7 @@ void TestLockScanJob::everyKindWithOwnersAndWaiters()
     // A Redisson waiter subscribes to the lock's channel: PUBSUB NUMSUB counts it.
     RedisConnection waiter(server.connectionSettings());
     LS_OPEN(waiter);
-    QVERIFY(!waiter.append({"SUBSCRIBE", LockNames::lockChannel("order:1")}));
+    QVERIFY(!waiter.append({"SUBSCRIBE", RedissonNames::lockChannel("order:1")}));
     QVERIFY(waiter.readReply(3000).ok());
 
     ScanOptions options;

@@ -7,6 +7,7 @@
 #include "inspectclock.h"
 #include "lockclassifier.h"
 #include "locknames.h"
+#include "locks/redissonnames.h"
 #include "redis/redisconnection.h"
 
 namespace {
@@ -230,13 +231,14 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
     RedisCommand channels {"PUBSUB", "NUMSUB"};
     for (qsizetype i : std::as_const(redisson)) {
         const QByteArray &lock = keys.at(i).key;
-        const QByteArray queue = LockNames::queueKey(lock);
+        const QByteArray queue = RedissonNames::fairQueue(lock);
         keys[i].redisson.read = true;
         third.add(i, Read::QueueLength, {"LLEN", queue});
         third.add(i, Read::Queue, {"LRANGE", queue, "0", queueEnd});
-        third.add(i, Read::Deadlines, {"ZRANGE", LockNames::deadlinesKey(lock), "0", queueEnd, "WITHSCORES"});
-        third.add(i, Read::Token, {"GET", LockNames::tokenKey(lock)});
-        channels << LockNames::lockChannel(lock) << LockNames::rwChannel(lock);
+        third.add(i, Read::Deadlines,
+                  {"ZRANGE", RedissonNames::fairTimeouts(lock), "0", queueEnd, "WITHSCORES"});
+        third.add(i, Read::Token, {"GET", RedissonNames::tokenCounter(lock)});
+        channels << RedissonNames::lockChannel(lock) << RedissonNames::rwChannel(lock);
     }
     if (!redisson.isEmpty())
         third.add(-1, Read::Channels, channels); // every channel of the page in one command

@@ -5,6 +5,7 @@
 #include "inspectformat.h"
 #include "keyspacewatcher.h"
 #include "locknames.h"
+#include "locks/redissonnames.h"
 #include "redis/bytes.h"
 
 #include <cctype>
@@ -173,13 +174,13 @@ LockAction forceUnlock(const LockRecord &r)
     }
     if (LockKinds::isRedissonHash(r.kind)) {
         // Redisson waiters sleep until a message on the lock's channel; without one they wait out the PTTL.
-        QByteArray channel = LockNames::lockChannel(r.key);
-        QByteArray message = "0";
+        QByteArray channel = RedissonNames::lockChannel(r.key);
+        QByteArray message = RedissonNames::unlockMessage;
         if (r.kind == LockKind::RedissonRw) {
-            channel = LockNames::rwChannel(r.key);
-            message = "1"; // Redisson's "wake every waiter" for read-write locks
+            channel = RedissonNames::rwChannel(r.key);
+            message = RedissonNames::readUnlockMessage; // "wake every waiter", as a write unlock does
         } else if (r.kind == LockKind::RedissonFair && !r.queue.isEmpty()) {
-            channel = LockNames::lockChannel(r.key) + ':' + r.queue.first().id; // only the head is told
+            channel = RedissonNames::fairWaiterChannel(r.key, r.queue.first().id); // only the head is told
         }
         c.keys << channel;
         c.args[0] = message;
@@ -189,7 +190,7 @@ LockAction forceUnlock(const LockRecord &r)
                      .arg(QString::fromLatin1(message), Bytes::display(channel));
         if (r.kind == LockKind::RedissonFenced)
             steps << QStringLiteral("The token counter %1 is kept: fencing tokens must only ever grow.")
-                         .arg(Bytes::display(LockNames::tokenKey(r.key)));
+                         .arg(Bytes::display(RedissonNames::tokenCounter(r.key)));
     } else if (r.kind == LockKind::RedissonLegacy) {
         steps << QStringLiteral(
             "Old Redisson clients poll or listen on a channel LockScope does not know, so "
@@ -251,7 +252,7 @@ LockAction removeOrphanQueue(const LockRecord &r)
         a.unavailable = QStringLiteral("Only part of the queue was read, so there is no exact snapshot.");
         return a;
     }
-    const QList<QByteArray> keys {r.key, LockNames::queueKey(r.key), LockNames::deadlinesKey(r.key)};
+    const QList<QByteArray> keys {r.key, RedissonNames::fairQueue(r.key), RedissonNames::fairTimeouts(r.key)};
     QList<QByteArray> args {QByteArray::number(r.queue.size())};
     for (const FairWaiter &w : r.queue)
         args << w.id;

@@ -3,6 +3,7 @@
 
 #include "inspectformat.h"
 #include "locknames.h"
+#include "locks/redissonnames.h"
 #include "redis/bytes.h"
 
 #include <QDateTime>
@@ -88,14 +89,14 @@ void addRedissonCompanions(const ScannedKey &k, LockRecord &r)
         r.queueLength = x.queueLength;
         for (const QByteArray &id : x.queue)
             r.queue.append({id, deadlineOf.value(id, -1)});
-        r.companions.append({LockNames::queueKey(k.key), LockCompanion::Role::Queue, "list", -3,
+        r.companions.append({RedissonNames::fairQueue(k.key), LockCompanion::Role::Queue, "list", -3,
                              x.queueLength == 1 ? QStringLiteral("1 waiter queued")
                                                 : QStringLiteral("%1 waiters queued").arg(x.queueLength)});
     } else if (x.queueLength == 0) {
         r.queueLength = 0;
     }
     if (!x.deadlines.isEmpty())
-        r.companions.append({LockNames::deadlinesKey(k.key), LockCompanion::Role::Deadlines, "zset", -3,
+        r.companions.append({RedissonNames::fairTimeouts(k.key), LockCompanion::Role::Deadlines, "zset", -3,
                              x.deadlines.size() == 1
                                  ? QStringLiteral("1 waiter deadline")
                                  : QStringLiteral("%1 waiter deadlines").arg(x.deadlines.size())});
@@ -107,7 +108,7 @@ void addRedissonCompanions(const ScannedKey &k, LockRecord &r)
         if (!ok)
             r.problems
                 << QStringLiteral("the fencing token counter holds %1, not an integer").arg(quoted(x.token));
-        r.companions.append({LockNames::tokenKey(k.key), LockCompanion::Role::Token, "string", -3,
+        r.companions.append({RedissonNames::tokenCounter(k.key), LockCompanion::Role::Token, "string", -3,
                              ok ? QStringLiteral("fencing token %1").arg(token)
                                 : QStringLiteral("token %1 (not a number)").arg(quoted(x.token))});
     }
@@ -190,8 +191,9 @@ LockRecord classifyHash(const ScannedKey &k)
                 const qint64 shown = std::min<qint64>(o.count, 10);
                 for (qint64 hold = 1; hold <= shown; ++hold)
                     r.companions.append(
-                        {LockNames::readTimeoutKey(k.key, o.id, hold), LockCompanion::Role::ReadTimeout,
-                         "string", -3, QStringLiteral("read hold %1 of thread %2").arg(hold).arg(o.thread)});
+                        {RedissonNames::rwTimeoutPrefix(k.key, o.id) + ':' + QByteArray::number(hold),
+                         LockCompanion::Role::ReadTimeout, "string", -3,
+                         QStringLiteral("read hold %1 of thread %2").arg(hold).arg(o.thread)});
             }
         }
     } else {

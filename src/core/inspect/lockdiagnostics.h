@@ -3,12 +3,13 @@
 #pragma once
 
 #include "lockrecord.h"
+#include "locks/redissonnames.h"
 
 struct DiagnosticContext
 {
     qint64 nowEpochMs = 0; // wall clock, for fair-lock deadlines (Redisson writes its clients' wall clocks)
     qint64 ttlThresholdMs = 10 * 60 * 1000; // ttl-above-threshold
-    qint64 watchdogLeaseMs = 30'000; // Redisson's default lockWatchdogTimeout
+    qint64 watchdogLeaseMs = RedissonNames::watchdogTimeoutMs; // Redisson's default lockWatchdogTimeout
     // From the key's history (LockHistory), when known: the lease its renewals restore and when the
     // last renewal happened. With them a stalled watchdog is told apart from a fixed lease.
     qint64 observedLeaseMs = -1;

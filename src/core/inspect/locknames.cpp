@@ -1,4 +1,4 @@
-// LockNames: mirrors Redisson's RedissonObject.prefixName/suffixName naming rules, and Redis' glob.
+// LockNames: the inverse of Redisson's prefixName/suffixName naming rules, and Redis' glob.
 #include "locknames.h"
 
 #include <QtGlobal>
@@ -112,50 +112,6 @@ bool match(const char *p, qsizetype pn, const char *s, qsizetype sn, bool nocase
 }
 
 } // namespace
-
-QByteArray prefixName(const QByteArray &prefix, const QByteArray &lockName)
-{
-    if (lockName.contains('{'))
-        return prefix + ':' + lockName;
-    return prefix + ":{" + lockName + '}';
-}
-
-QByteArray suffixName(const QByteArray &lockName, const QByteArray &suffix)
-{
-    if (lockName.contains('{'))
-        return lockName + ':' + suffix;
-    return '{' + lockName + "}:" + suffix;
-}
-
-QByteArray queueKey(const QByteArray &lockName)
-{
-    return prefixName(kQueuePrefix, lockName);
-}
-
-QByteArray deadlinesKey(const QByteArray &lockName)
-{
-    return prefixName(kDeadlinesPrefix, lockName);
-}
-
-QByteArray tokenKey(const QByteArray &lockName)
-{
-    return prefixName(kTokenPrefix, lockName);
-}
-
-QByteArray lockChannel(const QByteArray &lockName)
-{
-    return prefixName("redisson_lock__channel", lockName);
-}
-
-QByteArray rwChannel(const QByteArray &lockName)
-{
-    return prefixName("redisson_rwlock", lockName);
-}
-
-QByteArray readTimeoutKey(const QByteArray &lockName, const QByteArray &owner, qint64 hold)
-{
-    return suffixName(lockName, owner) + ":rwlock_timeout:" + QByteArray::number(hold);
-}
 
 Companion companionOf(const QByteArray &key)
 {

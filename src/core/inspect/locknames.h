@@ -1,22 +1,11 @@
-// Key and channel names: Redisson's companions of a lock name (both directions) and Redis glob matching.
+// Reading key names back: which lock a Redisson companion key belongs to (RedissonNames builds them the
+// other way), and Redis glob matching for SCAN patterns.
 #pragma once
 
 #include <QByteArray>
 #include <QList>
 
 namespace LockNames {
-
-// Redisson puts the lock name in braces so companions share its cluster slot, unless it already has one.
-QByteArray prefixName(const QByteArray &prefix, const QByteArray &lockName); // "prefix:{N}" or "prefix:N"
-QByteArray suffixName(const QByteArray &lockName, const QByteArray &suffix); // "{N}:suffix" or "N:suffix"
-
-QByteArray queueKey(const QByteArray &lockName); // redisson_lock_queue:{N}
-QByteArray deadlinesKey(const QByteArray &lockName); // redisson_lock_timeout:{N}
-QByteArray tokenKey(const QByteArray &lockName); // redisson_lock_token:{N}
-QByteArray lockChannel(const QByteArray &lockName); // redisson_lock__channel:{N}
-QByteArray rwChannel(const QByteArray &lockName); // redisson_rwlock:{N}
-// {N}:<uuid>:<tid>:rwlock_timeout:<k>, one per read hold.
-QByteArray readTimeoutKey(const QByteArray &lockName, const QByteArray &owner, qint64 hold);
 
 enum class CompanionRole { None, Queue, Deadlines, Token, ReadTimeout, UnlockLatch };
 

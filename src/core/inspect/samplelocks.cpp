@@ -1,7 +1,7 @@
 // SampleLocks: the commands are the effects of each library's acquire script, written out by hand.
 #include "inspect/samplelocks.h"
 
-#include "inspect/locknames.h"
+#include "locks/redissonnames.h"
 
 #include <QDateTime>
 #include <QRandomGenerator>
@@ -72,7 +72,7 @@ bool redissonLock(RedisConnection &c, const QByteArray &name, const QByteArray &
 qint64 redissonFencedLock(RedisConnection &c, const QByteArray &name, const QByteArray &client, qint64 thread,
                           qint64 leaseMs)
 {
-    const RedisResult token = c.command({"INCR", LockNames::tokenKey(name)});
+    const RedisResult token = c.command({"INCR", RedissonNames::tokenCounter(name)});
     if (!token.ok() || !redissonLock(c, name, client, thread, leaseMs))
         return -1;
     return token.reply.toInteger();
@@ -81,9 +81,9 @@ qint64 redissonFencedLock(RedisConnection &c, const QByteArray &name, const QByt
 bool redissonFairWaiter(RedisConnection &c, const QByteArray &name, const QByteArray &waiter,
                         qint64 deadlineEpochMs)
 {
-    return allOk(
-        c.pipeline({{"RPUSH", LockNames::queueKey(name), waiter},
-                    {"ZADD", LockNames::deadlinesKey(name), QByteArray::number(deadlineEpochMs), waiter}}));
+    return allOk(c.pipeline(
+        {{"RPUSH", RedissonNames::fairQueue(name), waiter},
+         {"ZADD", RedissonNames::fairTimeouts(name), QByteArray::number(deadlineEpochMs), waiter}}));
 }
 
 bool redissonReadLock(RedisConnection &c, const QByteArray &name, const QByteArray &client, qint64 thread,
@@ -95,7 +95,8 @@ bool redissonReadLock(RedisConnection &c, const QByteArray &name, const QByteArr
     const RedisResult hold = c.command({"HINCRBY", name, who, "1"});
     if (!hold.ok())
         return false;
-    const QByteArray timeout = LockNames::readTimeoutKey(name, who, hold.reply.toInteger());
+    const QByteArray timeout
+        = RedissonNames::rwTimeoutPrefix(name, who) + ':' + QByteArray::number(hold.reply.toInteger());
     return allOk(c.pipeline({{"SET", timeout, "1", "PX", QByteArray::number(leaseMs)},
                              {"PEXPIRE", name, QByteArray::number(leaseMs)}}));
 }

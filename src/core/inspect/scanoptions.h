@@ -1,6 +1,8 @@
 // What a lock scan looks for and how hard it may read: patterns, page size, read bounds, thresholds.
 #pragma once
 
+#include "locks/redissonnames.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QMetaType>
@@ -25,7 +27,7 @@ struct ScanOptions
     int probeConnections = 2;
 
     qint64 ttlThresholdMs = 10 * 60 * 1000; // diagnosis ttl-above-threshold
-    qint64 watchdogLeaseMs = 30'000; // Redisson's lockWatchdogTimeout, for watchdog-stalled
+    qint64 watchdogLeaseMs = RedissonNames::watchdogTimeoutMs; // for watchdog-stalled
 
     static QList<QByteArray> defaultLockNamePatterns();
     bool scansAllKeys() const;
