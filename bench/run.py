@@ -206,6 +206,18 @@ def bench_external(name, relative, extra):
     return run_json([program] + extra, timeout=1800)[0]
 
 
+def bench_text(name, relative, extra):
+    """Runs a benchmark that reports in text; keeps its summary lines (medians, ratios, peaks)."""
+    program = optional_program(name, *relative)
+    if not program:
+        return {"skipped": "%s was not built (%s)" % (name, "/".join(relative))}
+    proc = subprocess.run([program] + extra, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=3600)
+    lines = proc.stdout.decode(errors="replace").splitlines()
+    if proc.returncode != 0:
+        raise SystemExit("bench/run: %s failed (%d): %s" % (program, proc.returncode, "\n".join(lines[-20:])))
+    return {"summary": [l.strip() for l in lines if not l.startswith("round ")]}
+
+
 results = {}
 for name in names:
     log("bench/run: %s" % name)
@@ -215,7 +227,7 @@ for name in names:
             results[name] = {"uncontended": bench_uncontended, "contended": bench_contended,
                              "recording": bench_recording, "hotpath": bench_hotpath}[name](sb.port)
     elif name == "scan":
-        results[name] = bench_external("scan benchmark", ("bench", "scan", "lockscope-scanbench"), ["--json"])
+        results[name] = bench_text("scan benchmark", ("bench", "inspect", "bench_inspect"), [])
     elif name == "paint":
         results[name] = bench_external("timeline paint benchmark", ("bench", "paint", "lockscope-paintbench"), ["--json"])
     elif name == "memory":

@@ -1,22 +1,129 @@
-// The Inspector place: the connected server, and (as the inspector grows) every lock on it.
+// The Inspector place: scan the connected server for locks (page by page, on worker threads), filter and
+// sort them, watch them live (keyspace notifications or a TTL poll of the visible rows), read one lock's
+// details and history, and act on it safely when the connection allows writes.
 #pragma once
 
+#include "inspect/keyspacewatcher.h"
+#include "inspect/lockactions.h"
+#include "inspect/lockscanjob.h"
+#include "inspect/locktracker.h"
+#include "inspect/scanoptions.h"
+#include "redis/connectionsettings.h"
+
+#include <QFutureWatcher>
+#include <QSet>
+#include <QTimer>
 #include <QWidget>
 
+class ActionConfirmDialog;
+class LockDetailsPane;
+class LockFilterProxy;
+class LockScanner;
+class LockTableModel;
 class RedisSession;
+class ServerPanel;
+class QCheckBox;
+class QComboBox;
 class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QTableView;
 struct ServerInfo;
+struct RedisResult;
 
 class InspectorPlace : public QWidget
 {
     Q_OBJECT
 public:
     explicit InspectorPlace(RedisSession *session, QWidget *parent = nullptr);
+    ~InspectorPlace() override;
+
+    // The sandbox belongs to LockScope: there the place offers to write sample locks of every kind.
+    void setSandbox(bool sandbox);
+
+    // Starts a scan now (cancelling one in progress first).
+    void rescan();
+    // The SCAN patterns, space-separated, as typed in the pattern box ("*" for every key).
+    void setPatterns(const QString &patterns);
+    // The name patterns that make a key count as a lock in a "*" scan, space-separated.
+    void setLockNamePatterns(const QString &patterns);
+    // Opens the confirmation dialog for an action on the selected lock (what the buttons do).
+    void requestAction(LockAction::Type type);
+
+    LockTableModel *model() const { return m_model; }
+    LockFilterProxy *proxy() const { return m_proxy; }
+    QTableView *view() const { return m_view; }
+    LockDetailsPane *details() const { return m_details; }
+    ServerPanel *serverPanel() const { return m_serverPanel; }
+    LockScanner *scanner() const { return m_scanner; }
+    KeyspaceWatcher *watcher() const { return m_watcher; }
+    const LockTracker &tracker() const { return m_tracker; }
+    QString statusText() const;
+    QString liveText() const;
+    bool isScanning() const;
+    // Selects the row of `key` (tests, and keeping the selection when rows move).
+    bool selectKey(const QByteArray &key);
+
+signals:
+    void scanFinished();
+    void actionFinished(bool done, const QString &message);
 
 private:
-    void showInfo(const ServerInfo &info);
-    void showMessage(const QString &message);
+    void buildUi();
+    void onOpened(const ServerInfo &info);
+    void onLost(const QString &message);
+    void startScan();
+    void onPage(const QList<LockRecord> &records, const ScanProgress &progress);
+    void onScanEnded(const ScanProgress &progress, const QString &message, bool complete);
+    void onProbed(const QList<LockRecord> &records, const QList<QByteArray> &gone);
+    void onKeyEvents(const QList<KeyspaceEvent> &events);
+    void flushDirtyKeys();
+    void pollVisibleRows();
+    void tick();
+    void applyRecords(const QList<LockRecord> &records, LockTracker::Source source);
+    void showSelected();
+    void updateLiveState();
+    void updateActionsAllowed();
+    void showProgress(const ScanProgress &progress, bool running);
+    void setStatus(const QString &text, bool error = false);
+    void runAction(const LockAction &action, const LockRecord &snapshot);
+    void enableNotifications();
+    void writeSampleLocks();
+    ScanOptions currentOptions() const;
 
     RedisSession *m_session = nullptr;
-    QLabel *m_details = nullptr;
+    LockScanner *m_scanner = nullptr;
+    KeyspaceWatcher *m_watcher = nullptr;
+    LockTracker m_tracker;
+    LockTableModel *m_model = nullptr;
+    LockFilterProxy *m_proxy = nullptr;
+    QTableView *m_view = nullptr;
+    LockDetailsPane *m_details = nullptr;
+    ServerPanel *m_serverPanel = nullptr;
+    QLineEdit *m_patterns = nullptr;
+    QLineEdit *m_lockNames = nullptr;
+    QPushButton *m_scanButton = nullptr;
+    QProgressBar *m_progress = nullptr;
+    QLabel *m_progressText = nullptr;
+    QLineEdit *m_filter = nullptr;
+    QComboBox *m_kind = nullptr;
+    QCheckBox *m_problemsOnly = nullptr;
+    QLabel *m_live = nullptr;
+    QPushButton *m_enableNotifications = nullptr;
+    QPushButton *m_sampleLocks = nullptr;
+    QLabel *m_status = nullptr;
+
+    QTimer m_tick; // countdown repaint
+    QTimer m_poll; // refresh of the visible rows
+    QTimer m_flush; // coalesces keyspace events into one probe
+    QSet<QByteArray> m_seenThisScan;
+    QSet<QByteArray> m_dirty;
+    QByteArray m_selectedKey;
+    ConnectionSettings m_settings;
+    bool m_connected = false;
+    bool m_rescanPending = false;
+    bool m_sandbox = false;
+    int m_ticks = 0;
+    QFutureWatcher<bool> m_sampleWriter;
 };

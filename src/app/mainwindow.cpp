@@ -82,7 +82,8 @@ MainWindow::~MainWindow()
 void MainWindow::buildPlaces()
 {
     m_places = new QStackedWidget(this);
-    m_places->addWidget(new InspectorPlace(m_session, m_places));
+    m_inspector = new InspectorPlace(m_session, m_places);
+    m_places->addWidget(m_inspector);
     m_places->addWidget(new SimulatorPlace(m_places));
     m_places->addWidget(new LearnPlace(m_places));
     setCentralWidget(m_places);
@@ -189,6 +190,7 @@ void MainWindow::openConnectionDialog()
 void MainWindow::onOpened()
 {
     m_userAskedToConnect = false;
+    m_inspector->setSandbox(m_onSandbox);
     m_badge->setConnected(m_session->info(), m_onSandbox);
     statusBar()->showMessage(tr("Connected to %1").arg(m_session->info().endpoint), 5000);
     m_refreshTimer.start(kRefreshConnectedMs);

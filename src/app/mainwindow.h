@@ -9,6 +9,7 @@
 
 #include <memory>
 
+class InspectorPlace;
 class RedisSession;
 class SandboxServer;
 class ServerBadge;
@@ -33,6 +34,7 @@ public:
 
     RedisSession *session() const { return m_session; }
     ServerBadge *serverBadge() const { return m_badge; }
+    InspectorPlace *inspector() const { return m_inspector; }
     SandboxServer *sandbox() const { return m_sandbox.get(); }
     bool isOnSandbox() const { return m_onSandbox; }
 
@@ -47,6 +49,7 @@ private:
     void onFailed(const QString &message);
 
     RedisSession *m_session = nullptr;
+    InspectorPlace *m_inspector = nullptr;
     ServerBadge *m_badge = nullptr;
     QStackedWidget *m_places = nullptr;
     QActionGroup *m_placeActions = nullptr;

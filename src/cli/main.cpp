@@ -1,6 +1,7 @@
 // lockscope-cli: dispatches to one subcommand; each lives in its own file.
 #include "algorithmscommand.h"
 #include "cliio.h"
+#include "inspectcommand.h"
 #include "lockcommand.h"
 #include "pingcommand.h"
 #include "presetscommand.h"
@@ -26,6 +27,8 @@ const QList<Subcommand> &subcommands()
 {
     static const QList<Subcommand> list {
         {"ping", "connect to a server and measure the round trip", runPingCommand},
+        {"inspect", "find every lock: kind, owners, TTL, waiters, diagnoses (--watch: live)",
+         runInspectCommand},
         {"sandbox", "start a private redis-server and keep it until Ctrl-C", runSandboxCommand},
         {"algorithms", "list the lock algorithms (id, title, origin, flaw); one in full",
          runAlgorithmsCommand},

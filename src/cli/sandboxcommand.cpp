@@ -2,7 +2,9 @@
 #include "sandboxcommand.h"
 
 #include "cliio.h"
+#include "inspect/samplelocks.h"
 #include "interruptwatcher.h"
+#include "redis/redisconnection.h"
 #include "redis/sandboxserver.h"
 
 #include <QCommandLineParser>
@@ -18,6 +20,9 @@ int runSandboxCommand(const QStringList &arguments)
     parser.addHelpOption();
     parser.addOption(
         {QStringLiteral("seconds"), QStringLiteral("Stop after this many seconds."), QStringLiteral("s")});
+    parser.addOption(
+        {QStringLiteral("sample-locks"),
+         QStringLiteral("Write a few locks of every kind the inspector knows (demo:*) into it.")});
     parser.addOption(
         {QStringLiteral("notify-keyspace-events"),
          QStringLiteral("Value for notify-keyspace-events (e.g. KEA), so key changes are published."),
@@ -48,6 +53,15 @@ int runSandboxCommand(const QStringList &arguments)
     if (!server.start()) {
         CliIo::err() << "lockscope-cli sandbox: " << server.errorString() << "\n" << Qt::flush;
         return CliIo::Failure;
+    }
+    if (parser.isSet(QStringLiteral("sample-locks"))) {
+        RedisConnection connection(server.connectionSettings());
+        if (const RedisError e = connection.open(); e || !SampleLocks::writeDemoSet(connection)) {
+            CliIo::err() << "lockscope-cli sandbox: cannot write the sample locks: "
+                         << (e ? e.message() : connection.lastError().message()) << "\n"
+                         << Qt::flush;
+            return CliIo::Failure;
+        }
     }
     CliIo::out() << "sandbox redis-server listening on " << server.host() << ":" << server.port() << " (pid "
                  << server.pid() << ")\n"

@@ -1,0 +1,40 @@
+// Confirmation before any write to the server: what the action checks and changes, and the exact command
+// that will be sent (copyable). Cancel is the default button.
+#pragma once
+
+#include "inspect/lockactions.h"
+
+#include <QDialog>
+
+#include <functional>
+
+class QLabel;
+class QPlainTextEdit;
+class QSpinBox;
+class QPushButton;
+
+class ActionConfirmDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit ActionConfirmDialog(const LockAction &action, QWidget *parent = nullptr);
+
+    // For actions with a parameter (a new TTL): shows a seconds field that rebuilds the action as it changes.
+    void setTtlEditor(qint64 initialMs, std::function<LockAction(qint64)> rebuild);
+
+    const LockAction &action() const { return m_action; }
+    QString commandText() const;
+    QPushButton *sendButton() const { return m_send; }
+
+private:
+    void display(const LockAction &action);
+
+    LockAction m_action;
+    QLabel *m_explanation = nullptr;
+    QPlainTextEdit *m_command = nullptr;
+    QLabel *m_scriptLabel = nullptr;
+    QPlainTextEdit *m_script = nullptr; // an EVAL's Lua, with its line breaks, for reading
+    QSpinBox *m_ttl = nullptr;
+    QPushButton *m_send = nullptr;
+    std::function<LockAction(qint64)> m_rebuild;
+};

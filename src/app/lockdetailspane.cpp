@@ -1,0 +1,389 @@
+// LockDetailsPane: mostly rich text built from the record; the countdown and timeline refresh on tick().
+#include "lockdetailspane.h"
+
+#include "historytimeline.h"
+#include "inspect/inspectclock.h"
+#include "inspect/inspectformat.h"
+#include "redis/bytes.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QStackedWidget>
+#include <QTextDocument>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace {
+
+QString esc(const QString &text)
+{
+    return text.toHtmlEscaped();
+}
+
+QString bytes(const QByteArray &b, int max = 120)
+{
+    return esc(Bytes::display(b, max));
+}
+
+QLabel *heading(const QString &text, QWidget *parent)
+{
+    auto *label = new QLabel(QStringLiteral("<b>%1</b>").arg(esc(text)), parent);
+    label->setContentsMargins(0, 8, 0, 0);
+    return label;
+}
+
+QLabel *richLabel(QWidget *parent)
+{
+    auto *label = new QLabel(parent);
+    label->setTextFormat(Qt::RichText);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    return label;
+}
+
+QString table(const QStringList &headers, const QList<QStringList> &rows)
+{
+    QString html = QStringLiteral("<table cellspacing='0' cellpadding='2'><tr>");
+    for (const QString &h : headers)
+        html += QStringLiteral("<td style='color:palette(placeholder-text);padding-right:10px'>%1</td>")
+                    .arg(esc(h));
+    html += QStringLiteral("</tr>");
+    for (const QStringList &row : rows) {
+        html += QStringLiteral("<tr>");
+        for (const QString &cell : row)
+            html += QStringLiteral("<td style='padding-right:10px'>%1</td>").arg(cell);
+        html += QStringLiteral("</tr>");
+    }
+    return html + QStringLiteral("</table>");
+}
+
+} // namespace
+
+LockDetailsPane::LockDetailsPane(QWidget *parent)
+    : QWidget(parent)
+    , m_stack(new QStackedWidget(this))
+{
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(m_stack);
+
+    m_placeholder = new QLabel(tr("Select a lock to see its owners, waiters, companions and history."), this);
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setWordWrap(true);
+    m_placeholder->setForegroundRole(QPalette::PlaceholderText);
+    m_stack->addWidget(m_placeholder);
+
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto *content = new QWidget(scroll);
+    auto *layout = new QVBoxLayout(content);
+    layout->setContentsMargins(4, 4, 8, 4);
+    m_title = richLabel(content);
+    m_reason = richLabel(content);
+    m_reason->setForegroundRole(QPalette::PlaceholderText);
+    m_ttl = richLabel(content);
+    m_diagnoses = richLabel(content);
+    m_facts = richLabel(content);
+    m_cadenceLabel = richLabel(content);
+    m_timeline = new HistoryTimeline(content);
+    m_eventsLabel = richLabel(content);
+    m_raw = new QPlainTextEdit(content);
+    m_manual = new QPlainTextEdit(content);
+    const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    for (QPlainTextEdit *edit : {m_raw, m_manual}) {
+        edit->setReadOnly(true);
+        edit->setFont(fixed);
+        edit->setMaximumHeight(110);
+        edit->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    }
+    m_manual->setObjectName(QStringLiteral("manualUnlock"));
+
+    layout->addWidget(m_title);
+    layout->addWidget(m_reason);
+    layout->addWidget(m_ttl);
+    layout->addWidget(m_diagnoses);
+    layout->addWidget(m_facts);
+    layout->addWidget(heading(tr("History"), content));
+    layout->addWidget(m_cadenceLabel);
+    layout->addWidget(m_timeline);
+    layout->addWidget(m_eventsLabel);
+    layout->addWidget(heading(tr("Raw data"), content));
+    layout->addWidget(m_raw);
+    auto *manualRow = new QHBoxLayout;
+    manualRow->addWidget(heading(tr("Unlock by hand (redis-cli)"), content), 1);
+    auto *copy = new QPushButton(tr("Copy"), content);
+    copy->setToolTip(tr("Copy the command: paste it into redis-cli connected with a user allowed to write"));
+    connect(copy, &QPushButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(manualCommand()); });
+    manualRow->addWidget(copy);
+    layout->addLayout(manualRow);
+    layout->addWidget(m_manual);
+
+    auto *actions = new QHBoxLayout;
+    m_forceUnlock = new QPushButton(tr("Force Unlock…"), content);
+    m_extend = new QPushButton(tr("Set TTL…"), content);
+    m_removeQueue = new QPushButton(tr("Remove Orphan Queue…"), content);
+    for (QPushButton *b : {m_forceUnlock, m_extend, m_removeQueue})
+        actions->addWidget(b);
+    actions->addStretch();
+    layout->addLayout(actions);
+    m_actionsNote = richLabel(content);
+    m_actionsNote->setForegroundRole(QPalette::PlaceholderText);
+    layout->addWidget(m_actionsNote);
+    layout->addStretch();
+    connect(m_forceUnlock, &QPushButton::clicked, this,
+            [this] { emit actionRequested(LockAction::Type::ForceUnlock); });
+    connect(m_extend, &QPushButton::clicked, this,
+            [this] { emit actionRequested(LockAction::Type::ExtendTtl); });
+    connect(m_removeQueue, &QPushButton::clicked, this,
+            [this] { emit actionRequested(LockAction::Type::RemoveOrphanQueue); });
+
+    scroll->setWidget(content);
+    m_stack->addWidget(scroll);
+    showNothing();
+}
+
+void LockDetailsPane::showNothing()
+{
+    m_hasLock = false;
+    m_stack->setCurrentIndex(0);
+}
+
+void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, qint64 leaseMs)
+{
+    m_record = r;
+    m_hasLock = true;
+    m_gone = !r.exists() && r.kind != LockKind::RedissonFair;
+    m_lease = leaseMs;
+    m_stack->setCurrentIndex(1);
+
+    QString title = QStringLiteral("<span style='font-size:large'><b>%1</b></span><br>%2 · %3")
+                        .arg(bytes(r.key, 300), esc(LockKinds::name(r.kind)), esc(r.library));
+    if (!r.groupKeys.isEmpty()) {
+        QStringList keys;
+        for (const QByteArray &k : r.memberKeys())
+            keys << bytes(k, 80);
+        title += QStringLiteral("<br>one lock on %1 keys: %2")
+                     .arg(r.memberKeys().size())
+                     .arg(keys.join(QStringLiteral(", ")));
+    }
+    m_title->setText(title);
+    m_reason->setText(esc(r.reason));
+
+    if (r.diagnoses.isEmpty()) {
+        m_diagnoses->setText(
+            QStringLiteral("<span style='color:#2e7d32'>%1</span>").arg(tr("No problems seen.")));
+    } else {
+        QString html;
+        for (const LockDiagnosis &d : r.diagnoses)
+            html += QStringLiteral("<p style='margin:2px 0'><span "
+                                   "style='background:#fdecea;color:#b71c1c'>&nbsp;%1&nbsp;</span> %2</p>")
+                        .arg(esc(d.code), esc(d.text));
+        m_diagnoses->setText(html);
+    }
+
+    QString facts;
+    if (!r.owners.isEmpty()) {
+        // Parsed owners (client + thread) show their parts; opaque tokens show the value itself.
+        const bool parsed = std::all_of(r.owners.cbegin(), r.owners.cend(), [](const LockOwner &o) {
+            return !o.client.isEmpty() && !o.thread.isEmpty();
+        });
+        QList<QStringList> rows;
+        for (const LockOwner &o : r.owners) {
+            QStringList extra;
+            if (!o.mode.isEmpty())
+                extra << o.mode;
+            if (!o.note.isEmpty())
+                extra << o.note;
+            const QString count = o.count >= 0 ? QString::number(o.count) : QStringLiteral("—");
+            if (parsed)
+                rows << QStringList {esc(o.client), esc(o.thread), count,
+                                     esc(extra.join(QStringLiteral(" · ")))};
+            else
+                rows << QStringList {bytes(o.id, 80), count, esc(extra.join(QStringLiteral(" · ")))};
+        }
+        facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b></p>").arg(tr("Owners"));
+        facts += parsed ? table({tr("client"), tr("thread"), tr("count"), QString()}, rows)
+                        : table({tr("owner value"), tr("count"), QString()}, rows);
+    } else if (r.exists()) {
+        facts += QStringLiteral("<p>%1</p>").arg(tr("No owner recorded."));
+    }
+    QStringList waiting;
+    if (r.subscribers >= 0)
+        waiting << tr("%1 subscribed to its channel").arg(r.subscribers);
+    if (r.queueLength > 0 || r.kind == LockKind::RedissonFair)
+        waiting << tr("%1 in the fair queue").arg(std::max<qint64>(r.queueLength, 0));
+    if (waiting.isEmpty())
+        waiting << tr("unknown (clients of this library poll, they do not subscribe)");
+    facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
+                 .arg(tr("Waiters:"), esc(waiting.join(QStringLiteral(", "))));
+    if (!r.queue.isEmpty()) {
+        QList<QStringList> rows;
+        const qint64 now = InspectClock::wallMs();
+        int position = 1;
+        for (const FairWaiter &w : r.queue) {
+            const QString left = w.deadlineEpochMs < 0 ? QStringLiteral("—")
+                : w.deadlineEpochMs <= now
+                ? tr("deadline passed %1 ago").arg(InspectFormat::duration(now - w.deadlineEpochMs))
+                : tr("%1 left").arg(InspectFormat::duration(w.deadlineEpochMs - now));
+            rows << QStringList {QString::number(position++), bytes(w.id, 60), esc(left)};
+        }
+        facts += table({tr("#"), tr("waiter"), tr("deadline")}, rows);
+        if (r.queueLength > r.queue.size())
+            facts += tr("… and %1 more").arg(r.queueLength - r.queue.size());
+    }
+    if (r.hasFencingToken)
+        facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
+                     .arg(tr("Fencing token:"))
+                     .arg(r.fencingToken);
+    if (!r.companions.isEmpty()) {
+        QList<QStringList> rows;
+        for (const LockCompanion &c : r.companions)
+            rows << QStringList {esc(LockCompanion::roleName(c.role)), bytes(c.key, 90),
+                                 c.pttlMs == -3 ? QStringLiteral("—") : esc(InspectFormat::ttl(c.pttlMs)),
+                                 esc(c.summary)};
+        facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b></p>").arg(tr("Companions"));
+        facts += table({tr("role"), tr("key"), tr("TTL"), tr("")}, rows);
+    }
+    m_facts->setText(facts);
+
+    QString raw;
+    if (r.type == "string") {
+        raw = Bytes::display(r.value, 2000);
+        if (r.valueLength > r.value.size())
+            raw += tr("\n… (%1 of %2 bytes read)").arg(r.value.size()).arg(r.valueLength);
+    } else if (r.type == "hash") {
+        QStringList lines;
+        for (const auto &[field, value] : r.fields)
+            lines << Bytes::display(field, 200) + QStringLiteral(" → ") + Bytes::display(value, 200);
+        if (r.fieldCount > r.fields.size())
+            lines << tr("… (%1 of %2 fields read)").arg(r.fields.size()).arg(r.fieldCount);
+        raw = lines.join(u'\n');
+    } else if (r.exists()) {
+        raw = tr("a %1 of %2 elements (not read)").arg(QString::fromLatin1(r.type)).arg(r.size);
+    } else {
+        raw = tr("(the lock key does not exist)");
+    }
+    m_raw->setPlainText(
+        QStringLiteral("%1 · %2\n%3")
+            .arg(QString::fromLatin1(r.type.isEmpty() ? "?" : r.type), InspectFormat::ttl(r.pttlMs), raw));
+
+    const LockAction unlock = LockActions::forceUnlock(r);
+    m_manual->setPlainText(unlock.isAvailable() ? unlock.commandText() : unlock.unavailable);
+    updateHistory(history);
+    updateTtl();
+    updateActions();
+}
+
+void LockDetailsPane::showGone(const LockHistory *history)
+{
+    if (!m_hasLock)
+        return;
+    m_gone = true;
+    m_record.type = "none";
+    m_record.pttlMs = -2;
+    updateHistory(history);
+    updateTtl();
+    updateActions();
+}
+
+void LockDetailsPane::updateHistory(const LockHistory *history)
+{
+    const qint64 now = InspectClock::monotonicMs();
+    m_events = history ? history->events() : QList<LockEvent>();
+    m_timeline->setEvents(m_events);
+    m_cadence = history ? history->cadenceText(now) : tr("not watched yet");
+    m_cadenceLabel->setText(esc(m_cadence.left(1).toUpper() + m_cadence.mid(1)) + QLatin1Char('.'));
+    QStringList lines;
+    const int shown = 8;
+    for (qsizetype i = m_events.size() - 1; i >= 0 && lines.size() < shown; --i) {
+        const LockEvent &e = m_events.at(i);
+        lines << QStringLiteral("<span style='color:%1'>■</span> %2 <b>%3</b> %4")
+                     .arg(HistoryTimeline::colorOf(e.type).name(),
+                          esc(InspectFormat::clockTime(InspectClock::wallFromMonotonic(e.atMs))),
+                          esc(LockEvent::typeName(e.type)), esc(e.detail));
+    }
+    m_eventsLabel->setText(lines.join(QStringLiteral("<br>")));
+}
+
+void LockDetailsPane::updateTtl()
+{
+    const qint64 now = InspectClock::monotonicMs();
+    if (m_gone) {
+        m_ttl->setText(QStringLiteral("<b>%1</b>")
+                           .arg(tr("Gone — released or expired. Its last snapshot and history stay here.")));
+        return;
+    }
+    const qint64 left = m_record.remainingMs(now);
+    QString text;
+    if (left == -1)
+        text = QStringLiteral("<b style='color:#c62828'>%1</b>").arg(tr("No TTL"));
+    else if (left < -1)
+        text = QStringLiteral("<b>%1</b>").arg(tr("No lock key"));
+    else
+        text = tr("TTL <b>%1</b>").arg(InspectFormat::duration(left))
+            + (m_lease > 0 ? tr(" of %1 seen").arg(InspectFormat::duration(m_lease)) : QString());
+    text += tr(" · read %1 ago").arg(InspectFormat::duration(now - m_record.readAtMs));
+    m_ttl->setText(text);
+}
+
+void LockDetailsPane::setActionsAllowed(bool allowed, const QString &why)
+{
+    m_actionsAllowed = allowed;
+    m_actionsWhy = why;
+    updateActions();
+}
+
+void LockDetailsPane::updateActions()
+{
+    const LockAction unlock = LockActions::forceUnlock(m_record);
+    const LockAction extend = LockActions::extendTtl(m_record, 30000);
+    const LockAction queue = LockActions::removeOrphanQueue(m_record);
+    const auto set = [&](QPushButton *b, const LockAction &a) {
+        b->setEnabled(m_actionsAllowed && a.isAvailable() && m_hasLock);
+        b->setToolTip(!m_actionsAllowed ? m_actionsWhy : a.isAvailable() ? a.title : a.unavailable);
+    };
+    set(m_forceUnlock, unlock);
+    set(m_extend, extend);
+    set(m_removeQueue, queue);
+    m_removeQueue->setVisible(m_record.queueLength > 0 || !m_record.queue.isEmpty());
+    m_actionsNote->setText(m_actionsAllowed
+                               ? tr("Every action shows its exact command and checks the lock is still "
+                                    "exactly as shown here before changing anything.")
+                               : esc(m_actionsWhy));
+}
+
+void LockDetailsPane::tick()
+{
+    if (!m_hasLock || !isVisible())
+        return;
+    updateTtl();
+    m_timeline->update();
+}
+
+QString LockDetailsPane::manualCommand() const
+{
+    return m_manual->toPlainText();
+}
+
+QString LockDetailsPane::text() const
+{
+    QStringList parts;
+    for (const QLabel *l :
+         {m_title, m_reason, m_ttl, m_diagnoses, m_facts, m_cadenceLabel, m_eventsLabel, m_actionsNote}) {
+        QTextDocument doc;
+        doc.setHtml(l->text());
+        parts << doc.toPlainText();
+    }
+    parts << m_raw->toPlainText() << m_manual->toPlainText();
+    return parts.join(u'\n');
+}

@@ -1,0 +1,282 @@
+// inspect: one scan (SCAN pages + pipelined probes, read-only), printed as a table or as one JSON object;
+// --watch then follows the locks live; --fail-on turns diagnoses into exit code 3 for scripts and checks.
+#include "inspectcommand.h"
+
+#include "cliio.h"
+#include "cliserver.h"
+#include "inspect/inspectformat.h"
+#include "inspect/lockdiagnostics.h"
+#include "inspect/lockscanjob.h"
+#include "inspectwatch.h"
+#include "interruptwatcher.h"
+#include "lockjson.h"
+#include "redis/bytes.h"
+#include "redis/serverinfo.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <algorithm>
+
+namespace {
+
+const QString kName = QStringLiteral("lockscope-cli inspect");
+
+int usage(const QString &message)
+{
+    CliIo::err() << kName << ": " << message << "\n" << Qt::flush;
+    return CliIo::Usage;
+}
+
+int severity(const LockRecord &r)
+{
+    int score = 0;
+    for (const LockDiagnosis &d : r.diagnoses)
+        score += d.code == QLatin1String("contended")                                                   ? 1
+            : d.code == QLatin1String("ttl-above-threshold") || d.code == QLatin1String("orphan-queue") ? 10
+                                                                                                        : 100;
+    return score;
+}
+
+QString cell(const QString &text, int width)
+{
+    return text.size() > width ? text.left(width - 1) + QStringLiteral("…") : text.leftJustified(width);
+}
+
+void printTable(const QList<LockRecord> &records, const ScanProgress &progress, const ServerInfo &info)
+{
+    QTextStream &out = CliIo::out();
+    out << info.summary() << (info.readOnly ? " · read-only" : " · read-write") << "\n";
+    if (records.isEmpty()) {
+        out << "No locks found in " << InspectFormat::count(progress.scannedKeys) << " keys scanned.\n"
+            << Qt::flush;
+        return;
+    }
+    int keyWidth = 12;
+    for (const LockRecord &r : records)
+        keyWidth = std::max(keyWidth,
+                            int(std::min<qsizetype>(
+                                48, Bytes::display(r.key, 60).size() + (r.groupKeys.isEmpty() ? 0 : 10))));
+    out << "\n"
+        << cell(QStringLiteral("KEY"), keyWidth) << "  " << cell(QStringLiteral("KIND"), 18) << "  "
+        << cell(QStringLiteral("OWNER"), 26) << "  " << QStringLiteral("TTL").rightJustified(11) << "  "
+        << QStringLiteral("WAIT").rightJustified(4) << "  DIAGNOSES\n";
+    for (const LockRecord &r : records) {
+        QString key = Bytes::display(r.key, 60);
+        if (!r.groupKeys.isEmpty())
+            key += QStringLiteral(" (+%1 keys)").arg(r.groupKeys.size());
+        QStringList codes;
+        for (const LockDiagnosis &d : r.diagnoses)
+            codes << d.code;
+        const qint64 waiters = r.waiters();
+        out << cell(key, keyWidth) << "  " << cell(LockKinds::name(r.kind), 18) << "  "
+            << cell(r.ownerSummary(), 26) << "  " << InspectFormat::ttl(r.pttlMs).rightJustified(11) << "  "
+            << (waiters < 0 ? QStringLiteral("?") : QString::number(waiters)).rightJustified(4) << "  "
+            << codes.join(QStringLiteral(", ")) << "\n";
+    }
+    bool header = false;
+    for (const LockRecord &r : records) {
+        for (const LockDiagnosis &d : r.diagnoses) {
+            if (!header) {
+                out << "\nDiagnoses:\n";
+                header = true;
+            }
+            out << "  " << Bytes::display(r.key, 60) << "  " << d.code << ": " << d.text << "\n";
+        }
+    }
+    out << "\n"
+        << InspectFormat::count(records.size()) << (records.size() == 1 ? " lock" : " locks") << " in "
+        << InspectFormat::count(progress.scannedKeys) << " keys scanned ("
+        << InspectFormat::duration(progress.elapsedMs) << ")";
+    if (progress.unreadableKeys > 0)
+        out << "; " << InspectFormat::count(progress.unreadableKeys) << " keys could not be read (ACL)";
+    out << "\n" << Qt::flush;
+}
+
+} // namespace
+
+int runInspectCommand(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Find every lock on a Redis server: its kind and library, owners, TTL, waiters and what looks "
+        "wrong.\n"
+        "Read-only: SCAN with pipelined TYPE/PTTL and bounded reads, never KEYS, never a write."));
+    parser.addHelpOption();
+    ConnectionOptions::addTo(parser);
+    parser.addOption(
+        {QStringLiteral("pattern"),
+         QStringLiteral("SCAN MATCH pattern; repeat for several (default \"*\": every key, listing those "
+                        "that look like locks)."),
+         QStringLiteral("P")});
+    parser.addOption(
+        {QStringLiteral("lock-pattern"),
+         QStringLiteral("With \"*\", also list keys whose name matches P even when their data fits no lock "
+                        "format; repeatable (default: *lock* *Lock* *LOCK* *mutex* *Mutex* *MUTEX*)."),
+         QStringLiteral("P")});
+    parser.addOption({QStringLiteral("count"), QStringLiteral("SCAN COUNT per page (default 1000)."),
+                      QStringLiteral("N")});
+    parser.addOption(
+        {QStringLiteral("json"), QStringLiteral("Print one JSON object (with --watch: one per line).")});
+    parser.addOption(
+        {QStringLiteral("watch"), QStringLiteral("Keep printing what happens to the locks until Ctrl-C.")});
+    parser.addOption({QStringLiteral("interval"),
+                      QStringLiteral("With --watch, how often TTLs are read again, in ms (default 1000)."),
+                      QStringLiteral("ms")});
+    parser.addOption(
+        {QStringLiteral("ttl-threshold"),
+         QStringLiteral("Diagnose TTLs longer than this many seconds (default 600; 0 turns it off)."),
+         QStringLiteral("s")});
+    parser.addOption(
+        {QStringLiteral("fail-on"),
+         QStringLiteral("Exit with 3 when a lock has one of these diagnoses (comma-separated codes: "
+                        "no-ttl, ttl-above-threshold, watchdog-stalled, orphan-queue, contended, "
+                        "malformed, or \"any\")."),
+         QStringLiteral("codes")});
+    if (!parser.parse(arguments))
+        return usage(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        CliIo::out() << parser.helpText() << Qt::flush;
+        return CliIo::Ok;
+    }
+    if (!parser.positionalArguments().isEmpty())
+        return usage(QStringLiteral("unexpected argument '%1'").arg(parser.positionalArguments().first()));
+    ConnectionOptions connection;
+    QString error;
+    if (!ConnectionOptions::read(parser, &connection, &error))
+        return usage(error);
+
+    ScanOptions options;
+    if (parser.isSet(QStringLiteral("pattern"))) {
+        options.patterns.clear();
+        for (const QString &p : parser.values(QStringLiteral("pattern")))
+            options.patterns << p.toUtf8();
+    }
+    if (parser.isSet(QStringLiteral("lock-pattern"))) {
+        options.lockNamePatterns.clear();
+        for (const QString &p : parser.values(QStringLiteral("lock-pattern")))
+            options.lockNamePatterns << p.toUtf8();
+    }
+    if (parser.isSet(QStringLiteral("count"))) {
+        bool ok = false;
+        options.count = parser.value(QStringLiteral("count")).toInt(&ok);
+        if (!ok)
+            return usage(QStringLiteral("--count expects a whole number from 1 to 100000, not '%1'")
+                             .arg(parser.value(QStringLiteral("count"))));
+    }
+    if (parser.isSet(QStringLiteral("ttl-threshold"))) {
+        bool ok = false;
+        const qint64 seconds = parser.value(QStringLiteral("ttl-threshold")).toLongLong(&ok);
+        if (!ok || seconds < 0)
+            return usage(QStringLiteral("--ttl-threshold expects a whole number of seconds, 0 or more"));
+        options.ttlThresholdMs = seconds * 1000;
+    }
+    int intervalMs = 1000;
+    if (parser.isSet(QStringLiteral("interval"))) {
+        bool ok = false;
+        intervalMs = parser.value(QStringLiteral("interval")).toInt(&ok);
+        if (!ok || intervalMs < 100 || intervalMs > 3'600'000)
+            return usage(QStringLiteral("--interval expects milliseconds from 100 to 3600000"));
+    }
+    QStringList failOn;
+    if (parser.isSet(QStringLiteral("fail-on"))) {
+        QStringList known {QStringLiteral("any")};
+        for (const LockDiagnosis &d : LockDiagnostics::catalog())
+            known << d.code;
+        for (const QString &code : parser.value(QStringLiteral("fail-on")).split(u',', Qt::SkipEmptyParts)) {
+            if (!known.contains(code.trimmed()))
+                return usage(QStringLiteral("--fail-on: unknown diagnosis '%1' (known: %2)")
+                                 .arg(code, known.join(QStringLiteral(", "))));
+            failOn << code.trimmed();
+        }
+    }
+    if (const QString problem = options.validate(); !problem.isEmpty())
+        return usage(problem);
+
+    CliServer server;
+    if (!server.open(connection, &error)) {
+        CliIo::err() << kName << ": " << error << "\n" << Qt::flush;
+        return CliIo::Failure;
+    }
+    RedisError infoError;
+    const ServerInfo info = ServerInfo::fetch(server.connection(), &infoError);
+    if (infoError) {
+        CliIo::err() << kName << ": " << infoError.message() << "\n" << Qt::flush;
+        return CliIo::Failure;
+    }
+
+    // Pages stream in; a later page may update a lock met earlier (another resource key, a companion).
+    LockScanJob job(server.connection(), options);
+    QHash<QByteArray, qsizetype> indexOf;
+    QList<LockRecord> records;
+    const bool progressToTerminal = !parser.isSet(QStringLiteral("json")) && CliIo::stdoutIsTerminal();
+    while (!job.atEnd()) {
+        for (const LockRecord &r : job.nextPage()) {
+            const auto it = indexOf.constFind(r.key);
+            if (it != indexOf.constEnd()) {
+                records[*it] = r;
+            } else {
+                indexOf.insert(r.key, records.size());
+                records.append(r);
+            }
+        }
+        if (progressToTerminal && job.progress().pages % 20 == 0)
+            CliIo::err() << "\rscanning… " << InspectFormat::count(job.progress().scannedKeys) << " keys, "
+                         << InspectFormat::count(records.size()) << " locks" << Qt::flush;
+    }
+    if (progressToTerminal)
+        CliIo::err() << "\r\x1b[K" << Qt::flush;
+    if (job.error()) {
+        CliIo::err() << kName << ": scan failed: " << job.error().message() << "\n" << Qt::flush;
+        return CliIo::Failure;
+    }
+    std::stable_sort(records.begin(), records.end(), [](const LockRecord &a, const LockRecord &b) {
+        const int sa = severity(a), sb = severity(b);
+        return sa != sb ? sa > sb : a.key < b.key;
+    });
+    const ScanProgress progress = job.progress();
+
+    const bool json = parser.isSet(QStringLiteral("json"));
+    if (json && !parser.isSet(QStringLiteral("watch"))) {
+        QJsonArray locks;
+        for (const LockRecord &r : records)
+            locks.append(LockJson::lock(r));
+        const QJsonObject root {
+            {QStringLiteral("server"), LockJson::server(info)},
+            {QStringLiteral("scanned_keys"), progress.scannedKeys},
+            {QStringLiteral("locks"), locks},
+        };
+        CliIo::out() << QJsonDocument(root).toJson(QJsonDocument::Indented) << Qt::flush;
+    } else if (json) {
+        for (const LockRecord &r : records) {
+            QJsonObject o = LockJson::lock(r);
+            o.insert(QStringLiteral("event"), QStringLiteral("found"));
+            CliIo::out() << QJsonDocument(o).toJson(QJsonDocument::Compact) << "\n";
+        }
+        CliIo::out() << Qt::flush;
+    } else {
+        printTable(records, progress, info);
+    }
+
+    bool failed = false;
+    for (const LockRecord &r : records) {
+        for (const LockDiagnosis &d : r.diagnoses)
+            failed |= failOn.contains(d.code) || (failOn.contains(QStringLiteral("any")));
+    }
+
+    if (parser.isSet(QStringLiteral("watch"))) {
+        if (!json)
+            CliIo::out() << "\nWatching (Ctrl-C to stop)…\n" << Qt::flush;
+        InspectWatch watch(server.settings(), options, json, intervalMs);
+        InterruptWatcher interrupts;
+        QObject::connect(&interrupts, &InterruptWatcher::interrupted, qApp, &QCoreApplication::quit);
+        watch.start(records);
+        QCoreApplication::exec();
+        if (!json)
+            CliIo::out() << "\nStopped after " << watch.eventsPrinted()
+                         << (watch.eventsPrinted() == 1 ? " event.\n" : " events.\n") << Qt::flush;
+    }
+    return failed ? CliIo::ExpectFailed : CliIo::Ok;
+}

@@ -1,0 +1,311 @@
+// KeyProber: round 1 (TYPE + PTTL) for every key, round 2 (GETRANGE / HSCAN / a size) for the candidates,
+// and a small round 3 only when a page needs it: the companions of hashes that look like Redisson locks, and
+// the rare keys whose first reads were ambiguous (an empty string: empty or deleted meanwhile? a string or
+// hash that filled its bound: how big?). Each round is one pipelined write and one read of its replies.
+#include "keyprober.h"
+
+#include "inspectclock.h"
+#include "lockclassifier.h"
+#include "locknames.h"
+#include "locks/redissonnames.h"
+#include "redis/redisconnection.h"
+
+namespace {
+
+enum class Read {
+    Value,
+    HashScan,
+    Size,
+    Exists,
+    Length,
+    FieldCount,
+    QueueLength,
+    Queue,
+    Deadlines,
+    Token,
+    Channels
+};
+
+struct Round
+{
+    QList<RedisCommand> commands;
+    QList<QPair<qsizetype, Read>> plan; // target index and what each command reads
+
+    void add(qsizetype target, Read read, RedisCommand command)
+    {
+        commands.append(std::move(command));
+        plan.append({target, read});
+    }
+};
+
+// TYPE replies are a handful of words: share one copy of each instead of one per key.
+QByteArray internedType(const QByteArray &type)
+{
+    static const QByteArray known[] = {"string", "hash", "list", "set", "zset", "stream", "none"};
+    for (const QByteArray &k : known) {
+        if (k == type)
+            return k;
+    }
+    return type;
+}
+
+QByteArray sizeCommand(const QByteArray &type)
+{
+    if (type == "list")
+        return "LLEN";
+    if (type == "set")
+        return "SCARD";
+    if (type == "zset")
+        return "ZCARD";
+    if (type == "stream")
+        return "XLEN";
+    return {};
+}
+
+// One pipelined round: every command written at once, then every reply read. Commands go one by one
+// through append(), so each passes the read-only guard exactly once. A transport error fails the round.
+bool runRound(RedisConnection &c, const QList<RedisCommand> &commands, QList<RedisResult> *results,
+              RedisError *error)
+{
+    results->clear();
+    if (commands.isEmpty())
+        return true;
+    if (!c.isOpen()) {
+        if (const RedisError e = c.open()) {
+            *error = e;
+            return false;
+        }
+    }
+    for (const RedisCommand &command : commands) {
+        if (const RedisError e = c.append(command)) {
+            *error = e;
+            while (c.pendingReplies() > 0 && c.readReply().ok()) { }
+            return false;
+        }
+    }
+    results->reserve(commands.size());
+    for (qsizetype i = 0; i < commands.size(); ++i) {
+        RedisResult r = c.readReply();
+        if (r.error.breaksConnection() || r.error.code() == RedisError::Code::NotConnected) {
+            *error = r.error;
+            return false;
+        }
+        results->append(std::move(r));
+    }
+    return true;
+}
+
+QString readError(const RedisResult &r)
+{
+    if (r.error.code() == RedisError::Code::WrongType)
+        return QStringLiteral("the key changed type while it was read");
+    return r.error.message();
+}
+
+} // namespace
+
+KeyProber::KeyProber(const ScanOptions &options)
+    : m_options(options)
+{
+}
+
+bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &targets, QList<ScannedKey> *out,
+                      RedisError *error)
+{
+    out->clear();
+    if (targets.isEmpty())
+        return true;
+
+    // Round 1: TYPE and PTTL of every key.
+    QList<RedisCommand> first;
+    first.reserve(targets.size() * 2);
+    for (const ProbeTarget &t : targets) {
+        first.append({QByteArrayLiteral("TYPE"), t.key});
+        first.append({QByteArrayLiteral("PTTL"), t.key});
+    }
+    const qint64 sentAt = InspectClock::monotonicMs();
+    QList<RedisResult> replies;
+    if (!runRound(connection, first, &replies, error))
+        return false;
+    const qint64 readAt = (sentAt + InspectClock::monotonicMs()) / 2;
+
+    QList<ScannedKey> keys;
+    keys.reserve(targets.size());
+    for (qsizetype i = 0; i < targets.size(); ++i) {
+        const ProbeTarget &t = targets.at(i);
+        ScannedKey k;
+        k.key = t.key;
+        k.lockNamed = t.lockNamed;
+        k.readAtMs = readAt;
+        const RedisResult &type = replies.at(2 * i);
+        const RedisResult &pttl = replies.at(2 * i + 1);
+        if (!type.ok()) {
+            if (type.error.code() == RedisError::Code::NoPermission)
+                ++m_unreadable;
+            k.readErrors << type.error.message();
+        } else {
+            k.type = internedType(type.reply.bytes());
+            k.pttlMs = pttl.ok() ? pttl.reply.toInteger() : -2;
+        }
+        keys.append(std::move(k));
+    }
+
+    if (m_betweenRounds)
+        m_betweenRounds();
+
+    // Round 2: one bounded read per candidate.
+    Round second;
+    const QByteArray valueEnd = QByteArray::number(m_options.maxValueBytes - 1);
+    const QByteArray fieldCount = QByteArray::number(m_options.maxHashFields);
+    QList<qsizetype> viaQueue; // lock names met through their queue, gone: only their companions matter
+    for (qsizetype i = 0; i < keys.size(); ++i) {
+        const ScannedKey &k = keys.at(i);
+        const ProbeTarget &t = targets.at(i);
+        if (t.purpose == ProbeTarget::Purpose::Companion || k.type.isEmpty())
+            continue;
+        if (k.type == "string") {
+            second.add(i, Read::Value, {"GETRANGE", k.key, "0", valueEnd});
+        } else if (k.type == "hash") {
+            second.add(i, Read::HashScan, {"HSCAN", k.key, "0", "COUNT", fieldCount});
+        } else if (k.type == "none") {
+            if (t.purpose == ProbeTarget::Purpose::LockViaQueue)
+                viaQueue.append(i);
+        } else if (t.lockNamed) {
+            const QByteArray command = sizeCommand(k.type);
+            if (!command.isEmpty())
+                second.add(i, Read::Size, {command, k.key});
+        }
+    }
+    if (!runRound(connection, second.commands, &replies, error))
+        return false;
+
+    // Round 3, only for what round 2 left open.
+    Round third;
+    QList<qsizetype> redisson = viaQueue;
+    for (qsizetype n = 0; n < second.plan.size(); ++n) {
+        const auto [target, read] = second.plan.at(n);
+        const RedisResult &r = replies.at(n);
+        ScannedKey &k = keys[target];
+        if (!r.ok()) {
+            k.readErrors << readError(r);
+            continue;
+        }
+        switch (read) {
+        case Read::Value:
+            k.value = r.reply.bytes();
+            if (k.value.isEmpty()) {
+                third.add(target, Read::Exists, {"EXISTS", k.key}); // empty, or deleted between the rounds?
+            } else if (k.value.size() >= m_options.maxValueBytes) {
+                third.add(target, Read::Length, {"STRLEN", k.key});
+            } else {
+                k.valueLength = k.value.size();
+            }
+            break;
+        case Read::HashScan:
+            if (r.reply.size() == 2) {
+                const auto &flat = r.reply.at(1).elements();
+                for (qsizetype f = 0; f + 1 < flat.size() && k.fields.size() < m_options.maxHashFields;
+                     f += 2)
+                    k.fields.append({flat.at(f).bytes(), flat.at(f + 1).bytes()});
+                const bool complete = r.reply.at(0).bytes() == "0" && k.fields.size() * 2 == flat.size();
+                if (k.fields.isEmpty() && complete)
+                    k.type = "none"; // Redis deletes empty hashes: it went away between the rounds
+                else if (complete)
+                    k.fieldCount = k.fields.size();
+                else
+                    third.add(target, Read::FieldCount, {"HLEN", k.key}); // a big hash: how big
+            }
+            if (k.exists() && LockClassifier::looksLikeRedissonHash(k.fields))
+                redisson.append(target);
+            break;
+        case Read::Size:
+            k.size = r.reply.toInteger();
+            if (k.size == 0)
+                k.type = "none";
+            break;
+        default:
+            break;
+        }
+    }
+    const QByteArray queueEnd = QByteArray::number(m_options.maxQueue - 1);
+    RedisCommand channels {"PUBSUB", "NUMSUB"};
+    for (qsizetype i : std::as_const(redisson)) {
+        const QByteArray &lock = keys.at(i).key;
+        const QByteArray queue = RedissonNames::fairQueue(lock);
+        keys[i].redisson.read = true;
+        third.add(i, Read::QueueLength, {"LLEN", queue});
+        third.add(i, Read::Queue, {"LRANGE", queue, "0", queueEnd});
+        third.add(i, Read::Deadlines,
+                  {"ZRANGE", RedissonNames::fairTimeouts(lock), "0", queueEnd, "WITHSCORES"});
+        third.add(i, Read::Token, {"GET", RedissonNames::tokenCounter(lock)});
+        channels << RedissonNames::lockChannel(lock) << RedissonNames::rwChannel(lock);
+    }
+    if (!redisson.isEmpty())
+        third.add(-1, Read::Channels, channels); // every channel of the page in one command
+    if (!runRound(connection, third.commands, &replies, error))
+        return false;
+
+    for (qsizetype n = 0; n < third.plan.size(); ++n) {
+        const auto [target, read] = third.plan.at(n);
+        const RedisResult &r = replies.at(n);
+        if (read == Read::Channels) {
+            // [channel, count, channel, count, …] in the order asked: two per Redisson lock.
+            const auto &flat = r.reply.elements();
+            for (qsizetype j = 0; j < redisson.size() && 4 * j + 3 < flat.size(); ++j) {
+                ScannedKey &k = keys[redisson.at(j)];
+                k.redisson.lockChannelSubscribers = flat.at(4 * j + 1).toInteger();
+                k.redisson.rwChannelSubscribers = flat.at(4 * j + 3).toInteger();
+            }
+            continue;
+        }
+        ScannedKey &k = keys[target];
+        if (!r.ok()) {
+            // A companion of another type is not this key's problem; its own reads are.
+            if (read == Read::Exists || read == Read::Length || read == Read::FieldCount)
+                k.readErrors << readError(r);
+            continue;
+        }
+        switch (read) {
+        case Read::Exists:
+            if (r.reply.toInteger() == 0)
+                k.type = "none";
+            else
+                k.valueLength = 0;
+            break;
+        case Read::Length:
+            k.valueLength = r.reply.toInteger();
+            break;
+        case Read::FieldCount:
+            k.fieldCount = r.reply.toInteger();
+            if (k.fieldCount == 0)
+                k.type = "none";
+            break;
+        case Read::QueueLength:
+            k.redisson.queueLength = r.reply.toInteger();
+            break;
+        case Read::Queue:
+            for (const RedisReply &e : r.reply.elements())
+                k.redisson.queue.append(e.bytes());
+            break;
+        case Read::Deadlines: {
+            const auto &flat = r.reply.elements();
+            for (qsizetype f = 0; f + 1 < flat.size(); f += 2) {
+                bool ok = false;
+                const double score = flat.at(f + 1).bytes().toDouble(&ok);
+                k.redisson.deadlines.append({flat.at(f).bytes(), ok ? qint64(score) : -1});
+            }
+            break;
+        }
+        case Read::Token:
+            if (r.reply.isString()) {
+                k.redisson.tokenPresent = true;
+                k.redisson.token = r.reply.bytes();
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    *out = std::move(keys);
+    return true;
+}

@@ -1,0 +1,307 @@
+// KeyspaceWatcher: a blocking subscribe loop on a std::thread that shares only `Shared` with the watcher,
+// woken by RedisConnection::interrupt(). Stopped threads are joined later, never while the GUI waits.
+// Events are batched (everything already in the socket, up to a bound) so a busy server does not flood the
+// GUI with one signal per key change.
+#include "keyspacewatcher.h"
+
+#include "inspectclock.h"
+#include "logging.h"
+#include "redis/redisconnection.h"
+
+#include <QMetaObject>
+#include <QMutex>
+#include <QPointer>
+#include <QWaitCondition>
+
+#include <atomic>
+#include <thread>
+
+namespace {
+constexpr int kPollMs = 250; // how often the loop looks at the stop flag while idle
+constexpr int kMaxBatch = 5000;
+constexpr int kRetryMs = 2000;
+constexpr int kRecheckConfigMs = 5000; // notifications off: look again in case someone turns them on
+const QString kNeeded = QStringLiteral("g$hlzx"); // generic, string, hash, list, zset, expired
+} // namespace
+
+struct KeyspaceWatcher::Shared
+{
+    std::atomic_bool finished = false; // the thread has returned: joining it will not wait
+    std::atomic_bool stop = false;
+    QMutex mutex;
+    QWaitCondition wake;
+    RedisConnection *connection = nullptr; // guarded by mutex, for interrupt()
+    KeyspaceWatcher *owner = nullptr; // guarded by mutex; cleared when the watcher lets go of this thread
+
+    // Tells the thread to stop without waiting for it: a connect in progress cannot be interrupted, and the
+    // GUI thread must not wait out a connect timeout. The thread ends on its own and reports to nobody.
+    void release()
+    {
+        QMutexLocker lock(&mutex);
+        stop = true;
+        owner = nullptr;
+        if (connection)
+            connection->interrupt();
+        wake.wakeAll();
+    }
+    // Runs `fn` on the owner's thread, if there still is an owner.
+    void post(std::function<void(KeyspaceWatcher *)> fn)
+    {
+        QMutexLocker lock(&mutex);
+        if (!owner)
+            return;
+        QPointer<KeyspaceWatcher> guard(owner);
+        QMetaObject::invokeMethod(
+            owner,
+            [guard, fn = std::move(fn)] {
+                if (guard)
+                    fn(guard);
+            },
+            Qt::QueuedConnection);
+    }
+    // Sleeps up to `ms`, returning early (true) when asked to stop.
+    bool sleep(int ms)
+    {
+        QMutexLocker lock(&mutex);
+        if (!stop)
+            wake.wait(&mutex, ms);
+        return stop;
+    }
+};
+
+KeyspaceWatcher::KeyspaceWatcher(QObject *parent)
+    : QObject(parent)
+{
+    qRegisterMetaType<KeyspaceEvent>();
+    qRegisterMetaType<QList<KeyspaceEvent>>();
+    qRegisterMetaType<KeyspaceWatcher::State>();
+}
+
+KeyspaceWatcher::~KeyspaceWatcher()
+{
+    stop();
+    // Threads must not outlive the process' globals: wait for the stopped ones here, at shutdown, where the
+    // longest wait is one connect timeout of a connection still being made.
+    for (Retired &r : m_retired)
+        r.thread.join();
+}
+
+void KeyspaceWatcher::reapRetired()
+{
+    for (auto it = m_retired.begin(); it != m_retired.end();) {
+        if (it->shared->finished) {
+            it->thread.join();
+            it = m_retired.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+QString KeyspaceWatcher::flagsWithInspectorNeeds(const QString &current)
+{
+    QString flags = current;
+    if (!flags.contains(u'K'))
+        flags += u'K';
+    if (flags.contains(u'A'))
+        return flags;
+    for (QChar c : kNeeded) {
+        if (!flags.contains(c))
+            flags += c;
+    }
+    return flags;
+}
+
+bool KeyspaceWatcher::flagsSuffice(const QString &flags, QString *missing)
+{
+    QStringList absent;
+    if (!flags.contains(u'K') && !flags.contains(u'E'))
+        absent << QStringLiteral("K or E (no keyspace or keyevent channel)");
+    if (!flags.contains(u'A')) {
+        for (QChar c : kNeeded) {
+            if (!flags.contains(c))
+                absent << QString(c);
+        }
+    }
+    if (missing)
+        *missing = absent.join(QStringLiteral(", "));
+    return absent.isEmpty();
+}
+
+void KeyspaceWatcher::setState(State state, const QString &text, const QString &flags, bool configReadable)
+{
+    m_flags = flags;
+    m_configReadable = configReadable;
+    if (state == m_state && text == m_stateText)
+        return;
+    m_state = state;
+    m_stateText = text;
+    emit stateChanged(state, text);
+}
+
+void KeyspaceWatcher::stop()
+{
+    reapRetired();
+    if (!m_shared)
+        return;
+    m_shared->release();
+    m_retired.push_back({m_shared, std::move(m_thread)});
+    m_shared.reset();
+    m_received = false;
+    setState(State::Stopped, tr("Not watching"), {}, false);
+}
+
+void KeyspaceWatcher::start(const ConnectionSettings &settings)
+{
+    stop();
+    m_shared = std::make_shared<Shared>();
+    ConnectionSettings s = settings;
+    s.readOnly = true;
+    s.clientName = QStringLiteral("lockscope-watch");
+    setState(State::Connecting, tr("Connecting to %1…").arg(s.endpoint()), {}, false);
+
+    m_shared->owner = this;
+    std::shared_ptr<Shared> shared = m_shared;
+    const auto report = [shared](State state, const QString &text, const QString &flags, bool readable) {
+        shared->post([=](KeyspaceWatcher *w) { w->setState(state, text, flags, readable); });
+    };
+    const auto deliver = [shared](const QList<KeyspaceEvent> &batch) {
+        shared->post([batch](KeyspaceWatcher *w) {
+            w->m_received = true;
+            emit w->events(batch);
+        });
+    };
+
+    m_thread = std::thread([shared, s, report, deliver] {
+        const QByteArray db = QByteArray::number(s.db);
+        const QByteArray spacePrefix = "__keyspace@" + db + "__:";
+        const QByteArray eventPrefix = "__keyevent@" + db + "__:";
+        while (!shared->stop) {
+            RedisConnection c(s);
+            c.setAutoReconnect(false);
+            {
+                QMutexLocker lock(&shared->mutex);
+                shared->connection = &c;
+            }
+            const auto detach = [&] {
+                QMutexLocker lock(&shared->mutex);
+                shared->connection = nullptr;
+            };
+            if (const RedisError e = c.open()) {
+                detach();
+                if (shared->stop)
+                    break;
+                report(State::Failed, QStringLiteral("Live view: %1 (retrying)").arg(e.message()), {}, false);
+                shared->sleep(kRetryMs);
+                continue;
+            }
+            const RedisResult config = c.command({"CONFIG", "GET", "notify-keyspace-events"});
+            bool readable = config.ok() && config.reply.size() == 2;
+            const QString flags = readable ? QString::fromUtf8(config.reply.at(1).bytes()) : QString();
+            if (!config.ok() && config.error.breaksConnection()) {
+                detach();
+                report(State::Failed, QStringLiteral("Live view: %1 (retrying)").arg(config.error.message()),
+                       {}, false);
+                shared->sleep(kRetryMs);
+                continue;
+            }
+            const bool keyspace = !readable || flags.contains(u'K');
+            const bool keyevent = !readable || (flags.contains(u'E') && !flags.contains(u'K'));
+            if (readable && !keyspace && !keyevent) {
+                detach();
+                report(State::NotificationsOff,
+                       QStringLiteral("Keyspace notifications are off on this server: polling TTLs instead"),
+                       flags, true);
+                if (shared->sleep(kRecheckConfigMs))
+                    break;
+                continue;
+            }
+            RedisCommand subscribe {"PSUBSCRIBE"};
+            if (keyspace)
+                subscribe << spacePrefix + '*';
+            if (keyevent)
+                subscribe << eventPrefix + '*';
+            RedisError error;
+            for (qsizetype i = 1; i < subscribe.size() && !error; ++i) {
+                // PSUBSCRIBE answers once per pattern; append once, then read each confirmation.
+                if (i == 1)
+                    error = c.append(subscribe);
+                if (!error) {
+                    const RedisResult confirm = c.readReply(s.commandTimeoutMs);
+                    if (!confirm.ok())
+                        error = confirm.error;
+                }
+            }
+            if (error) {
+                detach();
+                if (shared->stop)
+                    break;
+                report(State::Failed, QStringLiteral("Live view: cannot subscribe: %1").arg(error.message()),
+                       {}, readable);
+                shared->sleep(kRetryMs);
+                continue;
+            }
+            QString missing;
+            if (readable) {
+                const bool enough = flagsSuffice(flags, &missing);
+                report(State::Listening,
+                       enough
+                           ? QStringLiteral("Live: keyspace notifications (%1)").arg(flags)
+                           : QStringLiteral("Live: keyspace notifications (%1) — not published: %2; polling "
+                                            "fills the gaps")
+                                 .arg(flags, missing),
+                       flags, true);
+            } else {
+                report(
+                    State::ListeningUnconfirmed,
+                    QStringLiteral("CONFIG GET is not allowed for this user, so whether the server publishes "
+                                   "key changes is unknown: listening for them, and polling TTLs meanwhile"),
+                    {}, false);
+            }
+
+            bool sawKeyspace = false;
+            while (!shared->stop) {
+                RedisResult r = c.readReply(kPollMs);
+                if (r.error.code() == RedisError::Code::Timeout)
+                    continue;
+                if (!r.ok()) {
+                    error = r.error;
+                    break;
+                }
+                QList<KeyspaceEvent> batch;
+                while (true) {
+                    const RedisReply &m = r.reply;
+                    // ["pmessage", pattern, channel, payload]
+                    if (m.size() == 4 && m.at(0).bytes() == "pmessage") {
+                        const QByteArray &channel = m.at(2).bytes();
+                        const qint64 now = InspectClock::monotonicMs();
+                        if (channel.startsWith(spacePrefix)) {
+                            sawKeyspace = true;
+                            batch.append({channel.mid(spacePrefix.size()), m.at(3).bytes(), now});
+                        } else if (channel.startsWith(eventPrefix) && !sawKeyspace) {
+                            batch.append({m.at(3).bytes(), channel.mid(eventPrefix.size()), now});
+                        }
+                    }
+                    if (batch.size() >= kMaxBatch)
+                        break;
+                    r = c.readReply(0);
+                    if (!r.ok())
+                        break;
+                }
+                if (!batch.isEmpty())
+                    deliver(batch);
+                if (!r.ok() && r.error.code() != RedisError::Code::Timeout) {
+                    error = r.error;
+                    break;
+                }
+            }
+            detach();
+            if (shared->stop)
+                break;
+            report(State::Failed, QStringLiteral("Live view: %1 (retrying)").arg(error.message()), {},
+                   readable);
+            shared->sleep(kRetryMs);
+        }
+        shared->finished = true;
+    });
+}

@@ -1,0 +1,83 @@
+// Live key changes from the server's keyspace notifications, on a thread and subscriber connection of its
+// own. Checks CONFIG GET notify-keyspace-events first; when CONFIG is denied (a read-only ACL user) it
+// listens anyway and says so, so the caller keeps polling until events actually arrive.
+#pragma once
+
+#include "redis/connectionsettings.h"
+
+#include <QList>
+#include <QMetaType>
+#include <QObject>
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+struct KeyspaceEvent
+{
+    QByteArray key;
+    QByteArray event; // "set", "del", "expired", "expire", "hincrby", …
+    qint64 atMs = 0; // InspectClock::monotonicMs() when it arrived
+};
+
+Q_DECLARE_METATYPE(KeyspaceEvent)
+
+class KeyspaceWatcher : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State {
+        Stopped,
+        Connecting,
+        Listening, // notifications are on and we are subscribed
+        ListeningUnconfirmed, // CONFIG GET was denied: subscribed, but events may never come
+        NotificationsOff, // the server does not publish key changes: poll instead
+        Failed, // cannot reach the server; retrying
+    };
+    Q_ENUM(State)
+
+    explicit KeyspaceWatcher(QObject *parent = nullptr);
+    ~KeyspaceWatcher() override;
+
+    // (Re)starts watching the database of `settings` (always on a read-only connection of its own).
+    void start(const ConnectionSettings &settings);
+    // Stops at once; never waits on the network (the old thread finishes on its own and says nothing).
+    void stop();
+
+    State state() const { return m_state; }
+    QString stateText() const { return m_stateText; }
+    // notify-keyspace-events as read from the server; empty when off or unknown.
+    QString flags() const { return m_flags; }
+    bool configReadable() const { return m_configReadable; }
+    // True once events have actually been received (proof that notifications are on).
+    bool hasReceivedEvents() const { return m_received; }
+
+    // The value to CONFIG SET to add what the inspector needs (keyspace, generic, string, hash, list,
+    // zset, expired events) to `current` without dropping what is already there.
+    static QString flagsWithInspectorNeeds(const QString &current);
+    // Whether `flags` publish what the inspector needs; otherwise `missing` says what is not published.
+    static bool flagsSuffice(const QString &flags, QString *missing = nullptr);
+
+signals:
+    void stateChanged(KeyspaceWatcher::State state, const QString &text);
+    void events(const QList<KeyspaceEvent> &batch);
+
+private:
+    struct Shared;
+    struct Retired
+    {
+        std::shared_ptr<Shared> shared;
+        std::thread thread;
+    };
+    void setState(State state, const QString &text, const QString &flags, bool configReadable);
+    void reapRetired(); // joins stopped threads that have already returned
+
+    std::shared_ptr<Shared> m_shared;
+    std::thread m_thread;
+    std::vector<Retired> m_retired; // stopped, perhaps still finishing a connect
+    State m_state = State::Stopped;
+    QString m_stateText;
+    QString m_flags;
+    bool m_configReadable = false;
+    bool m_received = false;
+};

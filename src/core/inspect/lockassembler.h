@@ -1,0 +1,49 @@
+// Turns probed keys into lock records as pages arrive: classifies and diagnoses them, drops keys SCAN
+// returned twice, joins keys sharing one 32-hex value into one multi-resource lock, and attaches Redisson
+// companions found by the scan to their lock — even when they arrive pages apart.
+#pragma once
+
+#include "lockrecord.h"
+#include "scannedkey.h"
+#include "scanoptions.h"
+
+#include <QHash>
+#include <QSet>
+
+class LockAssembler
+{
+public:
+    explicit LockAssembler(const ScanOptions &options);
+
+    // Records to show or update because of this batch; a lock may come again when a later batch adds to
+    // it (another resource key, a companion). Records are diagnosed against `nowEpochMs`.
+    QList<LockRecord> add(const QList<ScannedKey> &keys, qint64 nowEpochMs);
+
+    qsizetype lockCount() const { return m_locks.size(); }
+    bool hasLock(const QByteArray &key) const { return m_locks.contains(key); }
+
+private:
+    struct Member
+    {
+        QByteArray key;
+        qint64 pttlMs = -2;
+        qint64 readAtMs = 0;
+    };
+    struct Group
+    {
+        ScannedKey primary;
+        QList<Member> others;
+    };
+
+    LockRecord assembleGroup(const Group &group, qint64 nowEpochMs) const;
+    void attachCompanion(LockRecord &record, const ScannedKey &companion) const;
+    void finish(LockRecord &record, qint64 nowEpochMs) const;
+
+    ScanOptions m_options;
+    QSet<QByteArray> m_locks; // keys listed as locks (primary keys)
+    QSet<QByteArray> m_seen; // locks and companions handled, so SCAN's repeats are dropped
+    QHash<QByteArray, Group> m_groups; // 32-hex value → the keys holding it
+    QHash<QByteArray, LockRecord> m_redisson; // Redisson locks, to attach companions found later
+    QHash<QByteArray, QList<ScannedKey>> m_pendingCompanions; // lock name → companions met before the lock
+    qsizetype m_pendingCount = 0;
+};

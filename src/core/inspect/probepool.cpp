@@ -1,0 +1,106 @@
+// ProbePool: a mutex-protected job queue and result map; each worker owns its connection and prober.
+#include "probepool.h"
+
+#include "redis/redisconnection.h"
+
+ProbePool::ProbePool(const ConnectionSettings &settings, const ScanOptions &options, int workers)
+    : m_settings(settings)
+    , m_options(options)
+{
+    m_settings.readOnly = true;
+    m_settings.clientName = QStringLiteral("lockscope-probe");
+    for (int i = 0; i < std::max(1, workers); ++i) {
+        auto w = std::make_unique<Worker>();
+        w->connection = std::make_unique<RedisConnection>(m_settings);
+        Worker *raw = w.get();
+        m_workers.push_back(std::move(w));
+        raw->thread = std::thread([this, raw] { run(raw); });
+    }
+}
+
+ProbePool::~ProbePool()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+        m_interrupted = true;
+        for (const auto &w : m_workers)
+            w->connection->interrupt();
+    }
+    m_jobsChanged.notify_all();
+    for (const auto &w : m_workers)
+        w->thread.join();
+}
+
+quint64 ProbePool::submit(const QList<ProbeTarget> &targets)
+{
+    quint64 ticket;
+    {
+        std::lock_guard lock(m_mutex);
+        ticket = m_nextTicket++;
+        m_jobs.append({ticket, targets});
+    }
+    m_jobsChanged.notify_one();
+    return ticket;
+}
+
+bool ProbePool::take(quint64 ticket, QList<ScannedKey> *out, RedisError *error)
+{
+    std::unique_lock lock(m_mutex);
+    m_resultsChanged.wait(lock, [&] { return m_results.contains(ticket); });
+    Result r = m_results.take(ticket);
+    *out = std::move(r.keys);
+    *error = r.error;
+    return r.ok;
+}
+
+void ProbePool::interrupt()
+{
+    std::lock_guard lock(m_mutex);
+    m_interrupted = true;
+    for (const auto &w : m_workers)
+        w->connection->interrupt();
+}
+
+qint64 ProbePool::unreadableKeys() const
+{
+    std::lock_guard lock(m_mutex);
+    qint64 total = 0;
+    for (const auto &w : m_workers)
+        total += w->unreadable;
+    return total;
+}
+
+void ProbePool::run(Worker *worker)
+{
+    KeyProber prober(m_options);
+    while (true) {
+        Job job;
+        bool interrupted = false;
+        {
+            std::unique_lock lock(m_mutex);
+            m_jobsChanged.wait(lock, [&] { return m_stopping || !m_jobs.isEmpty(); });
+            if (m_jobs.isEmpty())
+                return; // stopping
+            job = m_jobs.takeFirst();
+            interrupted = m_interrupted;
+        }
+        Result result;
+        if (interrupted) {
+            result.error = {RedisError::Code::Interrupted, QStringLiteral("Interrupted")};
+        } else {
+            RedisError error;
+            if (!worker->connection->isOpen())
+                error = worker->connection->open();
+            if (!error)
+                result.ok = prober.probe(*worker->connection, job.targets, &result.keys, &error);
+            result.error = error;
+        }
+        {
+            std::lock_guard lock(m_mutex);
+            worker->unreadable = prober.unreadableKeys();
+            m_results.insert(job.ticket, std::move(result));
+        }
+        m_resultsChanged.notify_all();
+    }
+}

@@ -1,0 +1,42 @@
+// What a lock scan looks for and how hard it may read: patterns, page size, read bounds, thresholds.
+#pragma once
+
+#include "locks/redissonnames.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+struct ScanOptions
+{
+    // SCAN MATCH patterns, scanned one after the other. "*" means every key: then only keys that look
+    // like locks by their data, or whose name matches lockNamePatterns, are listed. Keys found by any
+    // other pattern are all taken as locks (shown as "unknown" when they fit no format).
+    QList<QByteArray> patterns {QByteArrayLiteral("*")};
+    QList<QByteArray> lockNamePatterns = defaultLockNamePatterns();
+    int count = 1000; // SCAN COUNT: keys the server looks at per page
+
+    // Bounds on what one key may cost, whatever is stored under it.
+    int maxValueBytes = 512; // GETRANGE prefix of strings
+    int maxHashFields = 100; // HSCAN COUNT beyond which a hash is sampled, not read
+    int maxQueue = 50; // fair-lock queue entries read
+
+    // Extra read-only connections that probe pages in parallel with the SCAN walk (0: probe on the scan's
+    // own connection, one page at a time).
+    int probeConnections = 2;
+
+    qint64 ttlThresholdMs = 10 * 60 * 1000; // diagnosis ttl-above-threshold
+    qint64 watchdogLeaseMs = RedissonNames::watchdogTimeoutMs; // for watchdog-stalled
+
+    static QList<QByteArray> defaultLockNamePatterns();
+    bool scansAllKeys() const;
+    // Whether a key found by `pattern` counts as named like a lock.
+    bool isLockNamed(const QByteArray &key, const QByteArray &pattern) const;
+    // Whether a scan with these patterns would find `key`, and if so whether it counts as named like a lock.
+    bool covers(const QByteArray &key, bool *lockNamed) const;
+    // Empty when usable, else what is wrong (for the CLI and the GUI's settings).
+    QString validate() const;
+};
+
+Q_DECLARE_METATYPE(ScanOptions)

@@ -1,0 +1,363 @@
+// The Inspector place on real servers: scans into the table, details, live updates by events and by
+// polling, actions through their confirmation dialog (only when writes are allowed), and a read-only ACL
+// user that can use all of it without one write. Set LOCKSCOPE_SCREENSHOT_DIR to also save pictures.
+#include "actionconfirmdialog.h"
+#include "inspect/locknames.h"
+#include "inspect/lockscanner.h"
+#include "inspect/samplelocks.h"
+#include "inspectorplace.h"
+#include "lockdetailspane.h"
+#include "lockfilterproxy.h"
+#include "locktablemodel.h"
+#include "redis/redissession.h"
+#include "serverpanel.h"
+#include "testsupport.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDir>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+
+class TestInspectorPlace : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void readOnlyByDefault();
+    void streamsRowsWithoutResets();
+    void liveWithNotifications();
+    void liveByPolling();
+    void forceUnlockThroughTheDialog();
+    void refusedWhenTheLockChanged();
+    void readOnlyAclUserSendsNoWrites();
+    void screenshots();
+
+private:
+    struct Rig
+    {
+        std::unique_ptr<SandboxServer> server;
+        std::unique_ptr<RedisSession> session;
+        std::unique_ptr<InspectorPlace> place;
+    };
+    static bool open(Rig &rig, const ConnectionSettings &settings);
+    static ActionConfirmDialog *dialogOf(InspectorPlace &place);
+};
+
+void TestInspectorPlace::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+}
+
+void TestInspectorPlace::init()
+{
+    QSettings().clear(); // the place remembers its patterns; every test starts from the defaults
+}
+
+bool TestInspectorPlace::open(Rig &rig, const ConnectionSettings &settings)
+{
+    rig.session = std::make_unique<RedisSession>();
+    rig.place = std::make_unique<InspectorPlace>(rig.session.get());
+    rig.place->resize(1300, 800);
+    rig.place->show();
+    QSignalSpy finished(rig.place.get(), &InspectorPlace::scanFinished);
+    rig.session->open(settings);
+    return finished.wait(20000);
+}
+
+ActionConfirmDialog *TestInspectorPlace::dialogOf(InspectorPlace &place)
+{
+    return place.findChild<ActionConfirmDialog *>();
+}
+
+void TestInspectorPlace::readOnlyByDefault()
+{
+    Rig rig;
+    rig.server = std::make_unique<SandboxServer>();
+    LS_START(*rig.server);
+    {
+        RedisConnection c(rig.server->connectionSettings());
+        LS_OPEN(c);
+        QVERIFY(SampleLocks::writeDemoSet(c));
+    }
+    ConnectionSettings s = rig.server->connectionSettings();
+    s.readOnly = true;
+    QVERIFY(open(rig, s));
+    InspectorPlace &place = *rig.place;
+    QAbstractItemModelTester modelTester(place.model(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(place.proxy(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(place.model()->rowCount(), 15);
+    QVERIFY2(place.statusText().contains(QLatin1String("15 locks")), qPrintable(place.statusText()));
+    QVERIFY(place.serverPanel()->text().contains(QLatin1String("refused (read-only connection)")));
+    // The worst lock is selected, and its details are shown.
+    QVERIFY(place.details()->hasLock());
+    QVERIFY(place.selectKey("demo:inventory"));
+    const QString details = place.details()->text();
+    QVERIFY2(details.contains(QLatin1String("redisson-fair")), qPrintable(details));
+    QVERIFY(details.contains(QLatin1String("2 in the fair queue")));
+    QVERIFY(details.contains(QLatin1String("left"))); // time left to each waiter's deadline
+    QVERIFY(place.details()->manualCommand().startsWith(QLatin1String("EVAL ")));
+    // Read-only: every action is off, and says why.
+    QVERIFY(!place.details()->forceUnlockButton()->isEnabled());
+    QVERIFY(place.details()->forceUnlockButton()->toolTip().contains(QLatin1String("read-only")));
+    place.requestAction(LockAction::Type::ForceUnlock);
+    QVERIFY(!dialogOf(place));
+    // Filters.
+    auto *kind = place.findChild<QComboBox *>(QStringLiteral("kindFilter"));
+    kind->setCurrentIndex(kind->findText(QStringLiteral("redis-py")));
+    QCOMPARE(place.proxy()->rowCount(), 2);
+    kind->setCurrentIndex(0);
+    place.findChild<QLineEdit *>(QStringLiteral("filter"))->setText(QStringLiteral("account"));
+    QCOMPARE(place.proxy()->rowCount(), 1);
+    // Lock-name patterns decide which keys with no lock-shaped data are listed.
+    place.setLockNamePatterns(QStringLiteral("*order*"));
+    QSignalSpy finished(&place, &InspectorPlace::scanFinished);
+    place.rescan();
+    QVERIFY(finished.wait(10000));
+    QVERIFY(place.model()->rowOf("demo:lock:list") < 0); // a list named like a lock: no longer a lock
+    QVERIFY(place.model()->rowOf("demo:lock:payment") < 0); // a uuid token: only under a lock name
+    QVERIFY(place.model()->rowOf("demo:lock:broken") >= 0); // Redisson-shaped data: listed whatever its name
+    QCOMPARE(place.model()->rowCount(), 13);
+    QCOMPARE(QSettings().value(QStringLiteral("inspector/lockNamePatterns")).toString(),
+             QStringLiteral("*order*"));
+}
+
+void TestInspectorPlace::streamsRowsWithoutResets()
+{
+    Rig rig;
+    rig.server = std::make_unique<SandboxServer>();
+    LS_START(*rig.server);
+    {
+        RedisConnection c(rig.server->connectionSettings());
+        LS_OPEN(c);
+        QList<RedisCommand> locks;
+        for (int i = 0; i < 5000; ++i)
+            locks.append({"SET", "lock:" + QByteArray::number(i), SampleLocks::uuid1Hex(), "PX", "600000"});
+        for (const RedisResult &r : c.pipeline(locks))
+            QVERIFY(r.ok());
+    }
+    rig.session = std::make_unique<RedisSession>();
+    rig.place = std::make_unique<InspectorPlace>(rig.session.get());
+    rig.place->show();
+    QAbstractItemModelTester tester(rig.place->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy inserted(rig.place->model(), &QAbstractItemModel::rowsInserted);
+    QSignalSpy resets(rig.place->model(), &QAbstractItemModel::modelReset);
+    QSignalSpy finished(rig.place.get(), &InspectorPlace::scanFinished);
+    rig.session->open(rig.server->connectionSettings());
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(rig.place->model()->rowCount(), 5000);
+    QVERIFY2(inserted.count() > 1, "rows arrive page by page while the scan runs");
+    // Rescans and refreshes update in place.
+    rig.place->rescan();
+    QVERIFY(finished.wait(30000));
+    QTest::qWait(1500); // at least one poll of the visible rows
+    QCOMPARE(resets.count(), 0);
+    QCOMPARE(rig.place->model()->rowCount(), 5000);
+}
+
+void TestInspectorPlace::liveWithNotifications()
+{
+    Rig rig;
+    SandboxServer::Options o;
+    o.configLines << QStringLiteral("notify-keyspace-events KEA");
+    rig.server = std::make_unique<SandboxServer>(o);
+    LS_START(*rig.server);
+    QVERIFY(open(rig, rig.server->connectionSettings()));
+    InspectorPlace &place = *rig.place;
+    QTRY_COMPARE_WITH_TIMEOUT(place.watcher()->state(), KeyspaceWatcher::State::Listening, 10000);
+    QCOMPARE(place.model()->rowCount(), 0);
+    RedisConnection c(rig.server->connectionSettings());
+    LS_OPEN(c);
+    const QByteArray client = SampleLocks::redissonClientId();
+    QVERIFY(SampleLocks::redissonLock(c, "order:9", client, 3, 30000));
+    QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 1, 10000);
+    QVERIFY(place.selectKey("order:9"));
+    QCOMPARE(place.tracker().history("order:9")->events().first().type, LockEvent::Type::Acquired);
+    QVERIFY(c.command({"PEXPIRE", "order:9", "30000"}).ok()); // a watchdog renewal
+    QTRY_VERIFY_WITH_TIMEOUT(place.tracker().history("order:9")->renewals() >= 1, 10000);
+    QVERIFY(c.command({"DEL", "order:9"}).ok());
+    QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 0, 10000);
+    QCOMPARE(place.tracker().history("order:9")->events().last().type, LockEvent::Type::Released);
+    QVERIFY(place.details()->text().contains(QLatin1String("Gone")));
+    QVERIFY(SampleLocks::plainLock(c, "lock:short", "me", 300));
+    QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 1, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 0, 10000);
+    QCOMPARE(place.tracker().history("lock:short")->events().last().type, LockEvent::Type::Expired);
+}
+
+void TestInspectorPlace::liveByPolling()
+{
+    Rig rig;
+    rig.server = std::make_unique<SandboxServer>(); // notifications off
+    LS_START(*rig.server);
+    RedisConnection c(rig.server->connectionSettings());
+    LS_OPEN(c);
+    const QByteArray client = SampleLocks::redissonClientId();
+    QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 1, 3000));
+    QVERIFY(open(rig, rig.server->connectionSettings()));
+    InspectorPlace &place = *rig.place;
+    QTRY_COMPARE_WITH_TIMEOUT(place.watcher()->state(), KeyspaceWatcher::State::NotificationsOff, 10000);
+    QVERIFY(place.liveText().contains(QLatin1String("polling")));
+    // Renew like a watchdog for a while: the poll of visible rows sees the TTL go back up.
+    for (int i = 0; i < 4; ++i) {
+        QTest::qWait(900);
+        QVERIFY(c.command({"PEXPIRE", "order:1", "3000"}).ok());
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(place.tracker().history("order:1")->renewals() >= 2, 10000);
+    QVERIFY(place.selectKey("order:1"));
+    QVERIFY2(place.details()->text().contains(QLatin1String("renewed every"), Qt::CaseInsensitive),
+             qPrintable(place.details()->text()));
+    // Then it stops renewing and expires.
+    QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 0, 10000);
+    QCOMPARE(place.tracker().history("order:1")->events().last().type, LockEvent::Type::Expired);
+}
+
+void TestInspectorPlace::forceUnlockThroughTheDialog()
+{
+    Rig rig;
+    rig.server = std::make_unique<SandboxServer>();
+    LS_START(*rig.server);
+    RedisConnection c(rig.server->connectionSettings());
+    LS_OPEN(c);
+    const QByteArray client = SampleLocks::redissonClientId();
+    QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 7, 60000));
+    ConnectionSettings s = rig.server->connectionSettings();
+    s.readOnly = false;
+    QVERIFY(open(rig, s));
+    InspectorPlace &place = *rig.place;
+    QVERIFY(place.selectKey("order:1"));
+    QTRY_VERIFY(place.details()->forceUnlockButton()->isEnabled());
+    place.details()->forceUnlockButton()->click();
+    ActionConfirmDialog *dialog = dialogOf(place);
+    QVERIFY(dialog);
+    QVERIFY(dialog->commandText().startsWith(QLatin1String("EVAL \"")));
+    QVERIFY(dialog->commandText().contains(QLatin1String("order:1")));
+    QVERIFY(dialog->commandText().contains(QLatin1String("redisson_lock__channel:{order:1}")));
+    QSignalSpy done(&place, &InspectorPlace::actionFinished);
+    dialog->sendButton()->click();
+    QVERIFY(done.wait(10000));
+    QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
+    QCOMPARE(c.command({"EXISTS", "order:1"}).reply.toInteger(), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 0, 10000);
+}
+
+void TestInspectorPlace::refusedWhenTheLockChanged()
+{
+    Rig rig;
+    rig.server = std::make_unique<SandboxServer>();
+    LS_START(*rig.server);
+    RedisConnection c(rig.server->connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(SampleLocks::plainLock(c, "lock:pay", "owner-a", 60000));
+    ConnectionSettings s = rig.server->connectionSettings();
+    s.readOnly = false;
+    QVERIFY(open(rig, s));
+    InspectorPlace &place = *rig.place;
+    QVERIFY(place.selectKey("lock:pay"));
+    // Someone else holds it by the time the user confirms.
+    QVERIFY(c.command({"SET", "lock:pay", "owner-b", "PX", "60000"}).ok());
+    place.requestAction(LockAction::Type::ForceUnlock);
+    ActionConfirmDialog *dialog = dialogOf(place);
+    QVERIFY(dialog);
+    QVERIFY(dialog->commandText().contains(QLatin1String("owner-a")));
+    QSignalSpy done(&place, &InspectorPlace::actionFinished);
+    dialog->accept();
+    QVERIFY(done.wait(10000));
+    QVERIFY(!done.first().at(0).toBool());
+    QVERIFY(done.first().at(1).toString().contains(QLatin1String("refused")));
+    QCOMPARE(c.command({"GET", "lock:pay"}).reply.bytes(), QByteArray("owner-b"));
+    // The table catches up with the new owner.
+    QTRY_COMPARE_WITH_TIMEOUT(place.model()->find("lock:pay")->owners.first().id, QByteArray("owner-b"),
+                              10000);
+}
+
+void TestInspectorPlace::readOnlyAclUserSendsNoWrites()
+{
+    Rig rig;
+    SandboxServer::Options o;
+    o.configLines << QStringLiteral("notify-keyspace-events KEA");
+    rig.server = std::make_unique<SandboxServer>(o);
+    LS_START(*rig.server);
+    RedisConnection admin(rig.server->connectionSettings());
+    LS_OPEN(admin);
+    QVERIFY(admin
+                .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
+                          "+@connection"})
+                .ok());
+    QVERIFY(SampleLocks::writeDemoSet(admin));
+    const qint64 writesBefore = TestSupport::writeCommandCalls(admin);
+    ConnectionSettings s = rig.server->connectionSettings();
+    s.user = QStringLiteral("viewer");
+    s.password = QStringLiteral("pw");
+    s.readOnly = true;
+    QVERIFY(open(rig, s));
+    InspectorPlace &place = *rig.place;
+    QCOMPARE(place.model()->rowCount(), 15);
+    QTRY_COMPARE_WITH_TIMEOUT(place.watcher()->state(), KeyspaceWatcher::State::ListeningUnconfirmed, 10000);
+    QVERIFY(place.liveText().contains(QLatin1String("CONFIG GET is not allowed")));
+    QVERIFY(place.selectKey("demo:inventory"));
+    // Events still arrive (the server publishes them), and polls run meanwhile.
+    QVERIFY(SampleLocks::plainLock(admin, "lock:new", "x", 60000));
+    QTRY_VERIFY_WITH_TIMEOUT(place.model()->rowOf("lock:new") >= 0, 10000);
+    QTest::qWait(2500);
+    place.rescan();
+    QSignalSpy finished(&place, &InspectorPlace::scanFinished);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(TestSupport::writeCommandCalls(admin), writesBefore + 1); // only the admin's own SET
+}
+
+void TestInspectorPlace::screenshots()
+{
+    const QString dir = qEnvironmentVariable("LOCKSCOPE_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        QSKIP("set LOCKSCOPE_SCREENSHOT_DIR to save pictures of the Inspector");
+    Rig rig;
+    SandboxServer::Options o;
+    o.configLines << QStringLiteral("notify-keyspace-events KEA");
+    rig.server = std::make_unique<SandboxServer>(o);
+    LS_START(*rig.server);
+    RedisConnection c(rig.server->connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(SampleLocks::writeDemoSet(c));
+    ConnectionSettings s = rig.server->connectionSettings();
+    s.readOnly = false;
+    QVERIFY(open(rig, s));
+    InspectorPlace &place = *rig.place;
+    // Renew one lock like a watchdog, so its history has a heartbeat.
+    for (int i = 0; i < 6; ++i) {
+        QTest::qWait(500);
+        c.command({"PEXPIRE", "demo:inventory", "30000"});
+    }
+    QByteArray redlockRow; // named after whichever of its keys the scan met first
+    for (const LockRecord &r : place.model()->records()) {
+        if (r.kind == LockKind::Redlock)
+            redlockRow = r.key;
+    }
+    for (const QByteArray &key : {QByteArray("demo:inventory"), QByteArray("demo:report"), redlockRow,
+                                  QByteArray("demo:orphan"), QByteArray("demo:order:1002")}) {
+        QVERIFY2(place.selectKey(key), key.constData());
+        QTest::qWait(300);
+        QVERIFY(place.grab().save(QDir(dir).filePath(
+            QStringLiteral("inspector-%1.png").arg(QString::fromLatin1(key).replace(u':', u'-')))));
+    }
+    place.requestAction(LockAction::Type::ForceUnlock);
+    ActionConfirmDialog *dialog = dialogOf(place);
+    QVERIFY(dialog);
+    QTest::qWait(200);
+    QVERIFY(dialog->grab().save(QDir(dir).filePath(QStringLiteral("inspector-confirm.png"))));
+    dialog->reject();
+}
+
+QTEST_MAIN(TestInspectorPlace)
+#include "tst_inspectorplace.moc"

@@ -1,0 +1,224 @@
+// `lockscope-cli inspect` for real: the JSON shape, the table, --watch until interrupted, exit codes, bad
+// arguments, wrong passwords and a read-only ACL user that writes nothing.
+#include "inspect/samplelocks.h"
+#include "testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+
+#include <csignal>
+
+class TestInspectCommand : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void jsonHasTheDocumentedShape();
+    void tableIsReadable();
+    void badArguments_data();
+    void badArguments();
+    void failOnDiagnoses();
+    void connectionFailures();
+    void readOnlyAclUser();
+    void watchPrintsChangesUntilInterrupted();
+
+private:
+    SandboxServer m_server;
+};
+
+using TestSupport::run;
+
+namespace {
+QStringList keysOf(const QJsonObject &o)
+{
+    QStringList keys = o.keys();
+    keys.sort();
+    return keys;
+}
+} // namespace
+
+void TestInspectCommand::initTestCase()
+{
+    QVERIFY(QFileInfo(TestSupport::cliPath()).isExecutable());
+    LS_START(m_server);
+    RedisConnection c(m_server.connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(SampleLocks::writeDemoSet(c));
+    QVERIFY(c.command({"SET", QByteArray("lock:\xff\xfe", 7), "owner", "PX", "600000"}).ok());
+    QVERIFY(SampleLocks::fill(c, "user:", 300));
+}
+
+void TestInspectCommand::jsonHasTheDocumentedShape()
+{
+    const auto r
+        = run(TestSupport::cliPath(), {"inspect", "--port", QString::number(m_server.port()), "--json"});
+    QCOMPARE(r.exitCode, 0);
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &error);
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString() + r.out));
+    const QJsonObject root = doc.object();
+    QCOMPARE(keysOf(root), (QStringList {"locks", "scanned_keys", "server"}));
+    QCOMPARE(keysOf(root.value("server").toObject()), (QStringList {"db", "mode", "version"}));
+    QCOMPARE(root.value("server").toObject().value("mode").toString(), QStringLiteral("standalone"));
+    QVERIFY(root.value("scanned_keys").toInteger() >= 300);
+    const QJsonArray locks = root.value("locks").toArray();
+    QCOMPARE(locks.size(), 16);
+    QSet<QString> kinds;
+    bool binarySeen = false;
+    for (const QJsonValue &v : locks) {
+        const QJsonObject lock = v.toObject();
+        QCOMPARE(keysOf(lock),
+                 (QStringList {"companions", "diagnoses", "key", "kind", "library", "owners", "pttl_ms",
+                               "token", "type", "waiters"}));
+        kinds.insert(lock.value("kind").toString());
+        for (const QJsonValue &o : lock.value("owners").toArray())
+            QCOMPARE(keysOf(o.toObject()), (QStringList {"client", "count", "id", "thread"}));
+        for (const QJsonValue &d : lock.value("diagnoses").toArray())
+            QCOMPARE(keysOf(d.toObject()), (QStringList {"code", "text"}));
+        binarySeen |= lock.value("key").toString() == QStringLiteral("lock:\\xff\\xfe");
+        if (lock.value("key").toString() == QStringLiteral("demo:ledger"))
+            QCOMPARE(lock.value("token").toInteger(), 1);
+        if (lock.value("key").toString() == QStringLiteral("demo:order:1001")) {
+            const QJsonObject owner = lock.value("owners").toArray().first().toObject();
+            QCOMPARE(owner.value("thread").toInteger(), 57);
+            QCOMPARE(owner.value("count").toInteger(), 2);
+            QCOMPARE(lock.value("waiters").toInteger(), 0);
+        }
+        if (lock.value("kind").toString() == QStringLiteral("redis-py"))
+            QVERIFY(lock.value("waiters").isNull()); // pollers are invisible
+    }
+    QVERIFY(binarySeen);
+    for (const char *kind : {"redisson-reentrant", "redisson-fair", "redisson-rw", "redisson-fenced",
+                             "redisson-legacy", "redis-py", "redlock", "token", "unknown"})
+        QVERIFY2(kinds.contains(QString::fromLatin1(kind)), kind);
+}
+
+void TestInspectCommand::tableIsReadable()
+{
+    const auto r = run(TestSupport::cliPath(),
+                       {"inspect", "--port", QString::number(m_server.port()), "--pattern", "demo:*"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains(QLatin1String("KEY")));
+    QVERIFY(r.out.contains(QLatin1String("DIAGNOSES")));
+    QVERIFY(r.out.contains(QLatin1String("demo:inventory")));
+    QVERIFY(r.out.contains(QLatin1String("watchdog-stalled: Its TTL")));
+    // The orphan queue is not found: its key does not match "demo:*" (and its lock key is gone).
+    QVERIFY2(r.out.contains(QLatin1String("14 locks in")), qPrintable(r.out));
+    QVERIFY(r.out.contains(QLatin1String("read-only")));
+}
+
+void TestInspectCommand::badArguments_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("count text") << QStringList {"--count", "abc"}
+                                << QStringLiteral("--count expects a whole number");
+    QTest::newRow("count zero") << QStringList {"--count", "0"} << QStringLiteral("SCAN count");
+    QTest::newRow("count fraction") << QStringList {"--count", "2.5"} << QStringLiteral("--count");
+    QTest::newRow("empty pattern") << QStringList {"--pattern", ""} << QStringLiteral("empty key pattern");
+    QTest::newRow("fail-on") << QStringList {"--fail-on", "stuck"}
+                             << QStringLiteral("unknown diagnosis 'stuck'");
+    QTest::newRow("interval") << QStringList {"--interval", "5"} << QStringLiteral("--interval");
+    QTest::newRow("threshold") << QStringList {"--ttl-threshold", "-1"} << QStringLiteral("--ttl-threshold");
+    QTest::newRow("extra") << QStringList {"now"} << QStringLiteral("unexpected argument 'now'");
+}
+
+void TestInspectCommand::badArguments()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, message);
+    const auto r = run(TestSupport::cliPath(),
+                       QStringList {"inspect", "--port", QString::number(m_server.port())} + arguments);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+}
+
+void TestInspectCommand::failOnDiagnoses()
+{
+    const QString port = QString::number(m_server.port());
+    QCOMPARE(run(TestSupport::cliPath(), {"inspect", "--port", port, "--fail-on", "no-ttl"}).exitCode, 3);
+    QCOMPARE(run(TestSupport::cliPath(),
+                 {"inspect", "--port", port, "--pattern", "demo:report", "--fail-on", "any"})
+                 .exitCode,
+             0);
+}
+
+void TestInspectCommand::connectionFailures()
+{
+    const auto refused
+        = run(TestSupport::cliPath(), {"inspect", "--port", QString::number(SandboxServer::freePort())});
+    QCOMPARE(refused.exitCode, 1);
+    QVERIFY(refused.err.contains(QLatin1String("Connection refused")));
+    SandboxServer::Options o;
+    o.configLines << QStringLiteral("requirepass right");
+    SandboxServer locked(o);
+    LS_START(locked);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("PW"), QStringLiteral("wrong"));
+    const auto wrong
+        = run(TestSupport::cliPath(),
+              {"inspect", "--port", QString::number(locked.port()), "--password-env", "PW"}, env);
+    QCOMPARE(wrong.exitCode, 1);
+    QVERIFY2(wrong.err.contains(QLatin1String("Authentication failed")), qPrintable(wrong.err));
+}
+
+void TestInspectCommand::readOnlyAclUser()
+{
+    RedisConnection admin(m_server.connectionSettings());
+    LS_OPEN(admin);
+    QVERIFY(admin
+                .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
+                          "+@connection"})
+                .ok());
+    const qint64 writes = TestSupport::writeCommandCalls(admin);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("PW"), QStringLiteral("pw"));
+    const auto r = run(TestSupport::cliPath(),
+                       {"inspect", "--port", QString::number(m_server.port()), "--user", "viewer",
+                        "--password-env", "PW", "--json"},
+                       env);
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object().value("locks").toArray().size(), 16);
+    QCOMPARE(TestSupport::writeCommandCalls(admin), writes);
+}
+
+void TestInspectCommand::watchPrintsChangesUntilInterrupted()
+{
+    SandboxServer::Options o;
+    o.configLines << QStringLiteral("notify-keyspace-events KEA");
+    SandboxServer server(o);
+    LS_START(server);
+    QProcess cli;
+    cli.start(TestSupport::cliPath(),
+              {"inspect", "--port", QString::number(server.port()), "--watch", "--json"});
+    QVERIFY(cli.waitForStarted());
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += cli.readAllStandardError()).contains("keyspace notifications"), 10000);
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(SampleLocks::redissonLock(c, "order:1", SampleLocks::redissonClientId(), 3, 30000));
+    QByteArray out;
+    QTRY_VERIFY_WITH_TIMEOUT((out += cli.readAllStandardOutput()).contains("\"acquired\""), 10000);
+    QVERIFY(c.command({"DEL", "order:1"}).ok());
+    QTRY_VERIFY_WITH_TIMEOUT((out += cli.readAllStandardOutput()).contains("\"released\""), 10000);
+    QList<QByteArray> events;
+    for (const QByteArray &line : out.split('\n')) {
+        if (line.isEmpty())
+            continue;
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        QVERIFY2(!o.isEmpty(), line.constData());
+        if (o.value("key").toString() == QStringLiteral("order:1"))
+            events << o.value("event").toString().toUtf8();
+    }
+    QCOMPARE(events.first(), QByteArray("acquired"));
+    QCOMPARE(events.last(), QByteArray("released"));
+    ::kill(pid_t(cli.processId()), SIGINT);
+    QVERIFY(cli.waitForFinished(10000));
+    QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(cli.exitCode(), 0);
+}
+
+QTEST_GUILESS_MAIN(TestInspectCommand)
+#include "tst_inspectcommand.moc"

@@ -1,0 +1,176 @@
+// KeyspaceWatcher: events when notifications are on, a clear "off" when not, graceful when CONFIG is
+// denied by ACL, and recovery after the server dies.
+#include "inspect/keyspacewatcher.h"
+#include "testsupport.h"
+
+#include <QSignalSpy>
+
+class TestKeyspaceWatcher : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void flags();
+    void deliversLockEvents();
+    void notificationsOff();
+    void configDeniedByAcl();
+    void recoversAfterServerDies();
+    void stopIsPrompt();
+};
+
+namespace {
+
+QList<QByteArray> eventsFor(const QSignalSpy &spy, const QByteArray &key)
+{
+    QList<QByteArray> out;
+    for (const auto &args : spy) {
+        for (const KeyspaceEvent &e : args.at(0).value<QList<KeyspaceEvent>>()) {
+            if (e.key == key)
+                out << e.event;
+        }
+    }
+    return out;
+}
+
+SandboxServer::Options withNotifications()
+{
+    SandboxServer::Options o;
+    o.configLines << QStringLiteral("notify-keyspace-events KEA");
+    return o;
+}
+
+} // namespace
+
+void TestKeyspaceWatcher::initTestCase()
+{
+    qRegisterMetaType<QList<KeyspaceEvent>>();
+}
+
+void TestKeyspaceWatcher::flags()
+{
+    QCOMPARE(KeyspaceWatcher::flagsWithInspectorNeeds(QString()), QStringLiteral("Kg$hlzx"));
+    QCOMPARE(KeyspaceWatcher::flagsWithInspectorNeeds(QStringLiteral("KEA")), QStringLiteral("KEA"));
+    QCOMPARE(KeyspaceWatcher::flagsWithInspectorNeeds(QStringLiteral("Ex")), QStringLiteral("ExKg$hlz"));
+    QVERIFY(KeyspaceWatcher::flagsSuffice(QStringLiteral("KA")));
+    QString missing;
+    QVERIFY(!KeyspaceWatcher::flagsSuffice(QStringLiteral("Kg"), &missing));
+    QVERIFY(missing.contains(u'x'));
+    QVERIFY(!KeyspaceWatcher::flagsSuffice(QString()));
+}
+
+void TestKeyspaceWatcher::deliversLockEvents()
+{
+    SandboxServer server(withNotifications());
+    LS_START(server);
+    KeyspaceWatcher watcher;
+    QSignalSpy events(&watcher, &KeyspaceWatcher::events);
+    watcher.start(server.connectionSettings());
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Listening, 10000);
+    QVERIFY(watcher.configReadable());
+    QCOMPARE(watcher.flags(), QStringLiteral("AKE"));
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(c.command({"SET", "lock:a", "owner", "NX", "PX", "60000"}).ok());
+    QVERIFY(c.command({"PEXPIRE", "lock:a", "30000"}).ok());
+    QVERIFY(c.command({"DEL", "lock:a"}).ok());
+    QVERIFY(c.command({"SET", "lock:short", "owner", "PX", "20"}).ok());
+    QVERIFY(c.command({"SET", "lock:\xff", "x"}).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(eventsFor(events, "lock:a").contains("del"), 10000);
+    QCOMPARE(eventsFor(events, "lock:a").mid(0, 1), QList<QByteArray> {"set"});
+    QVERIFY(eventsFor(events, "lock:a").contains("expire"));
+    // Expiry events come when Redis deletes the key (on access or by its active cycle).
+    QTRY_VERIFY_WITH_TIMEOUT(eventsFor(events, "lock:short").contains("expired"), 10000);
+    QVERIFY(eventsFor(events, "lock:\xff").contains("set"));
+    QVERIFY(watcher.hasReceivedEvents());
+}
+
+void TestKeyspaceWatcher::notificationsOff()
+{
+    SandboxServer server;
+    LS_START(server);
+    KeyspaceWatcher watcher;
+    watcher.start(server.connectionSettings());
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::NotificationsOff, 10000);
+    QVERIFY(watcher.configReadable());
+    QVERIFY(watcher.stateText().contains(QLatin1String("polling")));
+    // Turned on later, the watcher notices on its own.
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(c.command({"CONFIG", "SET", "notify-keyspace-events", "KA"}).ok());
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Listening, 15000);
+}
+
+void TestKeyspaceWatcher::configDeniedByAcl()
+{
+    SandboxServer server(withNotifications());
+    LS_START(server);
+    RedisConnection admin(server.connectionSettings());
+    LS_OPEN(admin);
+    QVERIFY(admin
+                .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
+                          "+@connection"})
+                .ok());
+    const qint64 writesBefore = TestSupport::writeCommandCalls(admin);
+    ConnectionSettings s = server.connectionSettings();
+    s.user = QStringLiteral("viewer");
+    s.password = QStringLiteral("pw");
+    KeyspaceWatcher watcher;
+    QSignalSpy events(&watcher, &KeyspaceWatcher::events);
+    watcher.start(s);
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::ListeningUnconfirmed, 10000);
+    QVERIFY(!watcher.configReadable());
+    QVERIFY2(watcher.stateText().contains(QLatin1String("CONFIG GET is not allowed")),
+             qPrintable(watcher.stateText()));
+    QVERIFY(admin.command({"SET", "lock:x", "1"}).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(eventsFor(events, "lock:x").contains("set"), 10000);
+    // Subscribed to both channels for lack of knowledge, yet each change arrives once.
+    QCOMPARE(eventsFor(events, "lock:x").count("set"), 1);
+    QCOMPARE(TestSupport::writeCommandCalls(admin), writesBefore + 1); // only the admin's SET
+}
+
+void TestKeyspaceWatcher::recoversAfterServerDies()
+{
+    SandboxServer server(withNotifications());
+    LS_START(server);
+    KeyspaceWatcher watcher;
+    QSignalSpy events(&watcher, &KeyspaceWatcher::events);
+    watcher.start(server.connectionSettings());
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Listening, 10000);
+    server.kill();
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Failed, 10000);
+    QVERIFY(watcher.stateText().contains(QLatin1String("retrying")));
+    LS_START(server);
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Listening, 15000);
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(c.command({"SET", "lock:back", "1"}).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(eventsFor(events, "lock:back").contains("set"), 10000);
+}
+
+void TestKeyspaceWatcher::stopIsPrompt()
+{
+    SandboxServer server(withNotifications());
+    LS_START(server);
+    // Timeouts far longer than the bounds below: returning within them proves the read was interrupted.
+    ConnectionSettings s = server.connectionSettings();
+    s.commandTimeoutMs = 30000;
+    KeyspaceWatcher watcher;
+    watcher.start(s);
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Listening, 10000);
+    QElapsedTimer timer;
+    timer.start();
+    watcher.stop();
+    QCOMPARE(watcher.state(), KeyspaceWatcher::State::Stopped);
+    QVERIFY2(timer.elapsed() < 10000, "stop interrupts the blocking read instead of waiting it out");
+    // Stopping a watcher whose server is paused must not wait for a command timeout either.
+    watcher.start(s);
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Listening, 10000);
+    QVERIFY(server.pause());
+    timer.restart();
+    watcher.stop();
+    QVERIFY(server.resume());
+    QVERIFY(timer.elapsed() < 10000);
+}
+
+QTEST_GUILESS_MAIN(TestKeyspaceWatcher)
+#include "tst_keyspacewatcher.moc"

@@ -1,0 +1,153 @@
+// LockTracker: readings and notifications become acquired / renewed / changed / released / expired.
+#include "inspect/locktracker.h"
+
+#include <QTest>
+
+class TestLockTracker : public QObject
+{
+    Q_OBJECT
+private slots:
+    void firstScanIsSeenNotAcquired();
+    void renewalsFromPolling();
+    void renewalTimeFromNotification();
+    void ownerChangeAndCount();
+    void releasedOrExpired();
+    void notificationsDecideGone();
+    void acquiredWithNotificationTime();
+    void boundedMemory();
+};
+
+namespace {
+
+LockRecord reading(qint64 at, qint64 pttl, const QByteArray &owner = "a:1", qint64 count = 1)
+{
+    LockRecord r;
+    r.key = "lock";
+    r.kind = LockKind::RedissonReentrant;
+    r.type = "hash";
+    r.pttlMs = pttl;
+    r.readAtMs = at;
+    r.owners = {{owner, {}, {}, count, {}, {}}};
+    return r;
+}
+
+QList<LockEvent::Type> types(const QList<LockEvent> &events)
+{
+    QList<LockEvent::Type> out;
+    for (const LockEvent &e : events)
+        out << e.type;
+    return out;
+}
+
+using T = LockEvent::Type;
+
+} // namespace
+
+void TestLockTracker::firstScanIsSeenNotAcquired()
+{
+    LockTracker t;
+    QCOMPARE(types(t.observe(reading(1000, 30000), LockTracker::Source::Scan)), QList<T> {T::Seen});
+    QVERIFY(t.isPresent("lock"));
+    // A steadily falling TTL is no event.
+    QVERIFY(t.observe(reading(2000, 29000), LockTracker::Source::Live).isEmpty());
+}
+
+void TestLockTracker::renewalsFromPolling()
+{
+    // A watchdog lease of 30 s renewed every 10 s, polled every second.
+    LockTracker t;
+    t.observe(reading(0, 30000), LockTracker::Source::Live);
+    int renewals = 0;
+    for (qint64 now = 1000; now <= 35000; now += 1000) {
+        const qint64 sinceRenewal = now % 10000;
+        const auto events = t.observe(reading(now, 30000 - sinceRenewal), LockTracker::Source::Live);
+        renewals += events.count() == 1 && events.first().type == T::Renewed;
+    }
+    QCOMPARE(renewals, 3);
+    const LockHistory *h = t.history("lock");
+    QCOMPARE(h->renewals(), 3);
+    QCOMPARE(h->renewalIntervalMs(), 10000);
+    QCOMPARE(h->observedLeaseMs(), 30000);
+    QCOMPARE(h->cadenceText(35000), QStringLiteral("renewed every 10.0 s, last 5.0 s ago"));
+    DiagnosticContext c;
+    t.fillContext("lock", 35000, &c);
+    QCOMPARE(c.renewalsSeen, 3);
+    QCOMPARE(c.observedLeaseMs, 30000);
+}
+
+void TestLockTracker::renewalTimeFromNotification()
+{
+    LockTracker t;
+    t.observe(reading(0, 1000), LockTracker::Source::Live);
+    t.noteNotification("lock", "expire", 330);
+    const auto events = t.observe(reading(500, 830), LockTracker::Source::Live);
+    QCOMPARE(types(events), QList<T> {T::Renewed});
+    QCOMPARE(events.first().atMs, 330);
+}
+
+void TestLockTracker::ownerChangeAndCount()
+{
+    LockTracker t;
+    t.observe(reading(0, 30000), LockTracker::Source::Scan);
+    QCOMPARE(types(t.observe(reading(100, 29900, "a:1", 2), LockTracker::Source::Live)),
+             QList<T> {T::Changed});
+    QCOMPARE(t.history("lock")->events().last().detail, QStringLiteral("hold count 1 → 2"));
+    QCOMPARE(types(t.observe(reading(200, 30000, "b:2"), LockTracker::Source::Live)),
+             (QList<T> {T::Released, T::Acquired}));
+}
+
+void TestLockTracker::releasedOrExpired()
+{
+    LockTracker t;
+    t.observe(reading(0, 1000), LockTracker::Source::Live);
+    // Gone while 700 ms were still left: someone deleted it.
+    QCOMPARE(types(t.observeGone("lock", 300)), QList<T> {T::Released});
+    QVERIFY(!t.isPresent("lock"));
+    QVERIFY(t.observeGone("lock", 400).isEmpty()); // already gone
+    t.observe(reading(500, 1000), LockTracker::Source::Live);
+    const auto expired = t.observeGone("lock", 1600);
+    QCOMPARE(types(expired), QList<T> {T::Expired});
+    QCOMPARE(expired.first().atMs, 1500); // when its TTL ran out
+    QCOMPARE(types(t.history("lock")->events()).mid(0, 4),
+             (QList<T> {T::Acquired, T::Released, T::Acquired, T::Expired}));
+}
+
+void TestLockTracker::notificationsDecideGone()
+{
+    LockTracker t;
+    t.observe(reading(0, 60000), LockTracker::Source::Live);
+    t.noteNotification("lock", "expired", 120);
+    const auto e = t.observeGone("lock", 200);
+    QCOMPARE(types(e), QList<T> {T::Expired}); // the server said so, though the TTL said otherwise
+    QCOMPARE(e.first().atMs, 120);
+    t.observe(reading(300, 60000), LockTracker::Source::Live);
+    t.noteNotification("lock", "del", 310);
+    QCOMPARE(types(t.observeGone("lock", 400)), QList<T> {T::Released});
+}
+
+void TestLockTracker::acquiredWithNotificationTime()
+{
+    LockTracker t;
+    t.noteNotification("lock", "hincrby", 90);
+    const auto e = t.observe(reading(100, 30000), LockTracker::Source::Live);
+    QCOMPARE(types(e), QList<T> {T::Acquired});
+    QCOMPARE(e.first().atMs, 90);
+}
+
+void TestLockTracker::boundedMemory()
+{
+    LockTracker t;
+    for (int i = 0; i < LockTracker::kMaxPendingHints * 3; ++i)
+        t.noteNotification("k" + QByteArray::number(i), "set", i);
+    QCOMPARE(t.size(), 0); // hints for keys that are not locks do not create histories
+    for (int i = 0; i < LockTracker::kMaxStates + 10; ++i) {
+        LockRecord r = reading(i, 1000);
+        r.key = "gone" + QByteArray::number(i);
+        t.observe(r, LockTracker::Source::Live);
+        t.observeGone(r.key, i + 1);
+    }
+    QVERIFY(t.size() <= LockTracker::kMaxStates);
+}
+
+QTEST_GUILESS_MAIN(TestLockTracker)
+#include "tst_locktracker.moc"
