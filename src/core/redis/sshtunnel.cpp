@@ -71,19 +71,23 @@ QStringList SshTunnel::command(const QString &sshProgram, const ConnectionSettin
     const QString target = settings.usesSocket() ? settings.socketPath
         : settings.host.contains(u':') ? QStringLiteral("[%1]:%2").arg(settings.host).arg(settings.port)
                                        : QStringLiteral("%1:%2").arg(settings.host).arg(settings.port);
-    QStringList args {sshProgram,
-                      QStringLiteral("-N"), // no remote command: forwarding only
-                      QStringLiteral("-T"), QStringLiteral("-L"),
-                      QStringLiteral("127.0.0.1:%1:%2").arg(localPort).arg(target), QStringLiteral("-o"),
-                      QStringLiteral("ExitOnForwardFailure=yes"), QStringLiteral("-o"),
-                      QStringLiteral("BatchMode=yes"), // never prompt: there is no terminal to prompt on
-                      QStringLiteral("-o"),
-                      QStringLiteral("ConnectTimeout=%1").arg(std::max(1, (connectTimeoutMs + 999) / 1000)),
-                      QStringLiteral("-o"), QStringLiteral("ServerAliveInterval=15"), QStringLiteral("-o"),
-                      QStringLiteral("ServerAliveCountMax=3"),
-                      // A multiplexing master from the user's config would fork and outlive us.
-                      QStringLiteral("-o"), QStringLiteral("ControlMaster=no"), QStringLiteral("-o"),
-                      QStringLiteral("ControlPath=none")};
+    QStringList args {sshProgram, QStringLiteral("-N"), QStringLiteral("-T")}; // forwarding only, no shell
+    args << QStringLiteral("-L") << QStringLiteral("127.0.0.1:%1:%2").arg(localPort).arg(target);
+    const QStringList options {
+        QStringLiteral("ExitOnForwardFailure=yes"),
+        QStringLiteral("BatchMode=yes"), // never prompt: there is no terminal to prompt on
+        QStringLiteral("ConnectTimeout=%1").arg(std::max(1, (connectTimeoutMs + 999) / 1000)),
+        // ssh reports a forward failing at the bastion at INFO level; a quieter user config would hide why
+        // Redis is unreachable. This log is ours alone.
+        QStringLiteral("LogLevel=INFO"),
+        QStringLiteral("ServerAliveInterval=15"),
+        QStringLiteral("ServerAliveCountMax=3"),
+        // A multiplexing master from the user's config would fork and outlive us.
+        QStringLiteral("ControlMaster=no"),
+        QStringLiteral("ControlPath=none"),
+    };
+    for (const QString &option : options)
+        args << QStringLiteral("-o") << option;
     if (!ssh.configFile.isEmpty())
         args << QStringLiteral("-F") << ssh.configFile;
     if (ssh.port != 0)
