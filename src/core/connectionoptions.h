@@ -1,5 +1,6 @@
 // The connection options every executable shares (--host, --port, --socket, --user, --password-env, --db,
-// --sandbox, --read-write, timeouts), so `lockscope` and each `lockscope-cli` subcommand read them alike.
+// --sandbox, --read-write, timeouts, TLS, SSH tunnel), so `lockscope` and each `lockscope-cli` subcommand
+// read them alike.
 #pragma once
 
 #include "redis/connectionsettings.h"
@@ -14,6 +15,10 @@ public:
     static void addTo(QCommandLineParser &parser);
     // Reads the options back from a processed parser. False with `error` set on a bad value.
     static bool read(const QCommandLineParser &parser, ConnectionOptions *out, QString *error);
+    // "[user@]host[:port]" (IPv6 host in brackets) into `ssh`. False with `error` set when malformed.
+    static bool parseSshDestination(const QString &text, ConnectionSettings::Ssh *ssh, QString *error);
+    // A line to print before connecting when the settings weaken security (TLS verification off); else empty.
+    static QString securityWarning(const ConnectionSettings &settings);
 
     ConnectionSettings settings;
     bool sandbox = false; // start a private server for this run

@@ -1,5 +1,6 @@
 // The real executables: versions, ping against sandboxes and bad servers, exit codes, no orphan servers.
 #include "testsupport.h"
+#include "tlsfixture.h"
 
 #include <QProcess>
 #include <QRegularExpression>
@@ -20,6 +21,9 @@ private slots:
     void badArguments_data();
     void badArguments();
     void sandboxDiesWithItsOwner();
+    void pingOverTlsWithAnAclUser();
+    void tlsFailuresAreClear();
+    void insecureTlsIsWarnedAbout();
 };
 
 using TestSupport::run;
@@ -166,6 +170,68 @@ void TestCli::sandboxDiesWithItsOwner()
     QVERIFY(cli.waitForFinished(10000));
     // The kernel delivers the parent-death signal; the server must disappear without our help.
     QTRY_VERIFY_WITH_TIMEOUT(!processAlive(serverPid), 10000);
+}
+
+void TestCli::pingOverTlsWithAnAclUser()
+{
+    TlsFixture certs;
+    QVERIFY2(certs.create(), qPrintable(certs.errorString()));
+    SandboxServer server(certs.sandboxOptions());
+    LS_START(server);
+    RedisConnection admin(server.connectionSettings());
+    LS_OPEN(admin);
+    QVERIFY(admin
+                .command({"ACL", "SETUSER", "oncall", "on", ">tls-cli-pw", "~*", "+@read", "+@connection",
+                          "+info", "+dbsize"})
+                .ok());
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("LS_PW"), QStringLiteral("tls-cli-pw"));
+    const auto r = run(TestSupport::cliPath(),
+                       {"ping", "--host", "localhost", "--port", QString::number(server.port()), "--cacert",
+                        certs.caFile(), "--user", "oncall", "--password-env", "LS_PW"},
+                       env);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.startsWith(QStringLiteral("PONG from localhost:%1 (TLS)").arg(server.port())),
+             qPrintable(r.out));
+    QVERIFY(r.out.contains(QLatin1String("read-only")));
+    QVERIFY2(!r.err.contains(QLatin1String("warning")), qPrintable(r.err));
+}
+
+void TestCli::tlsFailuresAreClear()
+{
+    TlsFixture certs;
+    QVERIFY2(certs.create(), qPrintable(certs.errorString()));
+    SandboxServer server(certs.sandboxOptions());
+    LS_START(server);
+    const QString port = QString::number(server.port());
+    const auto wrongCa
+        = run(TestSupport::cliPath(), {"ping", "--port", port, "--cacert", certs.otherCaFile()});
+    QCOMPARE(wrongCa.exitCode, 1);
+    QVERIFY2(wrongCa.err.contains(QLatin1String("TLS certificate of 127.0.0.1:") + port
+                                  + QLatin1String(" was rejected")),
+             qPrintable(wrongCa.err));
+    const auto wrongName = run(TestSupport::cliPath(),
+                               {"ping", "--port", port, "--cacert", certs.caFile(), "--sni", "db.example"});
+    QCOMPARE(wrongName.exitCode, 1);
+    QVERIFY2(wrongName.err.contains(QLatin1String("not valid for the name 'db.example'")),
+             qPrintable(wrongName.err));
+    const auto plain = run(TestSupport::cliPath(),
+                           {"ping", "--port", port, "--timeout", "500", "--connect-timeout", "500"});
+    QCOMPARE(plain.exitCode, 1); // plain Redis protocol to a TLS port: a clear failure, not a hang
+}
+
+void TestCli::insecureTlsIsWarnedAbout()
+{
+    TlsFixture certs;
+    QVERIFY2(certs.create(), qPrintable(certs.errorString()));
+    SandboxServer server(certs.sandboxOptions());
+    LS_START(server);
+    const auto r
+        = run(TestSupport::cliPath(), {"ping", "--port", QString::number(server.port()), "--insecure"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.startsWith(QLatin1String("warning: TLS certificate verification is OFF")),
+             qPrintable(r.err));
+    QVERIFY2(r.out.contains(QLatin1String("NOT verified")), qPrintable(r.out));
 }
 
 QTEST_GUILESS_MAIN(TestCli)
