@@ -5,7 +5,10 @@
 
 bool CliServer::open(const ConnectionOptions &options, QString *error)
 {
-    m_settings = options.settings;
+    ConnectionOptions resolved = options;
+    if (!ConnectionOptions::resolveProfilePassword(&resolved, error))
+        return false;
+    m_settings = resolved.settings;
     if (options.sandbox) {
         m_sandbox = std::make_unique<SandboxServer>();
         if (!m_sandbox->start()) {

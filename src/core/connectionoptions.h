@@ -3,9 +3,12 @@
 // read them alike.
 #pragma once
 
+#include "profiles/connectionprofile.h"
 #include "redis/connectionsettings.h"
 
 #include <QString>
+
+#include <optional>
 
 class QCommandLineParser;
 
@@ -20,7 +23,13 @@ public:
     // A line to print before connecting when the settings weaken security (TLS verification off); else empty.
     static QString securityWarning(const ConnectionSettings &settings);
 
+    // For --profile whose password is kept in the keychain and was not given with --password-env: reads it
+    // (waiting for the keychain). False with `error` saying how to give it instead.
+    static bool resolveProfilePassword(ConnectionOptions *options, QString *error);
+
     ConnectionSettings settings;
     bool sandbox = false; // start a private server for this run
-    bool serverGiven = false; // --host, --port or --socket was given
+    bool serverGiven = false; // --host, --port, --socket or --profile was given
+    std::optional<ConnectionProfile> profile; // --profile: the saved profile the settings come from
+    bool passwordGiven = false; // --password-env was given
 };

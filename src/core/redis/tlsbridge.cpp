@@ -290,7 +290,7 @@ RedisError TlsBridge::setUpContext(const ConnectionSettings &settings, const QSt
         }
     } else {
         SSL_CTX_set_verify(m_ctx, SSL_VERIFY_NONE, nullptr);
-        qCWarning(lcRedis) << "TLS certificate verification is OFF for" << where;
+        qCInfo(lcRedis) << "TLS certificate verification is OFF for" << where; // the UI and CLI warn loudly
     }
     if (!tls.certFile.isEmpty()) {
         if (SSL_CTX_use_certificate_chain_file(m_ctx, QFile::encodeName(tls.certFile).constData()) != 1)
