@@ -223,6 +223,14 @@ void MainWindow::updateTitle()
         setWindowTitle(tr("%1 — LockScope").arg(m_profile->name));
     else
         setWindowTitle(QStringLiteral("LockScope"));
+    // A stripe in the profile's colour (red for production) along the status bar, hard to miss.
+    const QString stripe = !m_profile ? QString()
+        : !m_profile->color.isEmpty() ? m_profile->color
+        : m_profile->production       ? QStringLiteral("#b91c1c")
+                                      : QString();
+    statusBar()->setStyleSheet(stripe.isEmpty()
+                                   ? QString()
+                                   : QStringLiteral("QStatusBar { border-top: 3px solid %1; }").arg(stripe));
 }
 
 ProfilesDialog *MainWindow::openProfilesDialog()

@@ -18,6 +18,7 @@ PasswordPrompt::PasswordPrompt(const ConnectionProfile &profile, const QString &
 {
     setObjectName(QStringLiteral("passwordPrompt"));
     setWindowTitle(tr("Password for %1").arg(profile.name));
+    setMinimumWidth(440);
     auto *layout = new QVBoxLayout(this);
     const QString who = profile.settings.user.isEmpty()
         ? tr("the default user")

@@ -86,7 +86,7 @@ ProfilesDialog::ProfilesDialog(ProfileCredentials *credentials, QWidget *parent)
     m_credentials->secrets()->probe(this, [this](const SecretStore::Result &r) {
         if (r.ok()) {
             m_ui->keychainLabel->setText(
-                tr("🔒 Saved passwords are kept in the system keychain, never in LockScope's "
+                tr("Saved passwords are kept in the system keychain, never in LockScope's "
                    "files (%1).")
                     .arg(m_credentials->store()->filePath()));
             m_ui->keychainLabel->setStyleSheet(QStringLiteral("color: palette(mid);"));

@@ -20,6 +20,7 @@
 #include <QLineEdit>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStatusBar>
 
 #include <sys/stat.h>
 
@@ -157,6 +158,7 @@ void TestProfileKeychain::connectsToTlsOnlyRedisWithAnAclUserFromTheKeychain()
              qPrintable(marks.join(u',')));
     QCOMPARE(window.serverBadge()->modeText(), QStringLiteral("READ-ONLY"));
     QVERIFY(window.windowTitle().contains(QLatin1String("[PRODUCTION]")));
+    QVERIFY(window.statusBar()->styleSheet().contains(QLatin1String("#7c3aed"))); // the profile's colour
     QCOMPARE(window.currentProfile()->id, saved.id); // what the inspector reads its patterns from
     // The About box names the connected server's version
     QVERIFY2(AboutDialog::text(window.session()->info()).contains(window.session()->info().version),
@@ -168,6 +170,7 @@ void TestProfileKeychain::connectsToTlsOnlyRedisWithAnAclUserFromTheKeychain()
     QVERIFY(window.serverBadge()->marks().isEmpty());
     QVERIFY(!window.currentProfile());
     QCOMPARE(window.windowTitle(), QStringLiteral("LockScope"));
+    QVERIFY(window.statusBar()->styleSheet().isEmpty());
 }
 
 void TestProfileKeychain::unreadableEntryAsksAgainAndCanRememberIt()
