@@ -71,10 +71,7 @@ void TestProfileKeychain::initTestCase()
     LS_START(*m_redis);
     RedisConnection admin(m_redis->connectionSettings());
     LS_OPEN(admin);
-    QVERIFY(admin
-                .command({"ACL", "SETUSER", "oncall", "on", ">" + m_password.toUtf8(), "~*", "+@read",
-                          "+@connection", "+info", "+dbsize"})
-                .ok());
+    QVERIFY(TestSupport::addReadOnlyUser(admin, "oncall", m_password.toUtf8()));
     QVERIFY(admin.command({"SET", "lock:orders:42", "owner-1"}).ok());
 }
 

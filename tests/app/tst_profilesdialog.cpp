@@ -54,10 +54,7 @@ void TestProfilesDialog::initTestCase()
     LS_START(m_server);
     RedisConnection admin(m_server.connectionSettings());
     LS_OPEN(admin);
-    QVERIFY(admin
-                .command({"ACL", "SETUSER", "oncall", "on", ">dialog-pw-3c9", "~*", "+@read", "+@connection",
-                          "+info", "+dbsize"})
-                .ok());
+    QVERIFY(TestSupport::addReadOnlyUser(admin, "oncall", "dialog-pw-3c9"));
 }
 
 void TestProfilesDialog::init()

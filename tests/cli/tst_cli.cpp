@@ -186,10 +186,7 @@ void TestCli::pingOverTlsWithAnAclUser()
     LS_START(server);
     RedisConnection admin(server.connectionSettings());
     LS_OPEN(admin);
-    QVERIFY(admin
-                .command({"ACL", "SETUSER", "oncall", "on", ">tls-cli-pw", "~*", "+@read", "+@connection",
-                          "+info", "+dbsize"})
-                .ok());
+    QVERIFY(TestSupport::addReadOnlyUser(admin, "oncall", "tls-cli-pw"));
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("LS_PW"), QStringLiteral("tls-cli-pw"));
     const auto r = run(TestSupport::cliPath(),
@@ -286,10 +283,7 @@ void TestCli::pingWithAProfileWhosePasswordIsInTheKeychain()
     LS_START(server);
     RedisConnection admin(server.connectionSettings());
     LS_OPEN(admin);
-    QVERIFY(admin
-                .command({"ACL", "SETUSER", "oncall", "on", ">kc-cli-pw", "~*", "+@read", "+@connection",
-                          "+info", "+dbsize"})
-                .ok());
+    QVERIFY(TestSupport::addReadOnlyUser(admin, "oncall", "kc-cli-pw"));
     QTemporaryDir config;
     ProfileStore store(config.filePath(QStringLiteral("LockScope/connections.conf")));
     ConnectionProfile p = ConnectionProfile::create(QStringLiteral("prod"));

@@ -2,18 +2,15 @@
 // (started by the test as the current user) to real redis-servers, plain and TLS.
 #include "redis/sshtunnel.h"
 #include "redis/sshtunnelpool.h"
+#include "silentlistener.h"
 #include "sshdfixture.h"
 #include "testsupport.h"
 #include "tlsfixture.h"
 
 #include <QElapsedTimer>
 
-#include <arpa/inet.h>
 #include <csignal>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <thread>
-#include <unistd.h>
 
 class TestSshTunnel : public QObject
 {
@@ -340,19 +337,13 @@ void TestSshTunnel::silentBastionTimesOut()
     // sshd paused: TCP connects (the kernel accepts), but no SSH banner ever comes.
     ConnectionSettings s = throughSshd(m_redis.connectionSettings());
     s.connectTimeoutMs = 700;
-    const int port = SandboxServer::freePort();
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr {};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(quint16(port));
-    QVERIFY(::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)) == 0 && ::listen(fd, 4) == 0);
-    s.ssh.port = port;
+    SilentListener silent;
+    QVERIFY(silent.port() > 0);
+    s.ssh.port = silent.port();
     RedisConnection c(s);
     QElapsedTimer timer;
     timer.start();
     const RedisError e = c.open();
-    ::close(fd);
     QCOMPARE(e.code(), RedisError::Code::Timeout);
     QVERIFY2(e.message().contains(QLatin1String("SSH")), qPrintable(e.message()));
     QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
@@ -364,26 +355,15 @@ void TestSshTunnel::interruptWhileOpening()
     NEED_SSHD();
     ConnectionSettings s = throughSshd(m_redis.connectionSettings());
     s.connectTimeoutMs = 20000;
-    const int port = SandboxServer::freePort();
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr {};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(quint16(port));
-    QVERIFY(::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)) == 0 && ::listen(fd, 4) == 0);
-    s.ssh.port = port;
+    SilentListener silent; // a bastion that never says a word: ssh waits for its banner
+    QVERIFY(silent.port() > 0);
+    s.ssh.port = silent.port();
     RedisConnection c(s);
-    std::thread interrupter([&c] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        c.interrupt();
-    });
-    QElapsedTimer timer;
-    timer.start();
-    const RedisError e = c.open();
-    interrupter.join();
-    ::close(fd);
-    QCOMPARE(e.code(), RedisError::Code::Interrupted);
-    QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
+    qint64 elapsed = 0;
+    QCOMPARE(TestSupport::openAndInterruptOnceConnected(c, silent, &elapsed).code(),
+             RedisError::Code::Interrupted);
+    QVERIFY2(elapsed < 5000, qPrintable(QString::number(elapsed))); // not the 20 s timeout
+    QCOMPARE(SshTunnelPool::openTunnels(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestSshTunnel)

@@ -2,37 +2,14 @@
 // redis-servers with certificates made in the test: verification on by default, wrong CA, wrong name,
 // client certificates, ACL users, timeouts, interrupts, restarts and large pipelines.
 #include "redis/tlsbridge.h"
+#include "silentlistener.h"
 #include "testsupport.h"
 #include "tlsfixture.h"
 
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QElapsedTimer>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <thread>
-#include <unistd.h>
-
-namespace {
-// A loopback port whose connections the kernel accepts but nobody ever answers.
-struct SilentListener
-{
-    SilentListener()
-    {
-        fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in addr {};
-        addr.sin_family = AF_INET;
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t len = sizeof(addr);
-        if (::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)) == 0 && ::listen(fd, 8) == 0
-            && ::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len) == 0)
-            port = ntohs(addr.sin_port);
-    }
-    ~SilentListener() { ::close(fd); }
-    int fd = -1;
-    int port = 0;
-};
-} // namespace
 
 class TestTlsBridge : public QObject
 {
@@ -244,9 +221,9 @@ void TestTlsBridge::plainPortIsNotTls()
 void TestTlsBridge::handshakeTimeout()
 {
     SilentListener silent;
-    QVERIFY(silent.port > 0);
+    QVERIFY(silent.port() > 0);
     ConnectionSettings s = tlsSettings();
-    s.port = silent.port;
+    s.port = silent.port();
     s.connectTimeoutMs = 300;
     RedisConnection c(s);
     QElapsedTimer timer;
@@ -327,10 +304,7 @@ void TestTlsBridge::aclUserOverTls()
 {
     RedisConnection admin(tlsSettings());
     LS_OPEN(admin);
-    QVERIFY(admin
-                .command({"ACL", "SETUSER", "inspector", "on", ">tls-pw", "~*", "+@read", "+@connection",
-                          "+info", "+dbsize", "+acl|whoami"})
-                .ok());
+    QVERIFY(TestSupport::addReadOnlyUser(admin, "inspector", "tls-pw", {"+acl|whoami"}));
     ConnectionSettings s = tlsSettings();
     s.user = QStringLiteral("inspector");
     s.password = QStringLiteral("tls-pw");
@@ -420,8 +394,18 @@ void TestTlsBridge::interruptDuringACommand()
     RedisConnection c(tlsSettings());
     LS_OPEN(c);
     c.setCommandTimeout(10000);
-    std::thread interrupter([&c] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100)); // let BLPOP block first
+    const qint64 id = c.clientId();
+    std::thread interrupter([this, &c, id] {
+        // Interrupt once the server shows the client blocked in BLPOP (an earlier interrupt would end the
+        // command as Interrupted too, but would not test a blocked read).
+        RedisConnection admin(tlsSettings());
+        const bool adminOpen = !admin.open();
+        QDeadlineTimer deadline(5000);
+        while (adminOpen && !deadline.hasExpired()
+               && !admin.command({"CLIENT", "LIST", "ID", QByteArray::number(id)})
+                       .reply.bytes()
+                       .contains("cmd=blpop"))
+            std::this_thread::yield();
         c.interrupt();
     });
     QElapsedTimer timer;
@@ -435,21 +419,15 @@ void TestTlsBridge::interruptDuringACommand()
 void TestTlsBridge::interruptDuringTheHandshake()
 {
     SilentListener silent;
-    QVERIFY(silent.port > 0);
+    QVERIFY(silent.port() > 0);
     ConnectionSettings s = tlsSettings();
-    s.port = silent.port;
+    s.port = silent.port();
     s.connectTimeoutMs = 10000;
     RedisConnection c(s);
-    std::thread interrupter([&c] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(150));
-        c.interrupt();
-    });
-    QElapsedTimer timer;
-    timer.start();
-    const RedisError e = c.open();
-    interrupter.join();
-    QCOMPARE(e.code(), RedisError::Code::Interrupted);
-    QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed())));
+    qint64 elapsed = 0;
+    QCOMPARE(TestSupport::openAndInterruptOnceConnected(c, silent, &elapsed).code(),
+             RedisError::Code::Interrupted);
+    QVERIFY2(elapsed < 3000, qPrintable(QString::number(elapsed))); // not the 10 s timeout
 }
 
 static int threadCount()
