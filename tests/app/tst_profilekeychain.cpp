@@ -32,6 +32,7 @@ private slots:
     void cleanup();
     void savedPasswordGoesToTheKeychainOnly();
     void connectsToTlsOnlyRedisWithAnAclUserFromTheKeychain();
+    void profileFromTheCommandLine();
     void unreadableEntryAsksAgainAndCanRememberIt();
     void duplicateCopiesTheSecretAndDeleteRemovesIt();
     void insecureTlsShowsAWarningMark();
@@ -168,6 +169,34 @@ void TestProfileKeychain::connectsToTlsOnlyRedisWithAnAclUserFromTheKeychain()
     QVERIFY(!window.currentProfile());
     QCOMPARE(window.windowTitle(), QStringLiteral("LockScope"));
     QVERIFY(window.statusBar()->styleSheet().isEmpty());
+}
+
+void TestProfileKeychain::profileFromTheCommandLine()
+{
+    NEED_KEYCHAIN();
+    ConnectionProfile saved;
+    {
+        MainWindow setup(noSandbox());
+        saved = saveWithPassword(setup, tlsProfile(QStringLiteral("Prod EU")), m_password);
+    }
+    AppOptions options;
+    QString message;
+    QCOMPARE(AppOptions::parse({QStringLiteral("lockscope"), QStringLiteral("--profile"),
+                                QStringLiteral("prod eu"), QStringLiteral("--db"), QStringLiteral("0")},
+                               &options, &message),
+             AppOptions::Outcome::Run);
+    QVERIFY(options.connection.profile);
+    QVERIFY(options.connection.settings.password.isEmpty()); // read from the keychain by the window
+    MainWindow window(options);
+    QTRY_COMPARE_WITH_TIMEOUT(window.serverBadge()->state(), ServerBadge::State::Connected, 15000);
+    QCOMPARE(window.currentProfile()->id, saved.id);
+    QVERIFY(!window.isOnSandbox());
+    QVERIFY(window.serverBadge()->marks().contains(QStringLiteral("Prod EU")));
+    QCOMPARE(
+        AppOptions::parse({QStringLiteral("lockscope"), QStringLiteral("--profile"), QStringLiteral("nope")},
+                          &options, &message),
+        AppOptions::Outcome::ExitUsage);
+    QVERIFY2(message.contains(QLatin1String("no such profile")), qPrintable(message));
 }
 
 void TestProfileKeychain::unreadableEntryAsksAgainAndCanRememberIt()
