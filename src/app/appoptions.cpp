@@ -8,9 +8,9 @@
 
 QString AppOptions::versionText()
 {
-    return QStringLiteral("lockscope %1 (Qt %2, hiredis %3)")
+    return QStringLiteral("lockscope %1 (Qt %2, hiredis %3, %4)")
         .arg(QStringLiteral(LOCKSCOPE_VERSION), QString::fromLatin1(qVersion()),
-             RedisConnection::hiredisVersion());
+             RedisConnection::hiredisVersion(), RedisConnection::tlsLibraryVersion());
 }
 
 bool AppOptions::isInfoOnly(const QStringList &arguments)

@@ -1,21 +1,55 @@
-// ConnectionDialog: binds the form to ConnectionSettings; "Test" connects on a background session.
+// ConnectionDialog: binds the form to ConnectionSettings / ConnectionProfile; "Test" connects on a background
+// session.
 #include "connectiondialog.h"
 
+#include "profilecredentials.h"
 #include "redis/redissession.h"
 #include "ui_connectiondialog.h"
 
+#include <QColorDialog>
+#include <QDir>
+#include <QFileDialog>
 #include <QPushButton>
 
-ConnectionDialog::ConnectionDialog(QWidget *parent)
+using Storage = ConnectionProfile::PasswordStorage;
+
+namespace {
+const char *kProblemStyle = "color: #b91c1c;";
+const char *kWarningStyle = "color: #b91c1c; font-weight: 600;";
+} // namespace
+
+ConnectionDialog::ConnectionDialog(QWidget *parent, Mode mode)
     : QDialog(parent)
     , m_ui(std::make_unique<Ui::ConnectionDialog>())
+    , m_mode(mode)
 {
     m_ui->setupUi(this);
     m_ui->writeWarning->setStyleSheet(QStringLiteral("color: #c2410c; font-weight: 600;"));
+    m_ui->insecureWarning->setStyleSheet(QString::fromLatin1(kWarningStyle));
+    m_ui->sshNote->setStyleSheet(QStringLiteral("color: palette(mid);"));
     m_testButton = m_ui->buttonBox->addButton(tr("&Test"), QDialogButtonBox::ActionRole);
     m_testButton->setToolTip(
-        tr("Connect once with these settings and report the server's version and latency"));
-    m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(tr("&Connect"));
+        tr("Connect once with these settings and report the server's version, mode and latency"));
+
+    const bool editing = mode == Mode::EditProfile;
+    m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(editing ? tr("&Save") : tr("&Connect"));
+    setWindowTitle(editing ? tr("Connection profile") : tr("Connect to a Redis server"));
+    m_ui->passwordStorageLabel->setVisible(editing);
+    m_ui->passwordStorageCombo->setVisible(editing);
+    if (editing) {
+        // The profile tab first: a profile starts with its name.
+        const int index = m_ui->tabs->indexOf(m_ui->profileTab);
+        const QString title = m_ui->tabs->tabText(index);
+        m_ui->tabs->removeTab(index);
+        m_ui->tabs->insertTab(0, m_ui->profileTab, title);
+        m_ui->tabs->setCurrentIndex(0);
+        m_ui->passwordEdit->setToolTip(
+            tr("Kept where the profile says below: in the system keychain, or nowhere"));
+    } else {
+        m_ui->tabs->removeTab(m_ui->tabs->indexOf(m_ui->profileTab));
+        m_ui->profileTab->hide();
+    }
+    setColor({});
 
     m_tester = new RedisSession(this);
     connect(m_tester, &RedisSession::opened, this, [this](const ServerInfo &info) {
@@ -27,25 +61,70 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     });
     connect(m_tester, &RedisSession::failed, this, [this](const RedisError &error) {
         m_ui->testResult->setText(tr("✘ %1").arg(error.message()));
-        m_ui->testResult->setStyleSheet(QStringLiteral("color: #b91c1c;"));
+        m_ui->testResult->setStyleSheet(QString::fromLatin1(kProblemStyle));
         m_testButton->setEnabled(true);
     });
     connect(m_testButton, &QPushButton::clicked, this, &ConnectionDialog::runTest);
     connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, [this] {
-        if (settings().validate().isEmpty())
+        if (problem().isEmpty())
             accept();
     });
 
-    for (QLineEdit *edit : {m_ui->hostEdit, m_ui->socketEdit, m_ui->userEdit, m_ui->passwordEdit})
+    connect(m_ui->caFileBrowse, &QToolButton::clicked, this, [this] {
+        browse(m_ui->caFileEdit, tr("CA certificate"),
+               tr("PEM certificates (*.pem *.crt *.cer);;All files (*)"));
+    });
+    connect(m_ui->certFileBrowse, &QToolButton::clicked, this, [this] {
+        browse(m_ui->certFileEdit, tr("Client certificate"),
+               tr("PEM certificates (*.pem *.crt *.cer);;All files (*)"));
+    });
+    connect(m_ui->keyFileBrowse, &QToolButton::clicked, this, [this] {
+        browse(m_ui->keyFileEdit, tr("Client key"), tr("PEM keys (*.pem *.key);;All files (*)"));
+    });
+    connect(m_ui->sshIdentityBrowse, &QToolButton::clicked, this,
+            [this] { browse(m_ui->sshIdentityEdit, tr("SSH private key"), tr("All files (*)")); });
+    connect(m_ui->sshConfigBrowse, &QToolButton::clicked, this,
+            [this] { browse(m_ui->sshConfigEdit, tr("ssh config file"), tr("All files (*)")); });
+    connect(m_ui->colorButton, &QPushButton::clicked, this, [this] {
+        const QColor chosen = QColorDialog::getColor(m_color.isEmpty() ? QColor(0xdc2626) : QColor(m_color),
+                                                     this, tr("Profile colour"));
+        if (chosen.isValid())
+            setColor(chosen.name());
+    });
+    connect(m_ui->colorClearButton, &QPushButton::clicked, this, [this] { setColor({}); });
+
+    for (QLineEdit *edit : findChildren<QLineEdit *>())
         connect(edit, &QLineEdit::textChanged, this, &ConnectionDialog::updateState);
-    for (QAbstractButton *button :
-         {static_cast<QAbstractButton *>(m_ui->tcpRadio), static_cast<QAbstractButton *>(m_ui->socketRadio),
-          static_cast<QAbstractButton *>(m_ui->readOnlyCheck)})
-        connect(button, &QAbstractButton::toggled, this, &ConnectionDialog::updateState);
+    for (QAbstractButton *button : findChildren<QAbstractButton *>()) {
+        if (button->isCheckable())
+            connect(button, &QAbstractButton::toggled, this, &ConnectionDialog::updateState);
+    }
+    connect(m_ui->passwordStorageCombo, &QComboBox::currentIndexChanged, this,
+            &ConnectionDialog::updateState);
+    connect(m_ui->lockPatternsEdit, &QPlainTextEdit::textChanged, this, &ConnectionDialog::updateState);
     updateState();
 }
 
 ConnectionDialog::~ConnectionDialog() = default;
+
+void ConnectionDialog::browse(QLineEdit *edit, const QString &title, const QString &filter)
+{
+    const QString start = edit->text().isEmpty() ? QDir::homePath() : edit->text();
+    const QString file = QFileDialog::getOpenFileName(this, title, start, filter);
+    if (!file.isEmpty())
+        edit->setText(file);
+}
+
+void ConnectionDialog::setColor(const QString &color)
+{
+    m_color = color;
+    m_ui->colorButton->setText(color.isEmpty() ? tr("Choose…") : color);
+    m_ui->colorButton->setStyleSheet(
+        color.isEmpty()
+            ? QString()
+            : QStringLiteral("QPushButton { background: %1; color: white; font-weight: 600; }").arg(color));
+    m_ui->colorClearButton->setEnabled(!color.isEmpty());
+}
 
 void ConnectionDialog::setSettings(const ConnectionSettings &s)
 {
@@ -60,6 +139,19 @@ void ConnectionDialog::setSettings(const ConnectionSettings &s)
     m_ui->readOnlyCheck->setChecked(s.readOnly);
     m_ui->connectTimeoutSpin->setValue(s.connectTimeoutMs);
     m_ui->commandTimeoutSpin->setValue(s.commandTimeoutMs);
+    m_ui->tlsCheck->setChecked(s.tls.enabled);
+    m_ui->caFileEdit->setText(s.tls.caFile);
+    m_ui->certFileEdit->setText(s.tls.certFile);
+    m_ui->keyFileEdit->setText(s.tls.keyFile);
+    m_ui->serverNameEdit->setText(s.tls.serverName);
+    m_ui->insecureCheck->setChecked(!s.tls.verifyPeer);
+    m_ui->sshCheck->setChecked(s.ssh.enabled);
+    m_ui->sshHostEdit->setText(s.ssh.host);
+    m_ui->sshPortSpin->setValue(s.ssh.port);
+    m_ui->sshUserEdit->setText(s.ssh.user);
+    m_ui->sshIdentityEdit->setText(s.ssh.identityFile);
+    m_ui->sshJumpEdit->setText(s.ssh.jumpHosts);
+    m_ui->sshConfigEdit->setText(s.ssh.configFile);
     updateState();
 }
 
@@ -75,12 +167,75 @@ ConnectionSettings ConnectionDialog::settings() const
     s.readOnly = m_ui->readOnlyCheck->isChecked();
     s.connectTimeoutMs = m_ui->connectTimeoutSpin->value();
     s.commandTimeoutMs = m_ui->commandTimeoutSpin->value();
+    s.tls.enabled = m_ui->tlsCheck->isChecked();
+    s.tls.caFile = m_ui->caFileEdit->text().trimmed();
+    s.tls.certFile = m_ui->certFileEdit->text().trimmed();
+    s.tls.keyFile = m_ui->keyFileEdit->text().trimmed();
+    s.tls.serverName = m_ui->serverNameEdit->text().trimmed();
+    s.tls.verifyPeer = !m_ui->insecureCheck->isChecked();
+    s.ssh.enabled = m_ui->sshCheck->isChecked();
+    s.ssh.host = m_ui->sshHostEdit->text().trimmed();
+    s.ssh.port = m_ui->sshPortSpin->value();
+    s.ssh.user = m_ui->sshUserEdit->text().trimmed();
+    s.ssh.identityFile = m_ui->sshIdentityEdit->text().trimmed();
+    s.ssh.jumpHosts = m_ui->sshJumpEdit->text().trimmed();
+    s.ssh.configFile = m_ui->sshConfigEdit->text().trimmed();
     return s;
+}
+
+void ConnectionDialog::setProfile(const ConnectionProfile &profile)
+{
+    m_profileId = profile.id;
+    m_hasSavedPassword = profile.passwordStorage == Storage::Keychain;
+    setSettings(profile.settings);
+    m_ui->passwordEdit->clear();
+    m_ui->profileNameEdit->setText(profile.name);
+    m_ui->passwordStorageCombo->setCurrentIndex(int(profile.passwordStorage));
+    setColor(profile.color);
+    m_ui->productionCheck->setChecked(profile.production);
+    m_ui->lockPatternsEdit->setPlainText(profile.lockPatterns.join(u'\n'));
+    m_ui->scanCountSpin->setValue(profile.scanCount);
+    updateState();
+}
+
+ConnectionProfile ConnectionDialog::profile() const
+{
+    ConnectionProfile p;
+    p.id = m_profileId;
+    p.name = m_ui->profileNameEdit->text().trimmed();
+    p.settings = settings();
+    p.settings.password.clear(); // the caller keeps typedPassword() where the profile says
+    p.passwordStorage = Storage(m_ui->passwordStorageCombo->currentIndex());
+    p.color = m_color;
+    p.production = m_ui->productionCheck->isChecked();
+    for (const QString &line : m_ui->lockPatternsEdit->toPlainText().split(u'\n')) {
+        if (!line.trimmed().isEmpty())
+            p.lockPatterns << line.trimmed();
+    }
+    p.scanCount = m_ui->scanCountSpin->value();
+    return p;
+}
+
+QString ConnectionDialog::typedPassword() const
+{
+    return m_ui->passwordEdit->text();
 }
 
 QString ConnectionDialog::statusText() const
 {
     return m_ui->testResult->text();
+}
+
+QString ConnectionDialog::problem() const
+{
+    if (m_ui->socketRadio->isChecked() && m_ui->socketEdit->text().trimmed().isEmpty())
+        return tr("Give the path of the server's Unix socket.");
+    if (m_mode == Mode::Connect)
+        return settings().validate();
+    const ConnectionProfile p = profile();
+    if (p.passwordStorage == Storage::None && !typedPassword().isEmpty())
+        return tr("A password is typed but the profile keeps none: choose where to keep it.");
+    return p.validate();
 }
 
 void ConnectionDialog::updateState()
@@ -90,20 +245,53 @@ void ConnectionDialog::updateState()
     m_ui->portSpin->setEnabled(!socket);
     m_ui->socketEdit->setEnabled(socket);
     m_ui->writeWarning->setVisible(!m_ui->readOnlyCheck->isChecked());
-    const ConnectionSettings s = settings();
-    QString problem = s.validate();
-    if (socket && s.socketPath.isEmpty())
-        problem = tr("Give the path of the server's Unix socket.");
-    m_ui->buttonBox->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
-    m_testButton->setEnabled(problem.isEmpty());
-    m_ui->testResult->setText(problem);
-    m_ui->testResult->setStyleSheet(problem.isEmpty() ? QString() : QStringLiteral("color: #b91c1c;"));
+    const bool tls = m_ui->tlsCheck->isChecked();
+    m_ui->tlsGroup->setEnabled(tls);
+    m_ui->insecureWarning->setVisible(tls && m_ui->insecureCheck->isChecked());
+    m_ui->sshGroup->setEnabled(m_ui->sshCheck->isChecked());
+    m_ui->tabs->setTabText(m_ui->tabs->indexOf(m_ui->tlsTab),
+                           tls ? (m_ui->insecureCheck->isChecked() ? tr("T&LS ⚠") : tr("T&LS ✔"))
+                               : tr("T&LS"));
+    m_ui->tabs->setTabText(m_ui->tabs->indexOf(m_ui->sshTab),
+                           m_ui->sshCheck->isChecked() ? tr("SS&H tunnel ✔") : tr("SS&H tunnel"));
+    if (m_mode == Mode::EditProfile) {
+        const auto storage = Storage(m_ui->passwordStorageCombo->currentIndex());
+        m_ui->passwordEdit->setEnabled(storage != Storage::None || !m_ui->passwordEdit->text().isEmpty());
+        m_ui->passwordEdit->setPlaceholderText(storage == Storage::Keychain && m_hasSavedPassword
+                                                   ? tr("unchanged (saved in the keychain)")
+                                                   : storage == Storage::Ask ? tr("asked at every connection")
+                                                                             : tr("none"));
+    }
+    const QString p = problem();
+    m_ui->buttonBox->button(QDialogButtonBox::Ok)->setEnabled(p.isEmpty());
+    m_testButton->setEnabled(p.isEmpty());
+    m_ui->testResult->setText(p);
+    m_ui->testResult->setStyleSheet(p.isEmpty() ? QString() : QString::fromLatin1(kProblemStyle));
 }
 
 void ConnectionDialog::runTest()
 {
+    const ConnectionSettings typed = settings();
+    if (m_mode == Mode::EditProfile && typed.password.isEmpty() && m_credentials) {
+        const ConnectionProfile p = profile();
+        if (p.needsPassword()) { // the saved password, or ask for it
+            m_testButton->setEnabled(false);
+            m_credentials->resolve(p, this, [this](const std::optional<ConnectionSettings> &resolved) {
+                if (resolved)
+                    testWith(*resolved);
+                else
+                    m_testButton->setEnabled(true);
+            });
+            return;
+        }
+    }
+    testWith(typed);
+}
+
+void ConnectionDialog::testWith(const ConnectionSettings &settings)
+{
     m_testButton->setEnabled(false);
     m_ui->testResult->setStyleSheet(QString());
-    m_ui->testResult->setText(tr("Connecting to %1…").arg(settings().endpoint()));
-    m_tester->open(settings());
+    m_ui->testResult->setText(tr("Connecting to %1…").arg(settings.describe()));
+    m_tester->open(settings);
 }

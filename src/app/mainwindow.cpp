@@ -6,6 +6,10 @@
 #include "inspectorplace.h"
 #include "learnplace.h"
 #include "logging.h"
+#include "profilecredentials.h"
+#include "profiles/profilestore.h"
+#include "profiles/secretstore.h"
+#include "profilesdialog.h"
 #include "redis/redissession.h"
 #include "redis/sandboxserver.h"
 #include "serverbadge.h"
@@ -32,6 +36,9 @@ MainWindow::MainWindow(const AppOptions &options, QWidget *parent)
     : QMainWindow(parent)
     , m_session(new RedisSession(this))
     , m_badge(new ServerBadge(this))
+    , m_profileStore(std::make_unique<ProfileStore>())
+    , m_secrets(new SecretStore(this))
+    , m_credentials(new ProfileCredentials(m_profileStore.get(), m_secrets, this))
 {
     setWindowTitle(QStringLiteral("LockScope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/lockscope.svg")));
@@ -47,6 +54,8 @@ MainWindow::MainWindow(const AppOptions &options, QWidget *parent)
     connect(m_session, &RedisSession::opened, this, &MainWindow::onOpened);
     connect(m_session, &RedisSession::infoChanged, this,
             [this](const ServerInfo &info) { m_badge->setConnected(info, m_onSandbox); });
+    connect(m_credentials, &ProfileCredentials::notice, this,
+            [this](const QString &message) { statusBar()->showMessage(message, 15000); });
     connect(m_session, &RedisSession::failed, this, [this](const RedisError &e) { onFailed(e.message()); });
     connect(m_session, &RedisSession::connectionLost, this, [this](const RedisError &e) {
         m_badge->setLost(e.message());
@@ -64,14 +73,22 @@ MainWindow::MainWindow(const AppOptions &options, QWidget *parent)
     });
 
     QSettings settings;
+    QString privacyError;
+    if (!ProfileStore::makePrivate(settings.fileName(), &privacyError)) // window state only, but still ours
+        qCWarning(lcUi) << privacyError;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     showPlace(Place::Inspector);
 
-    if (options.connection.serverGiven)
+    if (options.connection.profile) {
+        ConnectionProfile profile = *options.connection.profile;
+        profile.settings = options.connection.settings; // with --db, --timeout, --read-write applied
+        connectToProfile(profile);
+    } else if (options.connection.serverGiven) {
         connectTo(options.connection.settings);
-    else
+    } else {
         useSandbox();
+    }
 }
 
 MainWindow::~MainWindow()
@@ -97,12 +114,20 @@ void MainWindow::buildActions()
                                 &MainWindow::openConnectionDialog);
     connectAction->setShortcut(QKeySequence::Open);
     connectAction->setToolTip(tr("Connect to a Redis server (read-only by default)"));
+    QAction *profilesAction
+        = connection->addAction(tr("Connection &Profiles…"), this, [this] { openProfilesDialog(); });
+    profilesAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    profilesAction->setToolTip(tr("Saved connections: create, edit, test, import and export them"));
+    m_profilesMenu = connection->addMenu(tr("Connect to P&rofile"));
+    connect(m_profilesMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildProfilesMenu);
+    connection->addSeparator();
     QAction *sandboxAction = connection->addAction(tr("Use &Sandbox Server"), this, &MainWindow::useSandbox);
     sandboxAction->setToolTip(tr("A private redis-server on a loopback port, for trying things safely"));
     connection->addAction(tr("&Disconnect"), this, [this] {
         m_refreshTimer.stop();
-        m_session->close();
+        m_session->close(); // the last connection through an SSH tunnel stops its ssh
         m_badge->setIdle();
+        setProfile(std::nullopt);
     });
     connection->addSeparator();
     QAction *quit = connection->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
@@ -157,12 +182,96 @@ void MainWindow::connectTo(const ConnectionSettings &settings)
 {
     m_onSandbox = false;
     m_refreshTimer.stop();
+    if (!m_profile)
+        m_badge->setDecoration(ServerBadge::decorationFor(settings));
     m_session->open(settings);
+}
+
+void MainWindow::connectToProfile(const ConnectionProfile &profile)
+{
+    m_badge->setConnecting(tr("Connecting to %1…").arg(profile.name));
+    m_credentials->resolve(profile, this, [this, profile](const std::optional<ConnectionSettings> &settings) {
+        if (!settings) {
+            statusBar()->showMessage(tr("Not connected to %1: no password given").arg(profile.name), 8000);
+            if (m_session->isOpen())
+                m_badge->setConnected(m_session->info(), m_onSandbox);
+            else
+                m_badge->setIdle();
+            return;
+        }
+        m_userAskedToConnect = true;
+        setProfile(profile);
+        m_badge->setDecoration(
+            ServerBadge::decorationFor(*settings, profile.name, profile.color, profile.production));
+        connectTo(*settings);
+    });
+}
+
+void MainWindow::setProfile(const std::optional<ConnectionProfile> &profile)
+{
+    m_profile = profile;
+    if (!profile)
+        m_badge->setDecoration({});
+    updateTitle();
+    emit profileChanged();
+}
+
+void MainWindow::updateTitle()
+{
+    if (m_profile && m_profile->production)
+        setWindowTitle(tr("%1 [PRODUCTION] — LockScope").arg(m_profile->name));
+    else if (m_profile)
+        setWindowTitle(tr("%1 — LockScope").arg(m_profile->name));
+    else
+        setWindowTitle(QStringLiteral("LockScope"));
+    // A stripe in the profile's colour (red for production) along the status bar, hard to miss.
+    const QString stripe = !m_profile ? QString()
+        : !m_profile->color.isEmpty() ? m_profile->color
+        : m_profile->production       ? QStringLiteral("#b91c1c")
+                                      : QString();
+    statusBar()->setStyleSheet(stripe.isEmpty()
+                                   ? QString()
+                                   : QStringLiteral("QStatusBar { border-top: 3px solid %1; }").arg(stripe));
+}
+
+ProfilesDialog *MainWindow::openProfilesDialog()
+{
+    if (!m_profilesDialog) {
+        m_profilesDialog = new ProfilesDialog(m_credentials, this);
+        m_profilesDialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(m_profilesDialog, &QObject::destroyed, this, [this] { m_profilesDialog = nullptr; });
+        connect(m_profilesDialog, &ProfilesDialog::connectRequested, this, &MainWindow::connectToProfile);
+        if (m_profile)
+            m_profilesDialog->selectProfile(m_profile->id);
+    }
+    m_profilesDialog->show();
+    m_profilesDialog->raise();
+    m_profilesDialog->activateWindow();
+    return m_profilesDialog;
+}
+
+void MainWindow::rebuildProfilesMenu()
+{
+    m_profilesMenu->clear();
+    const QList<ConnectionProfile> profiles = m_profileStore->profiles();
+    for (const ConnectionProfile &p : profiles) {
+        QAction *a = m_profilesMenu->addAction(p.production ? tr("%1 (production)").arg(p.name) : p.name,
+                                               this, [this, p] { connectToProfile(p); });
+        a->setToolTip(p.summary());
+        a->setCheckable(true);
+        a->setChecked(m_profile && m_profile->id == p.id && m_session->isOpen());
+    }
+    if (profiles.isEmpty())
+        m_profilesMenu->addAction(tr("No saved profiles"))->setEnabled(false);
+    m_profilesMenu->addSeparator();
+    m_profilesMenu->addAction(tr("Manage Profiles…"), this, [this] { openProfilesDialog(); });
 }
 
 void MainWindow::useSandbox()
 {
     m_refreshTimer.stop();
+    setProfile(std::nullopt);
+    m_badge->setDecoration({});
     if (m_sandbox && m_sandbox->isRunning()) {
         m_onSandbox = true;
         m_session->open(m_sandbox->connectionSettings());
@@ -184,6 +293,7 @@ void MainWindow::openConnectionDialog()
     if (dialog.exec() != QDialog::Accepted)
         return;
     m_userAskedToConnect = true;
+    setProfile(std::nullopt);
     connectTo(dialog.settings());
 }
 
@@ -192,7 +302,7 @@ void MainWindow::onOpened()
     m_userAskedToConnect = false;
     m_inspector->setSandbox(m_onSandbox);
     m_badge->setConnected(m_session->info(), m_onSandbox);
-    statusBar()->showMessage(tr("Connected to %1").arg(m_session->info().endpoint), 5000);
+    statusBar()->showMessage(tr("Connected to %1").arg(m_session->settings().describe()), 5000);
     m_refreshTimer.start(kRefreshConnectedMs);
 }
 

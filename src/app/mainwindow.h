@@ -2,18 +2,25 @@
 #pragma once
 
 #include "appoptions.h"
+#include "profiles/connectionprofile.h"
 
 #include <QFutureWatcher>
 #include <QMainWindow>
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 
 class InspectorPlace;
+class ProfileCredentials;
+class ProfilesDialog;
+class ProfileStore;
+class SecretStore;
 class RedisSession;
 class SandboxServer;
 class ServerBadge;
 class QActionGroup;
+class QMenu;
 class QStackedWidget;
 struct ConnectionSettings;
 
@@ -28,6 +35,13 @@ public:
 
     // Connects the shared session to a user's server (read-only unless the settings say otherwise).
     void connectTo(const ConnectionSettings &settings);
+    // Connects as a saved profile says: its password from the keychain or asked for, its badge while
+    // connected.
+    void connectToProfile(const ConnectionProfile &profile);
+    // The profile of the current connection (lock patterns and SCAN COUNT for the inspector), if any.
+    const std::optional<ConnectionProfile> &currentProfile() const { return m_profile; }
+    // Connection ▸ Profiles…: opens (or raises) the profiles manager and returns it.
+    ProfilesDialog *openProfilesDialog();
     // Starts the private sandbox server if needed, then connects to it.
     void useSandbox();
     void showPlace(Place place);
@@ -36,7 +50,11 @@ public:
     ServerBadge *serverBadge() const { return m_badge; }
     InspectorPlace *inspector() const { return m_inspector; }
     SandboxServer *sandbox() const { return m_sandbox.get(); }
+    ProfileCredentials *credentials() const { return m_credentials; }
     bool isOnSandbox() const { return m_onSandbox; }
+
+signals:
+    void profileChanged(); // currentProfile() changed (connected with another profile, or none)
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -47,6 +65,9 @@ private:
     void openConnectionDialog();
     void onOpened();
     void onFailed(const QString &message);
+    void setProfile(const std::optional<ConnectionProfile> &profile);
+    void rebuildProfilesMenu();
+    void updateTitle();
 
     RedisSession *m_session = nullptr;
     InspectorPlace *m_inspector = nullptr;
@@ -56,6 +77,12 @@ private:
     std::unique_ptr<SandboxServer> m_sandbox;
     QFutureWatcher<bool> m_sandboxStart;
     QTimer m_refreshTimer;
+    std::unique_ptr<ProfileStore> m_profileStore;
+    SecretStore *m_secrets = nullptr;
+    ProfileCredentials *m_credentials = nullptr;
+    ProfilesDialog *m_profilesDialog = nullptr;
+    QMenu *m_profilesMenu = nullptr;
+    std::optional<ConnectionProfile> m_profile;
     bool m_onSandbox = false;
     bool m_userAskedToConnect = false; // show a dialog on failure only when the user just asked
 };

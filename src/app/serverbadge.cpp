@@ -1,4 +1,5 @@
-// ServerBadge: coloured dot, one-line summary, and a read-only / read-write / sandbox pill.
+// ServerBadge: coloured dot, one-line summary, a read-only / read-write / sandbox pill, and the connection's
+// marks (profile, production, TLS, SSH).
 #include "serverbadge.h"
 
 #include <QHBoxLayout>
@@ -14,6 +15,10 @@ ServerBadge::ServerBadge(QWidget *parent)
     , m_dot(new QLabel(this))
     , m_text(new QLabel(this))
     , m_mode(new QLabel(this))
+    , m_profile(new QLabel(this))
+    , m_production(new QLabel(this))
+    , m_tls(new QLabel(this))
+    , m_ssh(new QLabel(this))
 {
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 0, 4, 0);
@@ -21,6 +26,13 @@ ServerBadge::ServerBadge(QWidget *parent)
     layout->addWidget(m_dot);
     layout->addWidget(m_text);
     layout->addWidget(m_mode);
+    layout->addWidget(m_tls);
+    layout->addWidget(m_ssh);
+    layout->addWidget(m_profile);
+    layout->addWidget(m_production);
+    m_production->setText(tr("PRODUCTION"));
+    m_production->setStyleSheet(QString::fromLatin1(pillStyle).arg(QStringLiteral("#b91c1c")));
+    m_production->setToolTip(tr("This profile is marked as a production server"));
     m_dot->setFixedWidth(14);
     m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
     setIdle();
@@ -33,6 +45,65 @@ void ServerBadge::show(State state, const QString &dotColor, const QString &text
     m_dot->setStyleSheet(QStringLiteral("color: %1; font-size: 12pt;").arg(dotColor));
     m_text->setText(text);
     setToolTip(tooltip);
+    updateMarks();
+}
+
+ServerBadge::Decoration ServerBadge::decorationFor(const ConnectionSettings &settings,
+                                                   const QString &profileName, const QString &color,
+                                                   bool production)
+{
+    Decoration d;
+    d.profileName = profileName;
+    d.color = color;
+    d.production = production;
+    d.tls = settings.tls.enabled;
+    d.tlsVerified = settings.tls.verifyPeer;
+    d.ssh = settings.ssh.enabled ? settings.ssh.destination() : QString();
+    return d;
+}
+
+void ServerBadge::setDecoration(const Decoration &decoration)
+{
+    m_decoration = decoration;
+    updateMarks();
+}
+
+void ServerBadge::updateMarks()
+{
+    const bool on = m_state == State::Connected || m_state == State::Lost;
+    const Decoration &d = m_decoration;
+    m_profile->setVisible(on && !d.profileName.isEmpty());
+    m_profile->setText(d.profileName);
+    const QString profileColor = d.color.isEmpty() ? QStringLiteral("#475569") : d.color;
+    m_profile->setStyleSheet(QString::fromLatin1(pillStyle).arg(profileColor));
+    m_profile->setToolTip(tr("Connected with the profile '%1'").arg(d.profileName));
+    m_production->setVisible(on && d.production);
+    m_tls->setVisible(on && d.tls);
+    if (d.tlsVerified) {
+        m_tls->setText(tr("TLS"));
+        m_tls->setStyleSheet(QString::fromLatin1(pillStyle).arg(QStringLiteral("#0f766e")));
+        m_tls->setToolTip(tr("Encrypted with TLS; the server's certificate was verified"));
+    } else {
+        m_tls->setText(tr("⚠ TLS UNVERIFIED"));
+        m_tls->setStyleSheet(QString::fromLatin1(pillStyle).arg(QStringLiteral("#b45309")));
+        m_tls->setToolTip(
+            tr("Encrypted, but the server's certificate was NOT verified: anyone in the middle could "
+               "read and change the traffic"));
+    }
+    m_ssh->setVisible(on && !d.ssh.isEmpty());
+    m_ssh->setText(tr("SSH"));
+    m_ssh->setStyleSheet(QString::fromLatin1(pillStyle).arg(QStringLiteral("#4b5563")));
+    m_ssh->setToolTip(tr("Through an SSH tunnel via %1").arg(d.ssh));
+}
+
+QStringList ServerBadge::marks() const
+{
+    QStringList list;
+    for (QLabel *label : {m_tls, m_ssh, m_profile, m_production}) {
+        if (label->isVisibleTo(this))
+            list << label->text();
+    }
+    return list;
 }
 
 void ServerBadge::setIdle()
@@ -87,7 +158,11 @@ void ServerBadge::setLost(const QString &message)
 
 QString ServerBadge::text() const
 {
-    return m_mode->isVisibleTo(this) ? m_text->text() + QStringLiteral(" ") + m_mode->text() : m_text->text();
+    QStringList parts {m_text->text()};
+    if (m_mode->isVisibleTo(this))
+        parts << m_mode->text();
+    parts << marks();
+    return parts.join(u' ');
 }
 
 QString ServerBadge::modeText() const

@@ -41,9 +41,9 @@ const QList<Subcommand> &subcommands()
 
 QString versionText()
 {
-    return QStringLiteral("lockscope-cli %1 (Qt %2, hiredis %3)")
+    return QStringLiteral("lockscope-cli %1 (Qt %2, hiredis %3, %4)")
         .arg(QStringLiteral(LOCKSCOPE_VERSION), QString::fromLatin1(qVersion()),
-             RedisConnection::hiredisVersion());
+             RedisConnection::hiredisVersion(), RedisConnection::tlsLibraryVersion());
 }
 
 void printUsage(QTextStream &stream)
@@ -55,7 +55,13 @@ void printUsage(QTextStream &stream)
     stream
         << "\nRun 'lockscope-cli <command> --help' for the options of one command.\n"
         << "Connection options (every command): --host, --port, --socket, --user, --password-env VAR, --db,\n"
-        << "  --sandbox (private server for this run), --read-write, --connect-timeout, --timeout.\n"
+        << "  --sandbox (private server for this run), --read-write, --connect-timeout, --timeout,\n"
+        << "  TLS: --tls, --cacert FILE, --cert FILE, --key FILE, --sni NAME, --insecure,\n"
+        << "  SSH tunnel: --ssh [user@]bastion[:port], --ssh-identity FILE, --ssh-jump HOSTS, --ssh-config "
+           "FILE.\n"
+        << "Connections are read-only unless --read-write is given. Passwords come from an environment "
+           "variable\n"
+        << "  (--password-env VAR), never from the command line. See also: man lockscope-cli.\n"
         << "Exit codes: 0 success, 1 failure (connection, server), 2 bad arguments, 3 expectation not met.\n"
         << Qt::flush;
 }

@@ -64,7 +64,7 @@ int runPingCommand(const QStringList &arguments)
     }
     std::sort(samples.begin(), samples.end());
     const double median = samples.at(samples.size() / 2);
-    CliIo::out() << "PONG from " << server.settings().endpoint() << (server.sandbox() ? " (sandbox)" : "")
+    CliIo::out() << "PONG from " << server.settings().describe() << (server.sandbox() ? " (sandbox)" : "")
                  << "\n"
                  << "  " << info.summary() << (info.readOnly ? " · read-only" : " · read-write") << "\n"
                  << "  round trip: median " << QString::number(median, 'f', 3) << " ms over " << count

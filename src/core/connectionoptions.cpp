@@ -2,6 +2,9 @@
 // because process arguments are visible to every user of the machine (ps, /proc).
 #include "connectionoptions.h"
 
+#include "profiles/profilestore.h"
+#include "profiles/secretstore.h"
+
 #include <QCommandLineParser>
 
 void ConnectionOptions::addTo(QCommandLineParser &parser)
@@ -26,6 +29,41 @@ void ConnectionOptions::addTo(QCommandLineParser &parser)
          QStringLiteral("ms")},
         {QStringLiteral("timeout"), QStringLiteral("Command timeout in milliseconds (default 3000)."),
          QStringLiteral("ms")},
+        {QStringLiteral("tls"),
+         QStringLiteral(
+             "Connect with TLS (to the server's tls-port). The certificate is verified against the "
+             "system's CAs or --cacert, and must name the host (or --sni).")},
+        {QStringLiteral("cacert"),
+         QStringLiteral("CA certificate file (PEM) to verify the server with; implies --tls."),
+         QStringLiteral("file")},
+        {QStringLiteral("cert"),
+         QStringLiteral("Client certificate file (PEM), for servers with tls-auth-clients; implies --tls."),
+         QStringLiteral("file")},
+        {QStringLiteral("key"), QStringLiteral("Private key file (PEM, unencrypted) of --cert."),
+         QStringLiteral("file")},
+        {QStringLiteral("sni"),
+         QStringLiteral("Server name for TLS (SNI), and the name the certificate must carry; implies --tls."),
+         QStringLiteral("name")},
+        {QStringLiteral("insecure"),
+         QStringLiteral(
+             "Do NOT verify the server's TLS certificate (anyone in the middle can read the traffic); "
+             "implies --tls.")},
+        {QStringLiteral("ssh"),
+         QStringLiteral(
+             "Reach the server through an SSH tunnel via this bastion, with your own ssh keys, agent and "
+             "config; --host/--port are then as seen from the bastion."),
+         QStringLiteral("[user@]host[:port]")},
+        {QStringLiteral("ssh-identity"), QStringLiteral("Private key file for the SSH login (ssh -i)."),
+         QStringLiteral("file")},
+        {QStringLiteral("ssh-jump"), QStringLiteral("Further bastions to jump through first (ssh -J)."),
+         QStringLiteral("hosts")},
+        {QStringLiteral("ssh-config"),
+         QStringLiteral("ssh config file to use instead of ~/.ssh/config (ssh -F)."), QStringLiteral("file")},
+        {QStringLiteral("profile"),
+         QStringLiteral(
+             "Connect as the saved connection profile NAME says (made in the app: Connection > Profiles); "
+             "its password comes from the system keychain, or --password-env."),
+         QStringLiteral("NAME")},
     });
 }
 
@@ -51,6 +89,32 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
 {
     ConnectionOptions o;
     ConnectionSettings &s = o.settings;
+    if (parser.isSet(QStringLiteral("profile"))) {
+        for (const char *name : {"host", "port", "socket", "user", "tls", "cacert", "cert", "key", "sni",
+                                 "insecure", "ssh", "ssh-identity", "ssh-jump", "ssh-config", "sandbox"}) {
+            if (parser.isSet(QString::fromLatin1(name))) {
+                *error = QStringLiteral(
+                             "--profile already says where and how to connect: do not combine it with "
+                             "--%1 (edit the profile instead)")
+                             .arg(QString::fromLatin1(name));
+                return false;
+            }
+        }
+        const ProfileStore store;
+        const QString wanted = parser.value(QStringLiteral("profile"));
+        o.profile = store.find(wanted);
+        if (!o.profile) {
+            QStringList names;
+            for (const ConnectionProfile &p : store.profiles())
+                names << p.name;
+            *error = names.isEmpty() ? QStringLiteral("--profile %1: there are no saved profiles in %2")
+                                           .arg(wanted, store.filePath())
+                                     : QStringLiteral("--profile %1: no such profile (saved: %2)")
+                                           .arg(wanted, names.join(QStringLiteral(", ")));
+            return false;
+        }
+        s = o.profile->settings;
+    }
     if (parser.isSet(QStringLiteral("host")))
         s.host = parser.value(QStringLiteral("host"));
     if (parser.isSet(QStringLiteral("socket")))
@@ -70,7 +134,46 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
         }
         s.password = qEnvironmentVariable(var.toLocal8Bit().constData());
     }
-    s.readOnly = !parser.isSet(QStringLiteral("read-write"));
+    // A profile's own read-only flag holds unless --read-write; without a profile, read-only unless
+    // --read-write.
+    s.readOnly = (o.profile ? s.readOnly : true) && !parser.isSet(QStringLiteral("read-write"));
+    o.passwordGiven = parser.isSet(QStringLiteral("password-env"));
+    if (o.profile) {
+        o.serverGiven = true;
+        if (!o.passwordGiven && o.profile->needsPassword())
+            s.password = QStringLiteral("-"); // a stand-in so validation passes; resolved before connecting
+        if (const QString problem = s.validate(); !problem.isEmpty()) {
+            *error = QStringLiteral("profile '%1': %2").arg(o.profile->name, problem);
+            return false;
+        }
+        if (!o.passwordGiven)
+            s.password.clear();
+        *out = o;
+        return true;
+    }
+
+    const auto value = [&parser](const char *name) { return parser.value(QString::fromLatin1(name)); };
+    s.tls.caFile = value("cacert");
+    s.tls.certFile = value("cert");
+    s.tls.keyFile = value("key");
+    s.tls.serverName = value("sni");
+    s.tls.verifyPeer = !parser.isSet(QStringLiteral("insecure"));
+    s.tls.enabled = parser.isSet(QStringLiteral("tls")) || !s.tls.caFile.isEmpty()
+        || !s.tls.certFile.isEmpty() || !s.tls.keyFile.isEmpty() || !s.tls.serverName.isEmpty()
+        || !s.tls.verifyPeer;
+    if (parser.isSet(QStringLiteral("ssh"))) {
+        s.ssh.enabled = true;
+        if (!parseSshDestination(value("ssh"), &s.ssh, error))
+            return false;
+    }
+    s.ssh.identityFile = value("ssh-identity");
+    s.ssh.jumpHosts = value("ssh-jump");
+    s.ssh.configFile = value("ssh-config");
+    if (!s.ssh.enabled
+        && (!s.ssh.identityFile.isEmpty() || !s.ssh.jumpHosts.isEmpty() || !s.ssh.configFile.isEmpty())) {
+        *error = QStringLiteral("--ssh-identity, --ssh-jump and --ssh-config need --ssh [user@]bastion");
+        return false;
+    }
     o.sandbox = parser.isSet(QStringLiteral("sandbox"));
     o.serverGiven = parser.isSet(QStringLiteral("host")) || parser.isSet(QStringLiteral("port"))
         || parser.isSet(QStringLiteral("socket"));
@@ -83,6 +186,91 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
         *error = QStringLiteral("--user %1 needs a password: give --password-env VAR").arg(s.user);
         return false;
     }
+    if (o.sandbox && (s.tls.enabled || s.ssh.enabled)) {
+        *error = QStringLiteral(
+            "--sandbox is a plain local server: do not combine it with TLS or --ssh options");
+        return false;
+    }
+    if (const QString problem = s.validate(); !problem.isEmpty()) {
+        *error = problem;
+        return false;
+    }
     *out = o;
     return true;
+}
+
+bool ConnectionOptions::parseSshDestination(const QString &text, ConnectionSettings::Ssh *ssh, QString *error)
+{
+    QString rest = text.trimmed();
+    const qsizetype at = rest.lastIndexOf(u'@');
+    if (at >= 0) {
+        ssh->user = rest.left(at);
+        rest = rest.mid(at + 1);
+    }
+    QString portText;
+    if (rest.startsWith(u'[')) { // [IPv6]:port
+        const qsizetype close = rest.indexOf(u']');
+        if (close < 0) {
+            *error = QStringLiteral("--ssh %1: missing ']' after an IPv6 address").arg(text);
+            return false;
+        }
+        portText = rest.mid(close + 1);
+        rest = rest.mid(1, close - 1);
+        if (!portText.isEmpty() && !portText.startsWith(u':')) {
+            *error = QStringLiteral("--ssh %1: expected ':port' after ']'").arg(text);
+            return false;
+        }
+        portText = portText.mid(1);
+    } else if (rest.count(u':') == 1) {
+        portText = rest.mid(rest.indexOf(u':') + 1);
+        rest = rest.left(rest.indexOf(u':'));
+    }
+    ssh->host = rest;
+    ssh->port = 0;
+    if (!portText.isEmpty()) {
+        bool ok = false;
+        ssh->port = portText.toInt(&ok);
+        if (!ok || ssh->port < 1 || ssh->port > 65535) {
+            *error = QStringLiteral("--ssh %1: port must be a whole number from 1 to 65535").arg(text);
+            return false;
+        }
+    }
+    if (ssh->host.isEmpty() || (at >= 0 && ssh->user.isEmpty())) {
+        *error = QStringLiteral("--ssh %1: expected [user@]host[:port]").arg(text);
+        return false;
+    }
+    return true;
+}
+
+bool ConnectionOptions::resolveProfilePassword(ConnectionOptions *options, QString *error)
+{
+    if (!options->profile || options->passwordGiven || !options->profile->needsPassword())
+        return true;
+    const ConnectionProfile &p = *options->profile;
+    if (p.passwordStorage == ConnectionProfile::PasswordStorage::Ask) {
+        *error
+            = QStringLiteral("profile '%1' asks for its password every time: give it with --password-env VAR")
+                  .arg(p.name);
+        return false;
+    }
+    SecretStore secrets;
+    const SecretStore::Result r = secrets.readNow(p.keychainKey());
+    if (!r.ok()) {
+        *error = QStringLiteral(
+                     "the password of profile '%1' cannot be read: %2. Give it with --password-env VAR")
+                     .arg(p.name, r.error);
+        return false;
+    }
+    options->settings.password = r.secret;
+    return true;
+}
+
+QString ConnectionOptions::securityWarning(const ConnectionSettings &settings)
+{
+    if (settings.tls.enabled && !settings.tls.verifyPeer)
+        return QStringLiteral(
+                   "warning: TLS certificate verification is OFF for %1 (--insecure): the traffic is "
+                   "encrypted, but anyone in the middle can read and change it, including the password.")
+            .arg(settings.endpoint());
+    return {};
 }

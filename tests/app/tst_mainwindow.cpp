@@ -1,4 +1,5 @@
 // MainWindow offscreen: the embedded sandbox default, the badge, places, and clear failures.
+#include "keychainfixture.h"
 #include "mainwindow.h"
 #include "redis/redissession.h"
 #include "serverbadge.h"
@@ -6,6 +7,8 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QFileInfo>
+#include <QSettings>
 #include <QStackedWidget>
 #include <QStandardPaths>
 
@@ -20,11 +23,13 @@ private slots:
     void wrongPasswordShowsWhy();
     void showsALostServerAndRecovers();
     void switchesPlaces();
+    void settingsFileIsOwnerOnly();
 };
 
 void TestMainWindow::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
+    KeychainFixture::disableKeychainForThisProcess(); // never the user's own keychain
 }
 
 void TestMainWindow::startsOnASandboxByDefault()
@@ -119,6 +124,19 @@ void TestMainWindow::switchesPlaces()
     for (QAction *a : window.findChildren<QAction *>())
         checked += a->isCheckable() && a->isChecked() && a->data().toInt() == 1;
     QCOMPARE(checked, 1);
+}
+
+void TestMainWindow::settingsFileIsOwnerOnly()
+{
+    {
+        MainWindow window(AppOptions {});
+        window.close(); // saves the window layout
+    }
+    const QFileInfo settings(QSettings().fileName());
+    QVERIFY2(settings.exists(), qPrintable(settings.filePath()));
+    QCOMPARE(settings.permissions()
+                 & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
+             QFile::Permissions());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,8 +1,13 @@
 // The real executables: versions, ping against sandboxes and bad servers, exit codes, no orphan servers.
+#include "keychainfixture.h"
+#include "profiles/profilestore.h"
+#include "profiles/secretstore.h"
 #include "testsupport.h"
+#include "tlsfixture.h"
 
 #include <QProcess>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 
 #include <csignal>
 
@@ -20,6 +25,11 @@ private slots:
     void badArguments_data();
     void badArguments();
     void sandboxDiesWithItsOwner();
+    void pingOverTlsWithAnAclUser();
+    void tlsFailuresAreClear();
+    void insecureTlsIsWarnedAbout();
+    void pingWithAProfile();
+    void pingWithAProfileWhosePasswordIsInTheKeychain();
 };
 
 using TestSupport::run;
@@ -166,6 +176,138 @@ void TestCli::sandboxDiesWithItsOwner()
     QVERIFY(cli.waitForFinished(10000));
     // The kernel delivers the parent-death signal; the server must disappear without our help.
     QTRY_VERIFY_WITH_TIMEOUT(!processAlive(serverPid), 10000);
+}
+
+void TestCli::pingOverTlsWithAnAclUser()
+{
+    TlsFixture certs;
+    QVERIFY2(certs.create(), qPrintable(certs.errorString()));
+    SandboxServer server(certs.sandboxOptions());
+    LS_START(server);
+    RedisConnection admin(server.connectionSettings());
+    LS_OPEN(admin);
+    QVERIFY(TestSupport::addReadOnlyUser(admin, "oncall", "tls-cli-pw"));
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("LS_PW"), QStringLiteral("tls-cli-pw"));
+    const auto r = run(TestSupport::cliPath(),
+                       {"ping", "--host", "localhost", "--port", QString::number(server.port()), "--cacert",
+                        certs.caFile(), "--user", "oncall", "--password-env", "LS_PW"},
+                       env);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.startsWith(QStringLiteral("PONG from localhost:%1 (TLS)").arg(server.port())),
+             qPrintable(r.out));
+    QVERIFY(r.out.contains(QLatin1String("read-only")));
+    QVERIFY2(!r.err.contains(QLatin1String("warning")), qPrintable(r.err));
+}
+
+void TestCli::tlsFailuresAreClear()
+{
+    TlsFixture certs;
+    QVERIFY2(certs.create(), qPrintable(certs.errorString()));
+    SandboxServer server(certs.sandboxOptions());
+    LS_START(server);
+    const QString port = QString::number(server.port());
+    const auto wrongCa
+        = run(TestSupport::cliPath(), {"ping", "--port", port, "--cacert", certs.otherCaFile()});
+    QCOMPARE(wrongCa.exitCode, 1);
+    QVERIFY2(wrongCa.err.contains(QLatin1String("TLS certificate of 127.0.0.1:") + port
+                                  + QLatin1String(" was rejected")),
+             qPrintable(wrongCa.err));
+    const auto wrongName = run(TestSupport::cliPath(),
+                               {"ping", "--port", port, "--cacert", certs.caFile(), "--sni", "db.example"});
+    QCOMPARE(wrongName.exitCode, 1);
+    QVERIFY2(wrongName.err.contains(QLatin1String("not valid for the name 'db.example'")),
+             qPrintable(wrongName.err));
+    const auto plain = run(TestSupport::cliPath(),
+                           {"ping", "--port", port, "--timeout", "500", "--connect-timeout", "500"});
+    QCOMPARE(plain.exitCode, 1); // plain Redis protocol to a TLS port: a clear failure, not a hang
+}
+
+void TestCli::insecureTlsIsWarnedAbout()
+{
+    TlsFixture certs;
+    QVERIFY2(certs.create(), qPrintable(certs.errorString()));
+    SandboxServer server(certs.sandboxOptions());
+    LS_START(server);
+    const auto r
+        = run(TestSupport::cliPath(), {"ping", "--port", QString::number(server.port()), "--insecure"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.startsWith(QLatin1String("warning: TLS certificate verification is OFF")),
+             qPrintable(r.err));
+    QVERIFY2(r.out.contains(QLatin1String("NOT verified")), qPrintable(r.out));
+}
+
+void TestCli::pingWithAProfile()
+{
+    SandboxServer::Options so;
+    so.configLines << QStringLiteral("requirepass profile-pw");
+    SandboxServer server(so);
+    LS_START(server);
+    QTemporaryDir config;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), config.path());
+    env.insert(QStringLiteral("LS_PW"), QStringLiteral("profile-pw"));
+    ProfileStore store(config.filePath(QStringLiteral("LockScope/connections.conf")));
+    ConnectionProfile p = ConnectionProfile::create(QStringLiteral("Staging"));
+    p.settings.port = server.port();
+    p.passwordStorage = ConnectionProfile::PasswordStorage::Ask;
+    QString error;
+    QVERIFY2(store.save(p, &error), qPrintable(error));
+
+    const auto asks = run(TestSupport::cliPath(), {"ping", "--profile", "staging"}, env);
+    QCOMPARE(asks.exitCode, 1);
+    QVERIFY2(
+        asks.err.contains(QLatin1String("asks for its password every time: give it with --password-env")),
+        qPrintable(asks.err));
+    const auto ok
+        = run(TestSupport::cliPath(), {"ping", "--profile", "staging", "--password-env", "LS_PW"}, env);
+    QVERIFY2(ok.exitCode == 0, qPrintable(ok.err));
+    QVERIFY(ok.out.contains(QLatin1String("read-only")));
+    const auto missing = run(TestSupport::cliPath(), {"ping", "--profile", "nope"}, env);
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY2(missing.err.contains(QLatin1String("no such profile (saved: Staging)")),
+             qPrintable(missing.err));
+    const auto conflict = run(TestSupport::cliPath(), {"ping", "--profile", "staging", "--host", "x"}, env);
+    QCOMPARE(conflict.exitCode, 2);
+    QVERIFY(conflict.err.contains(QLatin1String("do not combine it with --host")));
+}
+
+void TestCli::pingWithAProfileWhosePasswordIsInTheKeychain()
+{
+    KeychainFixture keychain; // this process and the CLI it starts share a private Secret Service
+    if (!keychain.start())
+        QSKIP(qPrintable(QStringLiteral("no private keychain: ") + keychain.errorString()));
+    TlsFixture certs;
+    QVERIFY2(certs.create(), qPrintable(certs.errorString()));
+    SandboxServer server(certs.sandboxOptions());
+    LS_START(server);
+    RedisConnection admin(server.connectionSettings());
+    LS_OPEN(admin);
+    QVERIFY(TestSupport::addReadOnlyUser(admin, "oncall", "kc-cli-pw"));
+    QTemporaryDir config;
+    ProfileStore store(config.filePath(QStringLiteral("LockScope/connections.conf")));
+    ConnectionProfile p = ConnectionProfile::create(QStringLiteral("prod"));
+    p.settings = server.connectionSettings();
+    p.settings.host = QStringLiteral("localhost");
+    p.settings.readOnly = true;
+    p.settings.user = QStringLiteral("oncall");
+    p.passwordStorage = ConnectionProfile::PasswordStorage::Keychain;
+    QString error;
+    QVERIFY2(store.save(p, &error), qPrintable(error));
+    SecretStore secrets; // the app's own service name
+    QVERIFY(secrets.writeNow(p.keychainKey(), QStringLiteral("kc-cli-pw")).ok());
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment(); // now with the private bus
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), config.path());
+    const auto r = run(TestSupport::cliPath(), {"ping", "--profile", "prod"}, env);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains(QLatin1String("(TLS)")) && r.out.contains(QLatin1String("read-only")),
+             qPrintable(r.out));
+    QVERIFY(secrets.removeNow(p.keychainKey()).ok());
+    const auto gone = run(TestSupport::cliPath(), {"ping", "--profile", "prod"}, env);
+    QCOMPARE(gone.exitCode, 1);
+    QVERIFY2(gone.err.contains(QLatin1String("cannot be read"))
+                 && gone.err.contains(QLatin1String("--password-env")),
+             qPrintable(gone.err));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -15,6 +15,12 @@ private slots:
     void rejectsBadValues();
     void settingsValidation();
     void endpointNeverShowsThePassword();
+    void tlsOptions();
+    void tlsOptionsImplyTls();
+    void insecureIsWarnedAbout();
+    void sshOptions();
+    void sshDestinations_data();
+    void sshDestinations();
 };
 
 static bool parse(const QStringList &args, ConnectionOptions *out, QString *error)
@@ -88,6 +94,14 @@ void TestConnectionOptions::rejectsBadValues_data()
     QTest::newRow("timeout") << QStringList {"--timeout", "0"} << "--timeout 0";
     QTest::newRow("sandbox and host") << QStringList {"--sandbox", "--host", "x"} << "do not combine";
     QTest::newRow("user without password") << QStringList {"--user", "bob"} << "needs a password";
+    QTest::newRow("missing CA file") << QStringList {"--cacert", "/nonexistent/ca.pem"} << "does not exist";
+    QTest::newRow("cert without key") << QStringList {"--tls", "--cert", "/etc/hostname"} << "both files";
+    QTest::newRow("tls over a socket") << QStringList {"--tls", "--socket", "/tmp/x.sock"} << "TCP only";
+    QTest::newRow("sandbox with tls") << QStringList {"--sandbox", "--tls"} << "do not combine it with TLS";
+    QTest::newRow("ssh key without ssh") << QStringList {"--ssh-identity", "/etc/hostname"} << "need --ssh";
+    QTest::newRow("ssh bad port") << QStringList {"--ssh", "bastion:99999"} << "1 to 65535";
+    QTest::newRow("ssh option injection")
+        << QStringList {"--ssh", "-oProxyCommand=x"} << "must not start with";
 }
 
 void TestConnectionOptions::rejectsBadValues()
@@ -122,6 +136,111 @@ void TestConnectionOptions::endpointNeverShowsThePassword()
     s.password = QStringLiteral("hunter2");
     QVERIFY(!s.endpoint().contains(QLatin1String("hunter2")));
     QVERIFY(!s.endpoint().contains(QLatin1String("alice")));
+}
+
+void TestConnectionOptions::tlsOptions()
+{
+    ConnectionOptions o;
+    QString error;
+    QVERIFY2(parse({}, &o, &error), qPrintable(error));
+    QVERIFY(!o.settings.tls.enabled);
+    QVERIFY(o.settings.tls.verifyPeer); // verification is on unless asked otherwise
+    QVERIFY2(parse({"--host", "redis.example", "--tls", "--cacert", "/etc/hostname", "--cert",
+                    "/etc/hostname", "--key", "/etc/hostname", "--sni", "redis.internal"},
+                   &o, &error),
+             qPrintable(error));
+    QVERIFY(o.settings.tls.enabled);
+    QVERIFY(o.settings.tls.verifyPeer);
+    QCOMPARE(o.settings.tls.caFile, QStringLiteral("/etc/hostname"));
+    QCOMPARE(o.settings.tls.certFile, QStringLiteral("/etc/hostname"));
+    QCOMPARE(o.settings.tls.keyFile, QStringLiteral("/etc/hostname"));
+    QCOMPARE(o.settings.tls.serverName, QStringLiteral("redis.internal"));
+    QCOMPARE(o.settings.tlsName(), QStringLiteral("redis.internal"));
+    QCOMPARE(o.settings.describe(), QStringLiteral("redis.example:6379 (TLS)"));
+    QVERIFY(ConnectionOptions::securityWarning(o.settings).isEmpty());
+}
+
+void TestConnectionOptions::tlsOptionsImplyTls()
+{
+    for (const QStringList &args : {QStringList {"--cacert", "/etc/hostname"}, QStringList {"--sni", "x"},
+                                    QStringList {"--insecure"}}) {
+        ConnectionOptions o;
+        QString error;
+        QVERIFY2(parse(args, &o, &error), qPrintable(error));
+        QVERIFY2(o.settings.tls.enabled, qPrintable(args.join(u' ')));
+    }
+}
+
+void TestConnectionOptions::insecureIsWarnedAbout()
+{
+    ConnectionOptions o;
+    QString error;
+    QVERIFY2(parse({"--tls", "--insecure"}, &o, &error), qPrintable(error));
+    QVERIFY(!o.settings.tls.verifyPeer);
+    const QString warning = ConnectionOptions::securityWarning(o.settings);
+    QVERIFY2(warning.startsWith(QLatin1String("warning: TLS certificate verification is OFF")),
+             qPrintable(warning));
+    QVERIFY(o.settings.describe().contains(QLatin1String("NOT verified")));
+}
+
+void TestConnectionOptions::sshOptions()
+{
+    ConnectionOptions o;
+    QString error;
+    QVERIFY2(parse({"--host", "10.0.0.5", "--ssh", "ops@bastion.example:2222", "--ssh-identity",
+                    "/etc/hostname", "--ssh-jump", "jump.example", "--ssh-config", "/etc/hostname"},
+                   &o, &error),
+             qPrintable(error));
+    QVERIFY(o.settings.ssh.enabled);
+    QCOMPARE(o.settings.ssh.user, QStringLiteral("ops"));
+    QCOMPARE(o.settings.ssh.host, QStringLiteral("bastion.example"));
+    QCOMPARE(o.settings.ssh.port, 2222);
+    QCOMPARE(o.settings.ssh.identityFile, QStringLiteral("/etc/hostname"));
+    QCOMPARE(o.settings.ssh.jumpHosts, QStringLiteral("jump.example"));
+    QCOMPARE(o.settings.ssh.configFile, QStringLiteral("/etc/hostname"));
+    QCOMPARE(o.settings.describe(), QStringLiteral("10.0.0.5:6379 (via ssh ops@bastion.example:2222)"));
+}
+
+void TestConnectionOptions::sshDestinations_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("user");
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<int>("port");
+    QTest::newRow("host") << "bastion"
+                          << ""
+                          << "bastion" << 0;
+    QTest::newRow("user@host") << "ops@bastion"
+                               << "ops"
+                               << "bastion" << 0;
+    QTest::newRow("host:port") << "bastion:22"
+                               << ""
+                               << "bastion" << 22;
+    QTest::newRow("ipv6") << "ops@[fd00::1]:2200"
+                          << "ops"
+                          << "fd00::1" << 2200;
+    QTest::newRow("bare ipv6") << "fd00::1"
+                               << ""
+                               << "fd00::1" << 0;
+    QTest::newRow("at in user") << "ops@corp@bastion"
+                                << "ops@corp"
+                                << "bastion" << 0;
+}
+
+void TestConnectionOptions::sshDestinations()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, user);
+    QFETCH(QString, host);
+    QFETCH(int, port);
+    ConnectionSettings::Ssh ssh;
+    QString error;
+    QVERIFY2(ConnectionOptions::parseSshDestination(text, &ssh, &error), qPrintable(error));
+    QCOMPARE(ssh.user, user);
+    QCOMPARE(ssh.host, host);
+    QCOMPARE(ssh.port, port);
+    QVERIFY(!ConnectionOptions::parseSshDestination(QStringLiteral("@bastion"), &ssh, &error));
+    QVERIFY(!ConnectionOptions::parseSshDestination(QStringLiteral("[fd00::1"), &ssh, &error));
 }
 
 QTEST_GUILESS_MAIN(TestConnectionOptions)

@@ -1,6 +1,7 @@
 // SandboxServer: private servers start, answer, pause, restart empty, die with us, and say why they cannot
 // start.
 #include "testsupport.h"
+#include "tlsfixture.h"
 
 #include <QTemporaryDir>
 
@@ -20,6 +21,8 @@ private slots:
     void missingExecutableSaysHowToInstall();
     void badConfigShowsTheServersOwnWords();
     void extraConfigLinesApply();
+    void tlsOnlySandbox();
+    void tlsSandboxThatCannotBeProbedSaysWhy();
 };
 
 static bool processExists(qint64 pid)
@@ -172,6 +175,35 @@ void TestSandboxServer::extraConfigLinesApply()
     LS_OPEN(c);
     const QByteArray flags = c.command({"CONFIG", "GET", "notify-keyspace-events"}).reply.at(1).bytes();
     QVERIFY2(flags.contains('K') && flags.contains('E'), flags.constData());
+}
+
+void TestSandboxServer::tlsOnlySandbox()
+{
+    TlsFixture certs;
+    QVERIFY2(certs.create(), qPrintable(certs.errorString()));
+    SandboxServer server(certs.sandboxOptions(true));
+    LS_START(server); // readiness was probed over TLS, with the client certificate
+    const ConnectionSettings s = server.connectionSettings();
+    QVERIFY(s.tls.enabled);
+    QCOMPARE(s.tls.caFile, certs.caFile());
+    RedisConnection c(s);
+    LS_OPEN(c);
+    QCOMPARE(c.command({"CONFIG", "GET", "port"}).reply.at(1).bytes(), QByteArray("0"));
+    QCOMPARE(c.command({"CONFIG", "GET", "tls-auth-clients"}).reply.at(1).bytes(), QByteArray("yes"));
+    QVERIFY(server.restart()); // same port, still TLS
+    QVERIFY(c.command({"PING"}).ok() || c.command({"PING"}).ok());
+}
+
+void TestSandboxServer::tlsSandboxThatCannotBeProbedSaysWhy()
+{
+    TlsFixture certs;
+    QVERIFY2(certs.create(), qPrintable(certs.errorString()));
+    SandboxServer::Options options = certs.sandboxOptions();
+    options.tls->client.caFile = certs.otherCaFile();
+    options.readyTimeoutMs = 600;
+    SandboxServer server(options);
+    QVERIFY(!server.start());
+    QVERIFY2(server.errorString().contains(QLatin1String("was rejected")), qPrintable(server.errorString()));
 }
 
 QTEST_GUILESS_MAIN(TestSandboxServer)

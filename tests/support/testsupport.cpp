@@ -1,7 +1,10 @@
 // TestSupport implementation.
 #include "testsupport.h"
 
+#include <QElapsedTimer>
 #include <QProcess>
+
+#include <thread>
 
 namespace TestSupport {
 
@@ -47,6 +50,30 @@ qint64 writeCommandCalls(RedisConnection &admin)
         }
     }
     return total;
+}
+
+bool addReadOnlyUser(RedisConnection &admin, const QByteArray &user, const QByteArray &password,
+                     const QList<QByteArray> &extraRules)
+{
+    RedisCommand command {"ACL", "SETUSER", user,           "reset", "on",     ">" + password,
+                          "~*",  "+@read",  "+@connection", "+info", "+dbsize"};
+    command << extraRules;
+    return admin.command(command).ok();
+}
+
+RedisError openAndInterruptOnceConnected(RedisConnection &connection, const SilentListener &listener,
+                                         qint64 *elapsedMs)
+{
+    std::thread interrupter([&] {
+        if (listener.waitForConnection(30000))
+            connection.interrupt();
+    });
+    QElapsedTimer timer;
+    timer.start();
+    const RedisError e = connection.open();
+    *elapsedMs = timer.elapsed();
+    interrupter.join();
+    return e;
 }
 
 ProcessRun run(const QString &program, const QStringList &arguments, const QProcessEnvironment &environment,

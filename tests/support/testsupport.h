@@ -4,6 +4,7 @@
 
 #include "redis/redisconnection.h"
 #include "redis/sandboxserver.h"
+#include "silentlistener.h"
 
 #include <QProcessEnvironment>
 #include <QString>
@@ -25,6 +26,17 @@ namespace TestSupport {
 qint64 commandCalls(RedisConnection &admin, const QByteArray &command);
 // Sum of calls of every command the server flags as a write, from INFO commandstats + COMMAND INFO.
 qint64 writeCommandCalls(RedisConnection &admin);
+
+// Creates (or resets) an ACL user who may read and inspect but not write, as docs/security.md recommends,
+// plus any `extraRules`. False if the server refused.
+bool addReadOnlyUser(RedisConnection &admin, const QByteArray &user, const QByteArray &password,
+                     const QList<QByteArray> &extraRules = {});
+
+// Opens `connection` (which must dial `listener`, directly or through a tunnel) and interrupts it from
+// another thread as soon as the listener sees the connection: open() is then surely blocked on a peer that
+// never answers. Returns open()'s result and how long it took.
+RedisError openAndInterruptOnceConnected(RedisConnection &connection, const SilentListener &listener,
+                                         qint64 *elapsedMs);
 
 struct ProcessRun
 {

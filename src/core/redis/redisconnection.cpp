@@ -3,6 +3,9 @@
 
 #include "logging.h"
 #include "readonlyguard.h"
+#include "sshtunnel.h"
+#include "sshtunnelpool.h"
+#include "tlsbridge.h"
 
 #include <hiredis/hiredis.h>
 
@@ -64,6 +67,16 @@ QString RedisConnection::hiredisVersion()
     return QStringLiteral("%1.%2.%3").arg(HIREDIS_MAJOR).arg(HIREDIS_MINOR).arg(HIREDIS_PATCH);
 }
 
+QString RedisConnection::tlsLibraryVersion()
+{
+    return TlsBridge::libraryVersion();
+}
+
+QString RedisConnection::tlsProtocol() const
+{
+    return m_context && m_bridge ? m_bridge->protocolDescription() : QString();
+}
+
 RedisConnection::RedisConnection(const ConnectionSettings &settings)
     : m_settings(settings)
     , m_endpoint(settings.endpoint())
@@ -97,14 +110,21 @@ void RedisConnection::dropContext()
         QMutexLocker lock(&m_fdMutex);
         m_fd = -1;
     }
-    redisFree(m_context);
+    redisFree(m_context); // closes hiredis' end of a TLS bridge too: its pump then ends
     m_context = nullptr;
     m_pending = 0;
+    QMutexLocker lock(&m_fdMutex);
+    m_bridge.reset();
 }
 
 void RedisConnection::close()
 {
     dropContext();
+    {
+        QMutexLocker lock(&m_fdMutex);
+        m_bridge.reset(); // a bridge whose open() failed has no context to drop
+    }
+    m_tunnel.reset(); // the last connection through a tunnel stops its ssh
 }
 
 RedisError RedisConnection::reconnect()
@@ -119,10 +139,59 @@ void RedisConnection::interrupt()
     QMutexLocker lock(&m_fdMutex);
     if (m_fd >= 0)
         ::shutdown(m_fd, SHUT_RDWR);
+    if (m_bridge)
+        m_bridge->interrupt(); // also aborts a TLS handshake in progress
+}
+
+RedisError RedisConnection::connectError(const QString &detail, int savedErrno) const
+{
+    const QString where = m_settings.endpoint();
+    if (m_tunnel && (detail.contains(QLatin1String("refused")) || savedErrno == ECONNREFUSED))
+        return {RedisError::Code::Tunnel,
+                QStringLiteral("The SSH tunnel to %1 through %2 stopped accepting connections")
+                    .arg(where, m_settings.ssh.destination())};
+    if (detail.contains(QLatin1String("refused")) || savedErrno == ECONNREFUSED)
+        return {RedisError::Code::ConnectionRefused,
+                QStringLiteral("Connection refused by %1: no Redis server is listening there "
+                               "(is redis-server running, and is the port right?)")
+                    .arg(where)};
+    if (detail.contains(QLatin1String("timed out")) || savedErrno == ETIMEDOUT || savedErrno == EINPROGRESS)
+        return {RedisError::Code::Timeout,
+                QStringLiteral("Could not connect to %1 within %2 ms "
+                               "(host unreachable or firewalled?)")
+                    .arg(where)
+                    .arg(m_settings.connectTimeoutMs)};
+    if (detail.contains(QLatin1String("not known")) || detail.contains(QLatin1String("resolve"))
+        || detail.contains(QLatin1String("No address")))
+        return {RedisError::Code::HostNotFound,
+                QStringLiteral("Host '%1' not found: %2").arg(m_settings.host, detail)};
+    if (m_settings.usesSocket() && !m_tunnel
+        && (savedErrno == ENOENT || detail.contains(QLatin1String("No such file"))))
+        return {RedisError::Code::ConnectionRefused,
+                QStringLiteral("No Unix socket at %1: %2").arg(m_settings.socketPath, detail)};
+    return {RedisError::Code::ConnectFailed, QStringLiteral("Cannot connect to %1: %2").arg(where, detail)};
+}
+
+RedisError RedisConnection::withTunnelDiagnosis(const RedisError &error) const
+{
+    if (!m_tunnel || !error.breaksConnection() || error.code() == RedisError::Code::Interrupted)
+        return error;
+    const QString bastion = m_settings.ssh.destination();
+    const QString problem = m_tunnel->forwardProblem();
+    if (!problem.isEmpty())
+        return {RedisError::Code::Tunnel,
+                QStringLiteral("The SSH bastion %1 could not reach Redis at %2: %3")
+                    .arg(bastion, m_settings.endpoint(), problem)};
+    if (!m_tunnel->isRunning())
+        return {RedisError::Code::Tunnel,
+                QStringLiteral("The SSH tunnel through %1 ended: %2")
+                    .arg(bastion, SshTunnel::errorFromLog(m_tunnel->log(), m_settings).message())};
+    return error;
 }
 
 RedisError RedisConnection::open()
 {
+    const std::shared_ptr<SshTunnel> previousTunnel = m_tunnel; // a reconnect reuses a running tunnel
     close();
     m_interrupted = false;
     m_clientId = -1;
@@ -130,39 +199,49 @@ RedisError RedisConnection::open()
     if (!problem.isEmpty())
         return fail({RedisError::Code::BadSettings, problem});
 
-    const timeval connectTimeout = toTimeval(m_settings.connectTimeoutMs);
-    redisContext *c = m_settings.usesSocket()
-        ? redisConnectUnixWithTimeout(m_settings.socketPath.toLocal8Bit().constData(), connectTimeout)
-        : redisConnectWithTimeout(m_settings.host.toUtf8().constData(), m_settings.port, connectTimeout);
-    if (!c)
+    // Where the socket actually goes: the server, or the local end of an SSH tunnel to it.
+    QString dialHost = m_settings.host;
+    int dialPort = m_settings.port;
+    bool viaSocket = m_settings.usesSocket();
+    if (m_settings.ssh.enabled) {
+        RedisError tunnelError;
+        m_tunnel = SshTunnelPool::acquire(m_settings, &m_interrupted, &tunnelError);
+        if (!m_tunnel)
+            return fail(tunnelError);
+        dialHost = QStringLiteral("127.0.0.1");
+        dialPort = m_tunnel->localPort();
+        viaSocket = false;
+    }
+
+    redisContext *c = nullptr;
+    if (m_settings.tls.enabled) {
+        {
+            QMutexLocker lock(&m_fdMutex);
+            m_bridge = std::make_unique<TlsBridge>();
+        }
+        if (const RedisError e = m_bridge->open(dialHost, dialPort, m_settings, m_settings.endpoint())) {
+            const RedisError diagnosed = withTunnelDiagnosis(e);
+            close();
+            return fail(diagnosed);
+        }
+        c = redisConnectFd(m_bridge->takeClientFd());
+    } else {
+        const timeval connectTimeout = toTimeval(m_settings.connectTimeoutMs);
+        c = viaSocket
+            ? redisConnectUnixWithTimeout(m_settings.socketPath.toLocal8Bit().constData(), connectTimeout)
+            : redisConnectWithTimeout(dialHost.toUtf8().constData(), dialPort, connectTimeout);
+    }
+    if (!c) {
+        close();
         return fail({RedisError::Code::ConnectFailed, QStringLiteral("out of memory creating a connection")});
+    }
     if (c->err) {
         const int savedErrno = errno;
         const QString detail = QString::fromLocal8Bit(c->errstr);
         redisFree(c);
-        const QString where = m_settings.endpoint();
-        if (detail.contains(QLatin1String("refused")) || savedErrno == ECONNREFUSED)
-            return fail({RedisError::Code::ConnectionRefused,
-                         QStringLiteral("Connection refused by %1: no Redis server is listening there "
-                                        "(is redis-server running, and is the port right?)")
-                             .arg(where)});
-        if (detail.contains(QLatin1String("timed out")) || savedErrno == ETIMEDOUT
-            || savedErrno == EINPROGRESS)
-            return fail({RedisError::Code::Timeout,
-                         QStringLiteral("Could not connect to %1 within %2 ms "
-                                        "(host unreachable or firewalled?)")
-                             .arg(where)
-                             .arg(m_settings.connectTimeoutMs)});
-        if (detail.contains(QLatin1String("not known")) || detail.contains(QLatin1String("resolve"))
-            || detail.contains(QLatin1String("No address")))
-            return fail({RedisError::Code::HostNotFound,
-                         QStringLiteral("Host '%1' not found: %2").arg(m_settings.host, detail)});
-        if (m_settings.usesSocket()
-            && (savedErrno == ENOENT || detail.contains(QLatin1String("No such file"))))
-            return fail({RedisError::Code::ConnectionRefused,
-                         QStringLiteral("No Unix socket at %1: %2").arg(m_settings.socketPath, detail)});
-        return fail(
-            {RedisError::Code::ConnectFailed, QStringLiteral("Cannot connect to %1: %2").arg(where, detail)});
+        const RedisError e = connectError(detail, savedErrno);
+        close();
+        return fail(e);
     }
     m_context = c;
     {
@@ -170,18 +249,19 @@ RedisError RedisConnection::open()
         m_fd = c->fd;
     }
     redisSetTimeout(c, toTimeval(m_settings.commandTimeoutMs));
-    if (!m_settings.usesSocket())
-        redisEnableKeepAlive(c); // TCP only: on a Unix socket it fails and poisons the context
+    if (!viaSocket && !m_bridge)
+        redisEnableKeepAlive(c); // TCP only: on a Unix socket (or a TLS bridge's socketpair) it fails
 
     const RedisError handshakeError = handshake();
     if (handshakeError) {
-        dropContext();
-        m_lastError = handshakeError;
-        return handshakeError;
+        const RedisError diagnosed = withTunnelDiagnosis(handshakeError);
+        close();
+        m_lastError = diagnosed;
+        return diagnosed;
     }
     m_everOpened = true;
     m_lastError = {};
-    qCDebug(lcRedis) << "connected to" << m_settings.endpoint() << "client id" << m_clientId;
+    qCDebug(lcRedis) << "connected to" << m_settings.describe() << "client id" << m_clientId;
     return {};
 }
 
@@ -294,6 +374,13 @@ RedisError RedisConnection::takeContextError()
     if (!m_context)
         return {RedisError::Code::NotConnected, QStringLiteral("Not connected to %1").arg(where)};
     const QString detail = QString::fromLocal8Bit(m_context->errstr);
+    if (m_bridge && (m_context->err == REDIS_ERR_EOF || m_context->err == REDIS_ERR_IO)) {
+        // The bridge records a TLS failure (e.g. an alert) before hiredis sees its end close.
+        const QString tlsFailure = m_bridge->failure();
+        if (!tlsFailure.isEmpty())
+            return {RedisError::Code::Tls,
+                    QStringLiteral("TLS connection to %1 failed: %2").arg(where, tlsFailure)};
+    }
     switch (m_context->err) {
     case REDIS_ERR_EOF:
         return {RedisError::Code::ConnectionClosed,

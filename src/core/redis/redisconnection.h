@@ -1,5 +1,6 @@
-// One blocking connection to one Redis server (RAII over a hiredis context). Use it from one thread only;
-// interrupt() is the one call that is safe from another thread.
+// One blocking connection to one Redis server (RAII over a hiredis context), over TCP, a Unix socket, TLS
+// (TlsBridge) and/or an SSH tunnel (SshTunnelPool). Use it from one thread only; interrupt() is the one call
+// that is safe from another thread.
 #pragma once
 
 #include "connectionsettings.h"
@@ -11,8 +12,11 @@
 #include <QMutex>
 
 #include <atomic>
+#include <memory>
 
 struct redisContext;
+class SshTunnel;
+class TlsBridge;
 
 using RedisCommand = QList<QByteArray>;
 
@@ -62,6 +66,10 @@ public:
 
     // "0.14.1": the hiredis LockScope was built with, for --version and the About box.
     static QString hiredisVersion();
+    // "OpenSSL 3.0.19 27 Jan 2026": the TLS library used for TLS connections.
+    static QString tlsLibraryVersion();
+    // "TLSv1.3 TLS_AES_256_GCM_SHA384" while open over TLS, else empty.
+    QString tlsProtocol() const;
 
 private:
     RedisResult roundTrip(const RedisCommand &args);
@@ -72,6 +80,9 @@ private:
     RedisResult resultFromRaw(void *raw);
     RedisError handshake();
     RedisError fail(const RedisError &error);
+    RedisError connectError(const QString &detail, int savedErrno) const;
+    // A failure while opening through a tunnel, completed with what ssh said about it.
+    RedisError withTunnelDiagnosis(const RedisError &error) const;
     void dropContext();
 
     ConnectionSettings m_settings;
@@ -84,8 +95,11 @@ private:
     int m_pending = 0;
     quint64 m_commandsSent = 0;
     qint64 m_clientId = -1;
-    // interrupt() shuts the socket down from another thread; the mutex keeps the fd valid meanwhile.
+    // interrupt() shuts the socket down from another thread; the mutex keeps the fd (and bridge) valid
+    // meanwhile.
     QMutex m_fdMutex;
     int m_fd = -1;
+    std::unique_ptr<TlsBridge> m_bridge; // while open over TLS
+    std::shared_ptr<SshTunnel> m_tunnel; // while open through SSH; kept across reconnects
     std::atomic_bool m_interrupted = false;
 };

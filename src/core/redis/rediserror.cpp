@@ -44,6 +44,8 @@ bool RedisError::breaksConnection() const
     case Code::Io:
     case Code::Protocol:
     case Code::Interrupted:
+    case Code::Tls:
+    case Code::Tunnel:
         return true;
     default:
         return false;
@@ -99,6 +101,10 @@ QString RedisError::codeName(Code code)
         return QStringLiteral("bad-argument");
     case Code::Interrupted:
         return QStringLiteral("interrupted");
+    case Code::Tls:
+        return QStringLiteral("tls");
+    case Code::Tunnel:
+        return QStringLiteral("tunnel");
     }
     return QStringLiteral("?");
 }

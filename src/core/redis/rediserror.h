@@ -32,6 +32,8 @@ public:
         Server, // any other error reply
         BadArgument, // bad call from our own code (e.g. an empty command)
         Interrupted, // interrupted on purpose from another thread
+        Tls, // TLS handshake or certificate failure, or a TLS alert from the server
+        Tunnel, // the SSH tunnel could not be opened (host key, login, bastion unreachable)
     };
 
     RedisError() = default;

@@ -88,6 +88,10 @@ ConnectionSettings SandboxServer::connectionSettings() const
     s.host = host();
     s.port = m_port;
     s.readOnly = false;
+    if (m_options.tls) {
+        s.tls = m_options.tls->client;
+        s.tls.enabled = true;
+    }
     return s;
 }
 
@@ -122,8 +126,10 @@ bool SandboxServer::prepareDirectory()
 bool SandboxServer::writeConfig()
 {
     QStringList lines {
-        QStringLiteral("port %1").arg(m_port), QStringLiteral("bind 127.0.0.1"),
-        QStringLiteral("daemonize no"),        QStringLiteral("dir \"%1\"").arg(m_dir->path()),
+        QStringLiteral("port %1").arg(m_options.tls ? 0 : m_port),
+        QStringLiteral("bind 127.0.0.1"),
+        QStringLiteral("daemonize no"),
+        QStringLiteral("dir \"%1\"").arg(m_dir->path()),
         QStringLiteral("logfile \"\""),
     };
     if (!m_options.sentinel) {
@@ -131,6 +137,14 @@ bool SandboxServer::writeConfig()
               << QStringLiteral("protected-mode no");
     } else {
         lines << QStringLiteral("protected-mode no");
+    }
+    if (m_options.tls) {
+        const Tls &tls = *m_options.tls;
+        lines << QStringLiteral("tls-port %1").arg(m_port)
+              << QStringLiteral("tls-cert-file \"%1\"").arg(tls.certFile)
+              << QStringLiteral("tls-key-file \"%1\"").arg(tls.keyFile)
+              << QStringLiteral("tls-ca-cert-file \"%1\"").arg(tls.caFile)
+              << QStringLiteral("tls-auth-clients %1").arg(tls.authClients ? "yes" : "no");
     }
     if (m_options.unixSocket)
         lines << QStringLiteral("unixsocket \"%1\"").arg(socketPath())
@@ -200,6 +214,7 @@ bool SandboxServer::waitUntilReady()
     probe.commandTimeoutMs = 500;
     probe.clientName.clear();
     QDeadlineTimer deadline(m_options.readyTimeoutMs);
+    QString lastError;
     while (!deadline.hasExpired()) {
         if (!m_process.isRunning()) {
             m_error = QStringLiteral("%1 (redis-server on port %2) %3 while starting:\n%4")
@@ -213,13 +228,14 @@ bool SandboxServer::waitUntilReady()
         // Any answer (even NOAUTH from a password-protected sandbox) means the server is serving.
         if (!e || !e.breaksConnection())
             return true;
+        lastError = e.message();
         QThread::msleep(10); // polling a starting process for readiness; no event to wait on
     }
-    m_error = QStringLiteral("%1 on port %2 did not answer within %3 ms:\n%4")
+    m_error = QStringLiteral("%1 on port %2 did not answer within %3 ms (last try: %4):\n%5")
                   .arg(m_options.name)
                   .arg(m_port)
                   .arg(m_options.readyTimeoutMs)
-                  .arg(logTail(8));
+                  .arg(lastError, logTail(8));
     return false;
 }
 

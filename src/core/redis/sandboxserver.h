@@ -10,10 +10,22 @@
 #include <QTemporaryDir>
 
 #include <memory>
+#include <optional>
 
 class SandboxServer
 {
 public:
+    // A TLS-only sandbox: tls-port on the sandbox's port and no plain port.
+    struct Tls
+    {
+        QString certFile; // the server's certificate (tls-cert-file)
+        QString keyFile; // its key (tls-key-file)
+        QString caFile; // CA that signs client certificates (tls-ca-cert-file; redis wants one)
+        bool authClients = false; // tls-auth-clients: refuse clients without a certificate from caFile
+        // How the readiness probe and connectionSettings() reach the server (enabled is implied).
+        ConnectionSettings::Tls client;
+    };
+
     struct Options
     {
         QString name = QStringLiteral("sandbox"); // shown in logs and errors
@@ -23,6 +35,7 @@ public:
         int port = 0; // 0: pick a free port
         int readyTimeoutMs = 10000;
         QString executable; // empty: find redis-server on PATH (or $LOCKSCOPE_REDIS_SERVER)
+        std::optional<Tls> tls;
     };
 
     SandboxServer();
@@ -48,7 +61,8 @@ public:
     qint64 pid() const { return m_process.pid(); }
     QString directory() const;
     const QString &name() const { return m_options.name; }
-    // Settings to reach this server: read-write, since the sandbox belongs to LockScope.
+    // Settings to reach this server: read-write, since the sandbox belongs to LockScope; over TLS for a TLS
+    // sandbox.
     ConnectionSettings connectionSettings() const;
     QString errorString() const { return m_error; }
     QString logTail(int maxLines = 20) const;
