@@ -9,8 +9,10 @@
 #include "inspect/samplelocks.h"
 #include "lockdetailspane.h"
 #include "lockfilterproxy.h"
+#include "logging.h"
 #include "locktablemodel.h"
 #include "placeheader.h"
+#include "profiles/profilestore.h"
 #include "redis/redisconnection.h"
 #include "redis/redissession.h"
 #include "serverpanel.h"
@@ -361,6 +363,9 @@ void InspectorPlace::startScan()
     if (!m_scanner->start(options))
         return;
     QSettings settings;
+    QString privacyError; // the patterns describe the user's servers: the file stays owner-only, like the window's
+    if (!ProfileStore::makePrivate(settings.fileName(), &privacyError))
+        qCWarning(lcUi).noquote() << privacyError;
     settings.setValue(QStringLiteral("inspector/patterns"), m_patterns->text());
     settings.setValue(QStringLiteral("inspector/lockNamePatterns"), m_lockNames->text());
     m_scanButton->setText(tr("Stop"));
