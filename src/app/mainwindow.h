@@ -9,7 +9,9 @@
 
 #include <memory>
 
+class LearnPlace;
 class RedisSession;
+class SimulatorPlace;
 class SandboxServer;
 class ServerBadge;
 class QActionGroup;
@@ -35,6 +37,8 @@ public:
     ServerBadge *serverBadge() const { return m_badge; }
     SandboxServer *sandbox() const { return m_sandbox.get(); }
     bool isOnSandbox() const { return m_onSandbox; }
+    SimulatorPlace *simulatorPlace() const { return m_simulator; }
+    LearnPlace *learnPlace() const { return m_learn; }
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -49,6 +53,8 @@ private:
     RedisSession *m_session = nullptr;
     ServerBadge *m_badge = nullptr;
     QStackedWidget *m_places = nullptr;
+    SimulatorPlace *m_simulator = nullptr;
+    LearnPlace *m_learn = nullptr;
     QActionGroup *m_placeActions = nullptr;
     std::unique_ptr<SandboxServer> m_sandbox;
     QFutureWatcher<bool> m_sandboxStart;
