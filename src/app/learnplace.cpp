@@ -337,6 +337,7 @@ bool LearnPlace::showStory(const QString &id)
     for (int i = 0; i < m_list->count(); ++i) {
         if (m_list->item(i)->data(Qt::UserRole).toString() == id) {
             m_current = id;
+            QSettings().setValue(QStringLiteral("learn/story"), id);
             m_list->setCurrentRow(i);
             fill();
             m_scroll->verticalScrollBar()->setValue(0);

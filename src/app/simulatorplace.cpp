@@ -876,7 +876,6 @@ void SimulatorPlace::saveLayout() const
     settings.setValue(QStringLiteral("simulator/vsplit"), m_vsplit->saveState());
     settings.setValue(QStringLiteral("simulator/tab"), m_tabs->currentIndex());
     settings.setValue(QStringLiteral("simulator/editor"), m_editorWanted);
-    settings.setValue(QStringLiteral("simulator/stepMode"), m_stepAction->isChecked());
     settings.setValue(QStringLiteral("simulator/scenarioDir"), m_scenarioDir);
 }
 
@@ -888,7 +887,6 @@ void SimulatorPlace::restoreLayout()
     m_tabs->setCurrentIndex(settings.value(QStringLiteral("simulator/tab"), 0).toInt());
     m_editorWanted = settings.value(QStringLiteral("simulator/editor"), true).toBool();
     m_editorAction->setChecked(m_editorWanted);
-    m_stepAction->setChecked(settings.value(QStringLiteral("simulator/stepMode"), false).toBool());
     m_scenarioDir = settings.value(QStringLiteral("simulator/scenarioDir")).toString();
     // A sensible first screen: a preset ready to run.
     if (!loadPreset(settings.value(QStringLiteral("simulator/preset"), kDefaultPreset).toString()))

@@ -23,6 +23,7 @@ TimelinePanel::TimelinePanel(QWidget *parent)
     layout->setSpacing(4);
 
     m_message = new QLabel(this);
+    m_message->setObjectName(QStringLiteral("timelineMessage"));
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->hide();
