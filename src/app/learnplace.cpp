@@ -2,6 +2,8 @@
 // scripts.
 #include "learnplace.h"
 
+#include "textformat.h"
+
 #include "locks/lockcatalog.h"
 #include "locks/luascript.h"
 #include "luahighlighter.h"
@@ -374,17 +376,16 @@ void LearnPlace::fill()
         }
         narrative += QStringLiteral("</ol>");
     } else {
-        narrative = tr("<p>%1 process(es) × %2 thread(s) share %n lock(s) for up to %3 s; each thread loops: "
-                       "acquire, work %4 ms, release.</p>",
-                       nullptr, s.workload.locks)
-                        .arg(s.workload.processes)
-                        .arg(s.workload.threadsPerProcess)
+        narrative = tr("<p>%1 × %2 share %3 for up to %4 s; each thread loops: acquire, work %5 ms, release.</p>")
+                        .arg(TextFormat::count(s.workload.processes, tr("process"), tr("processes")),
+                             TextFormat::count(s.workload.threadsPerProcess, tr("thread"), tr("threads")),
+                             TextFormat::count(s.workload.locks, tr("lock"), tr("locks")))
                         .arg(s.workload.durationS)
                         .arg(s.workload.criticalSection.ms);
     }
     if (!s.variants.isEmpty()) {
-        narrative += tr("<p>It runs %n time(s), one per variant, and compares them:</p><ul>", nullptr,
-                        int(s.variants.size()));
+        narrative += tr("<p>It runs %1, one per variant, and compares them:</p><ul>")
+                         .arg(TextFormat::count(s.variants.size(), tr("time"), tr("times")));
         for (const Scenario::Variant &variant : s.variants) {
             const QString changes = describeOverrides(variant.overrides);
             narrative += QStringLiteral("<li><b>%1</b>%2</li>")

@@ -1,6 +1,8 @@
 // SimulatorPlace: wires the editor, the controller and the views together; actions, exports, saved layout.
 #include "simulatorplace.h"
 
+#include "textformat.h"
+
 #include "chartspanel.h"
 #include "eventlogmodel.h"
 #include "redis/redissession.h"
@@ -106,7 +108,7 @@ SimulatorPlace::SimulatorPlace(RedisSession *session, QWidget *parent)
         if (index < m_variants->count()) {
             const int v = r.report.safety.violations();
             m_variants->setTabText(index,
-                                   v > 0 ? tr("%1 — %n violation(s)", nullptr, v).arg(r.variant)
+                                   v > 0 ? tr("%1 — %2").arg(r.variant, TextFormat::count(v, tr("violation"), tr("violations")))
                                          : tr("%1 — safe").arg(r.variant));
         }
         if (index == m_shown)
@@ -436,7 +438,7 @@ void SimulatorPlace::buildLayout()
     m_vsplit->addWidget(m_tabs);
     m_vsplit->setStretchFactor(0, 3);
     m_vsplit->setStretchFactor(1, 2);
-    m_vsplit->setSizes({480, 340});
+    m_vsplit->setSizes({500, 310});
     rightLayout->addWidget(m_vsplit, 1);
     m_hsplit->addWidget(right);
     m_hsplit->setStretchFactor(0, 0);
@@ -823,7 +825,7 @@ void SimulatorPlace::exportEventsInBackground()
             QMessageBox::warning(this, tr("Export every event"), r.error);
         else
             m_status->setText(
-                tr("Saved %1 (%n event(s))", nullptr, int(r.rows)).arg(QFileInfo(path).fileName()));
+                tr("Saved %1 (%2)").arg(QFileInfo(path).fileName(), TextFormat::count(r.rows, tr("event"), tr("events"))));
     });
     watcher->setFuture(QtConcurrent::run([path, runs] {
         Result r;

@@ -1,6 +1,8 @@
 // SummaryCards: formats the run's numbers.
 #include "summarycards.h"
 
+#include "textformat.h"
+
 #include "summarycard.h"
 #include "timelinerenderer.h"
 
@@ -94,7 +96,7 @@ void SummaryCards::setStats(const LiveStats &stats, int expiries)
 {
     const RunMetrics &m = stats.metrics;
     m_throughput->setValue(tr("%1/s").arg(m.cyclesPerS, 0, 'f', m.cyclesPerS < 10 ? 2 : 1),
-                           tr("%n acquisition(s)", nullptr, int(std::min<qint64>(m.acquisitions, INT_MAX))));
+                           TextFormat::count(m.acquisitions, tr("acquisition"), tr("acquisitions")));
     if (m.acquireLatency.count > 0)
         m_latency->setValue(
             tr("p50 %1").arg(latency(m.acquireLatency.p50)),
@@ -103,8 +105,8 @@ void SummaryCards::setStats(const LiveStats &stats, int expiries)
         m_latency->setValue(QStringLiteral("—"), tr("no acquisition yet"));
     if (m.handoffLatency.count > 0)
         m_handoff->setValue(tr("p50 %1").arg(latency(m.handoffLatency.p50)),
-                            tr("p99 %1 · %n hand-off(s)", nullptr, int(m.handoffLatency.count))
-                                .arg(latency(m.handoffLatency.p99)));
+                            tr("p99 %1 · %2").arg(latency(m.handoffLatency.p99),
+                                                    TextFormat::count(m.handoffLatency.count, tr("hand-off"), tr("hand-offs"))));
     else
         m_handoff->setValue(QStringLiteral("—"), tr("no hand-off yet"));
     if (m.acquisitions > 0)
@@ -121,13 +123,13 @@ void SummaryCards::setStats(const LiveStats &stats, int expiries)
     const SafetyChecker::Result &s = stats.safety;
     QStringList parts;
     if (s.overlaps)
-        parts << tr("%n overlap(s)", nullptr, s.overlaps);
+        parts << TextFormat::count(s.overlaps, tr("overlap"), tr("overlaps"));
     if (s.staleHolders)
-        parts << tr("%n stale holder(s)", nullptr, s.staleHolders);
+        parts << TextFormat::count(s.staleHolders, tr("stale holder"), tr("stale holders"));
     if (s.foreignReleases)
-        parts << tr("%n foreign release(s)", nullptr, s.foreignReleases);
+        parts << TextFormat::count(s.foreignReleases, tr("foreign release"), tr("foreign releases"));
     if (s.lostUpdates)
-        parts << tr("%n lost update(s)", nullptr, s.lostUpdates);
+        parts << TextFormat::count(s.lostUpdates, tr("lost update"), tr("lost updates"));
     if (s.fencingRejections)
         parts << tr("%n fenced out", nullptr, s.fencingRejections);
     const int count = s.violations();

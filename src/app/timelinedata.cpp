@@ -49,7 +49,6 @@ TimelineData::TimelineData(const Layout &layout)
 
 void TimelineData::append(const QList<HistoryEvent> &events)
 {
-    m_events.reserve(m_events.size() + events.size());
     for (const HistoryEvent &e : events) {
         const auto index = quint32(m_events.size());
         m_events.append(e);

@@ -1,6 +1,8 @@
 // TimelineRenderer: lane layout, level-of-detail painting and hit testing.
 #include "timelinerenderer.h"
 
+#include "textformat.h"
+
 #include <QFontMetrics>
 #include <QImage>
 #include <QPainter>
@@ -222,7 +224,7 @@ void TimelineRenderer::relayout()
             l.type = LaneType::Server;
             l.index = s;
             l.y = y;
-            l.height = 18;
+            l.height = 15;
             m_lanes << l;
             y += l.height + kLaneGap;
         }
@@ -1289,7 +1291,7 @@ QString TimelineRenderer::holdHtml(int worker, int lock, const Hold &h) const
     else
         html += QObject::tr("<br>no lease (no TTL)");
     if (h.renewals > 0)
-        html += QObject::tr("<br>renewed %n time(s)", nullptr, h.renewals);
+        html += QObject::tr("<br>renewed %1").arg(TextFormat::count(h.renewals, QObject::tr("time"), QObject::tr("times")));
     if (h.validUntilUs != TimelineData::kOpen)
         html += QObject::tr("<br>lease %1 at %2")
                     .arg(h.validUntilUs <= m_data->nowUs() ? QObject::tr("ran out") : QObject::tr("runs out"),

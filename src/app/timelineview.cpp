@@ -219,7 +219,8 @@ void TimelineView::updateLaneHeight()
     const int fixed = m_renderer.contentHeight() - workers * 32;
     const int available = viewport()->height() - TimelineRenderer::kRulerHeight - fixed;
     const int perLane = available / workers - 2;
-    m_renderer.setWorkerLaneHeight(std::clamp(perLane, 8, workers <= 4 ? 48 : 34));
+    // A few workers stay readable (the lanes scroll if they must); many shrink to fit.
+    m_renderer.setWorkerLaneHeight(std::clamp(perLane, workers <= 8 ? 24 : 8, workers <= 4 ? 48 : 34));
     updateScrollBars();
 }
 
