@@ -2,6 +2,7 @@
 #include "appoptions.h"
 
 #include "redis/redisconnection.h"
+#include "sim/presetlibrary.h"
 #include "version.h"
 
 #include <QCommandLineParser>
@@ -32,6 +33,14 @@ AppOptions::Outcome AppOptions::parse(const QStringList &arguments, AppOptions *
     parser.addHelpOption();
     parser.addVersionOption();
     ConnectionOptions::addTo(parser);
+    parser.addOptions({
+        {QStringLiteral("story"),
+         QStringLiteral("Open the Learn place on this story (see 'lockscope-cli presets')."),
+         QStringLiteral("id")},
+        {QStringLiteral("preset"), QStringLiteral("Open the Simulator with this preset scenario loaded."),
+         QStringLiteral("id")},
+        {QStringLiteral("run"), QStringLiteral("With --preset: start it at once on the sandbox servers.")},
+    });
     if (!parser.parse(arguments)) {
         *message = parser.errorText();
         return Outcome::ExitUsage;
@@ -49,6 +58,25 @@ AppOptions::Outcome AppOptions::parse(const QStringList &arguments, AppOptions *
                        .arg(parser.positionalArguments().first());
         return Outcome::ExitUsage;
     }
+    for (const QString &option : {QStringLiteral("story"), QStringLiteral("preset")}) {
+        const QString id = parser.value(option);
+        if (parser.isSet(option) && !PresetLibrary::find(id)) {
+            *message = QStringLiteral("no story or preset '%1'; they are: %2")
+                           .arg(id, PresetLibrary::ids().join(QStringLiteral(", ")));
+            return Outcome::ExitUsage;
+        }
+    }
+    if (parser.isSet(QStringLiteral("story")) && parser.isSet(QStringLiteral("preset"))) {
+        *message = QStringLiteral("give --story or --preset, not both");
+        return Outcome::ExitUsage;
+    }
+    if (parser.isSet(QStringLiteral("run")) && !parser.isSet(QStringLiteral("preset"))) {
+        *message = QStringLiteral("--run needs --preset ID (the scenario to run)");
+        return Outcome::ExitUsage;
+    }
+    out->story = parser.value(QStringLiteral("story"));
+    out->preset = parser.value(QStringLiteral("preset"));
+    out->run = parser.isSet(QStringLiteral("run"));
     QString error;
     if (!ConnectionOptions::read(parser, &out->connection, &error)) {
         *message = error;

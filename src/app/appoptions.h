@@ -8,6 +8,9 @@
 struct AppOptions
 {
     ConnectionOptions connection;
+    QString story; // --story ID: open the Learn place on this story
+    QString preset; // --preset ID: open the Simulator with this preset loaded
+    bool run = false; // --run: and start it at once (on the sandbox)
 
     enum class Outcome { Run, ExitOk, ExitUsage };
     // Parses `arguments` (program name first). On ExitOk/ExitUsage, `message` holds the text to print.

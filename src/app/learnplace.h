@@ -1,11 +1,55 @@
-// The Learn place.
+// The Learn place: every story (each seed algorithm's flaw and its fix, the inventory demo, polling vs
+// pub/sub, fair vs unfair, the GC pause with and without fencing, Redlock, restarts, failover, the split
+// vote) with its narrative in numbered steps, what to watch for on the timeline, the algorithm and its Lua
+// scripts (read-only, highlighted), and buttons that run it in the Simulator — straight through or step by
+// step.
 #pragma once
 
 #include <QWidget>
+
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QTabWidget;
+class QScrollArea;
 
 class LearnPlace : public QWidget
 {
     Q_OBJECT
 public:
     explicit LearnPlace(QWidget *parent = nullptr);
+
+    // Shows a story (a preset id); false when there is none.
+    bool showStory(const QString &id);
+    QString currentStory() const { return m_current; }
+    // In the order the list shows them.
+    QStringList storyIds() const;
+    // For tests: the texts on screen.
+    QString narrativeText() const;
+    QStringList scriptNames() const;
+
+signals:
+    void runRequested(const QString &presetId, bool stepByStep);
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void buildList();
+    void fill();
+
+    QListWidget *m_list = nullptr;
+    QScrollArea *m_scroll = nullptr;
+    QLabel *m_title = nullptr;
+    QLabel *m_summary = nullptr;
+    QLabel *m_narrative = nullptr;
+    QLabel *m_watch = nullptr;
+    QLabel *m_teaching = nullptr;
+    QLabel *m_algorithms = nullptr;
+    QLabel *m_expect = nullptr;
+    QLabel *m_next = nullptr;
+    QTabWidget *m_scripts = nullptr;
+    QPushButton *m_run = nullptr;
+    QPushButton *m_step = nullptr;
+    QString m_current;
 };

@@ -79,6 +79,17 @@ MainWindow::MainWindow(const AppOptions &options, QWidget *parent)
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     showPlace(Place::Inspector);
+    if (!options.story.isEmpty()) {
+        m_learn->showStory(options.story);
+        showPlace(Place::Learn);
+    } else if (!options.preset.isEmpty()) {
+        m_simulator->loadPreset(options.preset);
+        showPlace(Place::Simulator);
+        if (options.run) {
+            m_simulator->setTarget(SimulatorPlace::Target::Sandbox);
+            m_simulator->run();
+        }
+    }
 
     if (options.connection.profile) {
         ConnectionProfile profile = *options.connection.profile;
@@ -101,9 +112,19 @@ void MainWindow::buildPlaces()
     m_places = new QStackedWidget(this);
     m_inspector = new InspectorPlace(m_session, m_places);
     m_places->addWidget(m_inspector);
-    m_places->addWidget(new SimulatorPlace(m_places));
-    m_places->addWidget(new LearnPlace(m_places));
+    m_simulator = new SimulatorPlace(m_session, m_places);
+    m_places->addWidget(m_simulator);
+    m_learn = new LearnPlace(m_places);
+    m_places->addWidget(m_learn);
     setCentralWidget(m_places);
+    // A story's Run button: the Simulator takes over, on the sandbox, following the narrative.
+    connect(m_learn, &LearnPlace::runRequested, this, [this](const QString &id, bool stepByStep) {
+        showPlace(Place::Simulator);
+        m_simulator->loadPreset(id);
+        m_simulator->setTarget(SimulatorPlace::Target::Sandbox);
+        m_simulator->setStepMode(stepByStep);
+        m_simulator->run();
+    });
 }
 
 void MainWindow::buildActions()

@@ -16,7 +16,9 @@ class ProfileCredentials;
 class ProfilesDialog;
 class ProfileStore;
 class SecretStore;
+class LearnPlace;
 class RedisSession;
+class SimulatorPlace;
 class SandboxServer;
 class ServerBadge;
 class QActionGroup;
@@ -52,6 +54,8 @@ public:
     SandboxServer *sandbox() const { return m_sandbox.get(); }
     ProfileCredentials *credentials() const { return m_credentials; }
     bool isOnSandbox() const { return m_onSandbox; }
+    SimulatorPlace *simulatorPlace() const { return m_simulator; }
+    LearnPlace *learnPlace() const { return m_learn; }
 
 signals:
     void profileChanged(); // currentProfile() changed (connected with another profile, or none)
@@ -73,6 +77,8 @@ private:
     InspectorPlace *m_inspector = nullptr;
     ServerBadge *m_badge = nullptr;
     QStackedWidget *m_places = nullptr;
+    SimulatorPlace *m_simulator = nullptr;
+    LearnPlace *m_learn = nullptr;
     QActionGroup *m_placeActions = nullptr;
     std::unique_ptr<SandboxServer> m_sandbox;
     QFutureWatcher<bool> m_sandboxStart;

@@ -1,21 +1,896 @@
-// SimulatorPlace: the frame the scenario editor, timeline and charts will fill.
+// SimulatorPlace: wires the editor, the controller and the views together; actions, exports, saved layout.
 #include "simulatorplace.h"
 
-#include "placeheader.h"
+#include "textformat.h"
 
+#include "chartspanel.h"
+#include "eventlogmodel.h"
+#include "redis/redissession.h"
+#include "runexporter.h"
+#include "scenarioeditor.h"
+#include "sim/presetlibrary.h"
+#include "sim/scenarioparser.h"
+#include "simulationcontroller.h"
+#include "stallmonitor.h"
+#include "summarycards.h"
+#include "timelinepanel.h"
+#include "timelineview.h"
+#include "violationmodel.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
 #include <QLabel>
+#include <QListView>
+#include <QMenu>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QStandardPaths>
+#include <QStyle>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QToolButton>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
-SimulatorPlace::SimulatorPlace(QWidget *parent)
+namespace {
+const QString kDefaultPreset = QStringLiteral("gc-pause");
+
+QToolButton *toolButton(QAction *action, QWidget *parent)
+{
+    auto *b = new QToolButton(parent);
+    b->setDefaultAction(action);
+    b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    b->setAutoRaise(true);
+    return b;
+}
+} // namespace
+
+SimulatorPlace::SimulatorPlace(RedisSession *session, QWidget *parent)
     : QWidget(parent)
+    , m_session(session)
+    , m_controller(new SimulationController(this))
+    , m_editor(new ScenarioEditor(this))
+    , m_timeline(new TimelinePanel(this))
+    , m_cards(new SummaryCards(this))
+    , m_charts(new ChartsPanel(this))
+    , m_violationModel(new ViolationModel(this))
+    , m_logModel(new EventLogModel(this))
+    , m_stalls(new StallMonitor(this))
+{
+    setObjectName(QStringLiteral("simulatorPlace"));
+    buildActions();
+    buildLayout();
+
+    connect(m_controller, &SimulationController::aboutToClear, this, [this] {
+        m_shown = -1;
+        m_timeline->setData(nullptr, {}, 0);
+        m_timeline->setWaitingStep(0, QString());
+        m_logModel->setRun(nullptr);
+        m_violationModel->setViolations({});
+        m_charts->clear();
+        m_cards->clear();
+        while (m_variants->count() > 0)
+            m_variants->removeTab(0);
+    });
+    connect(m_controller, &SimulationController::runStarted, this, [this](int index) {
+        if (m_followActive || m_shown < 0)
+            showRun(index);
+    });
+    connect(m_controller, &SimulationController::runUpdated, this, [this](int index) {
+        if (index != m_shown || m_freezeAction->isChecked())
+            return;
+        m_timeline->refresh();
+        QScrollBar *bar = m_log->verticalScrollBar();
+        const bool atBottom = bar->value() >= bar->maximum() - 2;
+        m_logModel->refresh();
+        if (atBottom && m_log->isVisible())
+            m_log->scrollToBottom();
+    });
+    connect(m_controller, &SimulationController::statsUpdated, this, [this](int index) {
+        if (index == m_shown && !m_freezeAction->isChecked())
+            showStats(index);
+    });
+    connect(m_controller, &SimulationController::runFinished, this, [this](int index) {
+        const SimulationController::Run &r = m_controller->run(index);
+        if (index < m_variants->count()) {
+            const int v = r.report.safety.violations();
+            m_variants->setTabText(index,
+                                   v > 0 ? tr("%1 — %2").arg(r.variant, TextFormat::count(v, tr("violation"), tr("violations")))
+                                         : tr("%1 — safe").arg(r.variant));
+        }
+        if (index == m_shown)
+            showRun(index); // the final picture, exactly as the report saw it
+        updateReport();
+    });
+    connect(m_controller, &SimulationController::finished, this, [this] {
+        m_stalls->stop();
+        if (!m_controller->errorString().isEmpty())
+            m_timeline->setMessage(
+                tr("<b>The run failed:</b> %1").arg(m_controller->errorString().toHtmlEscaped()), true);
+        updateReport();
+        m_cards->setChecks(m_controller->outcome().checks, !m_controller->wasStopped());
+        m_editor->setLocked(false);
+        updateActions();
+        emit runningChanged(false);
+    });
+    connect(m_controller, &SimulationController::stepWaiting, this, [this](int step) {
+        const Scenario &s = m_controller->scenario();
+        int number = 0;
+        QString note;
+        if (step >= 0 && step < s.story.steps.size()) {
+            for (int i = 0; i <= step; ++i)
+                number += s.story.steps.at(i).note.isEmpty() ? 0 : 1;
+            note = s.story.steps.at(step).note;
+        }
+        m_timeline->setWaitingStep(step >= 0 ? number : 0, note);
+        updateActions();
+    });
+    connect(m_controller, &SimulationController::stateChanged, this, &SimulatorPlace::updateStatus);
+
+    connect(m_timeline, &TimelinePanel::continueRequested, this, &SimulatorPlace::continueStep);
+    connect(m_timeline->view(), &TimelineView::violationClicked, this,
+            [this](int index) { m_violationList->setCurrentIndex(m_violationModel->index(index)); });
+    connect(m_cards, &SummaryCards::violationsClicked, this, [this] {
+        m_tabs->setCurrentIndex(1);
+        if (m_violationModel->rowCount() > 0)
+            jumpToViolation(0);
+    });
+    connect(m_cards, &SummaryCards::expectationsClicked, this, [this] { m_tabs->setCurrentIndex(3); });
+    connect(m_editor, &ScenarioEditor::validityChanged, this, &SimulatorPlace::updateActions);
+
+    if (m_session) {
+        for (auto signal : {&RedisSession::closed})
+            connect(m_session, signal, this, &SimulatorPlace::updateTarget);
+        connect(m_session, &RedisSession::opened, this, &SimulatorPlace::updateTarget);
+        connect(m_session, &RedisSession::infoChanged, this, &SimulatorPlace::updateTarget);
+        connect(m_session, &RedisSession::failed, this, &SimulatorPlace::updateTarget);
+        connect(m_session, &RedisSession::connectionLost, this, &SimulatorPlace::updateTarget);
+    }
+    updateTarget();
+    restoreLayout();
+    updateActions();
+    updateStatus();
+}
+
+SimulatorPlace::~SimulatorPlace()
+{
+    saveLayout();
+}
+
+void SimulatorPlace::buildActions()
+{
+    const auto action
+        = [this](const QIcon &icon, const QString &text, const QKeySequence &key, const QString &tip) {
+              auto *a = new QAction(icon, text, this);
+              a->setShortcut(key);
+              a->setToolTip(QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
+              a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+              addAction(a);
+              return a;
+          };
+    m_runAction
+        = action(QIcon(QStringLiteral(":/icons/run.svg")), tr("Run"), QKeySequence(Qt::CTRL | Qt::Key_R),
+                 tr("Run the scenario (each variant in turn) and watch it live"));
+    m_runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
+    connect(m_runAction, &QAction::triggered, this, &SimulatorPlace::run);
+    m_stopAction
+        = action(QIcon(QStringLiteral(":/icons/stop.svg")), tr("Stop"), QKeySequence(Qt::SHIFT | Qt::Key_F5),
+                 tr("Stop the run; what ran so far is checked and kept"));
+    connect(m_stopAction, &QAction::triggered, this, &SimulatorPlace::stop);
+    m_stepAction = action(QIcon(QStringLiteral(":/icons/step.svg")), tr("Step by step"),
+                          QKeySequence(Qt::CTRL | Qt::Key_T),
+                          tr("Stories: pause before each narrative step until you continue"));
+    m_stepAction->setCheckable(true);
+    connect(m_stepAction, &QAction::toggled, this, &SimulatorPlace::setStepMode);
+    m_continueAction = action(style()->standardIcon(QStyle::SP_MediaSkipForward), tr("Continue"),
+                              QKeySequence(Qt::Key_F8), tr("Carry out the next step of the story"));
+    connect(m_continueAction, &QAction::triggered, this, &SimulatorPlace::continueStep);
+    m_freezeAction = action(QIcon(QStringLiteral(":/icons/freeze.svg")), tr("Freeze display"),
+                            QKeySequence(Qt::CTRL | Qt::Key_D),
+                            tr("Hold the picture still while the run goes on; uncheck to catch up"));
+    m_freezeAction->setCheckable(true);
+    connect(m_freezeAction, &QAction::toggled, this, [this](bool frozen) {
+        if (!frozen && m_shown >= 0)
+            showRun(m_shown);
+    });
+    m_editorAction = action(QIcon(), tr("Scenario editor"), QKeySequence(Qt::CTRL | Qt::Key_E),
+                            tr("Show or hide the scenario editor"));
+    m_editorAction->setCheckable(true);
+    m_editorAction->setChecked(true);
+    // Only the user's own choice is remembered; a run hides the editor for the timeline's sake.
+    connect(m_editorAction, &QAction::triggered, this, [this](bool on) { m_editorWanted = on; });
+}
+
+void SimulatorPlace::buildLayout()
 {
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(
-        new PlaceHeader(QStringLiteral(":/icons/simulator.svg"), tr("Simulator"),
-                        tr("Run worker threads that fight for locks on a real Redis, inject pauses, "
-                           "crashes and failovers, and measure throughput, fairness and safety."),
-                        this));
-    auto *body = new QLabel(tr("The contention simulator is not built yet."), this);
-    body->setAlignment(Qt::AlignCenter);
-    layout->addWidget(body, 1);
+    // No title strip here: the timeline needs the height, and the places bar already says where we are.
+    layout->setContentsMargins(6, 4, 6, 6);
+    layout->setSpacing(4);
+
+    // The toolbar row.
+    auto *bar = new QHBoxLayout;
+    bar->setSpacing(2);
+    m_presetsButton = new QToolButton(this);
+    m_presetsButton->setText(tr("Presets"));
+    m_presetsButton->setIcon(QIcon(QStringLiteral(":/icons/learn.svg")));
+    m_presetsButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_presetsButton->setPopupMode(QToolButton::InstantPopup);
+    m_presetsButton->setToolTip(tr("Load one of the shipped scenarios"));
+    auto *presets = new QMenu(m_presetsButton);
+    QMenu *stories = presets->addMenu(tr("Stories (scripted)"));
+    QMenu *comparisons = presets->addMenu(tr("Comparisons (variants)"));
+    QMenu *workloads = presets->addMenu(tr("Workloads"));
+    for (const PresetLibrary::Preset &p : PresetLibrary::all()) {
+        QMenu *menu = p.scenario.kind == Scenario::Kind::Story ? stories
+            : p.scenario.variants.isEmpty()                    ? workloads
+                                                               : comparisons;
+        QAction *a = menu->addAction(p.scenario.title, this, [this, id = p.id] { loadPreset(id); });
+        a->setToolTip(p.scenario.summary);
+        a->setData(p.id);
+    }
+    presets->setToolTipsVisible(true);
+    m_presetsButton->setMenu(presets);
+    auto *editorButton = toolButton(m_editorAction, this);
+    editorButton->setText(tr("Editor"));
+    bar->addWidget(editorButton);
+    bar->addWidget(m_presetsButton);
+    auto *open = new QAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("Open…"), this);
+    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    open->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    open->setToolTip(tr("Open a scenario JSON file (Ctrl+Shift+O)"));
+    addAction(open);
+    connect(open, &QAction::triggered, this, &SimulatorPlace::openScenario);
+    auto *save = new QAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save…"), this);
+    save->setShortcut(QKeySequence::Save);
+    save->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    save->setToolTip(tr("Save the scenario as JSON (Ctrl+S)"));
+    addAction(save);
+    connect(save, &QAction::triggered, this, &SimulatorPlace::saveScenario);
+    for (QAction *a : {open, save}) {
+        QToolButton *b = toolButton(a, this);
+        b->setToolButtonStyle(Qt::ToolButtonIconOnly);
+        bar->addWidget(b);
+    }
+    bar->addSpacing(10);
+    bar->addWidget(toolButton(m_runAction, this));
+    bar->addWidget(toolButton(m_stopAction, this));
+    bar->addWidget(toolButton(m_stepAction, this));
+    bar->addWidget(toolButton(m_continueAction, this));
+    QToolButton *freeze = toolButton(m_freezeAction, this);
+    freeze->setToolButtonStyle(Qt::ToolButtonIconOnly);
+    bar->addWidget(freeze);
+    bar->addSpacing(10);
+    auto *targetLabel = new QLabel(tr("Run on"), this);
+    bar->addWidget(targetLabel);
+    m_targetCombo = new QComboBox(this);
+    m_targetCombo->setToolTip(tr("Private sandbox redis-servers (started for each run, can be paused, killed "
+                                 "and failed over), or the server you are connected to"));
+    auto *targets = new QStandardItemModel(m_targetCombo);
+    targets->appendRow(new QStandardItem(tr("sandbox servers")));
+    targets->appendRow(new QStandardItem(tr("the connected server")));
+    m_targetCombo->setModel(targets);
+    bar->addWidget(m_targetCombo);
+    m_targetNote = new QLabel(this);
+    m_targetNote->setWordWrap(false);
+    m_targetNote->setForegroundRole(QPalette::PlaceholderText);
+    bar->addWidget(m_targetNote);
+    bar->addStretch(1);
+    m_status = new QLabel(this);
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_status->setMinimumWidth(60);
+    m_status->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    bar->addWidget(m_status, 2);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setTextVisible(false);
+    m_progress->setFixedWidth(100);
+    m_progress->setMaximumHeight(14);
+    bar->addWidget(m_progress);
+    m_exportButton = new QToolButton(this);
+    m_exportButton->setText(tr("Export"));
+    m_exportButton->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
+    m_exportButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_exportButton->setPopupMode(QToolButton::InstantPopup);
+    auto *exports = new QMenu(m_exportButton);
+    m_exportActions << exports->addAction(tr("Report (JSON)…"), this, [this] {
+        exportWith(tr("Export the report"), tr("JSON (*.json)"), QStringLiteral("json"),
+                   &SimulatorPlace::exportReport);
+    });
+    m_exportActions << exports->addAction(tr("Every event (CSV)…"), this,
+                                          &SimulatorPlace::exportEventsInBackground);
+    exports->addSeparator();
+    m_exportActions << exports->addAction(tr("Timeline as PNG…"), this, [this] {
+        exportWith(tr("Export the timeline"), tr("PNG image (*.png)"), QStringLiteral("png"),
+                   &SimulatorPlace::exportTimeline);
+    });
+    m_exportActions << exports->addAction(tr("Timeline as SVG…"), this, [this] {
+        exportWith(tr("Export the timeline"), tr("SVG image (*.svg)"), QStringLiteral("svg"),
+                   &SimulatorPlace::exportTimeline);
+    });
+    m_exportActions << exports->addAction(tr("Charts as PNG…"), this, [this] {
+        exportWith(tr("Export the charts"), tr("PNG image (*.png)"), QStringLiteral("png"),
+                   &SimulatorPlace::exportCharts);
+    });
+    m_exportActions << exports->addAction(tr("Charts as SVG…"), this, [this] {
+        exportWith(tr("Export the charts"), tr("SVG image (*.svg)"), QStringLiteral("svg"),
+                   &SimulatorPlace::exportCharts);
+    });
+    m_exportButton->setMenu(exports);
+    bar->addWidget(m_exportButton);
+    layout->addLayout(bar);
+
+    // Editor | (timeline / cards / tabs).
+    m_hsplit = new QSplitter(Qt::Horizontal, this);
+    m_hsplit->setChildrenCollapsible(true);
+    auto *editorScroll = new QScrollArea(m_hsplit);
+    editorScroll->setWidget(m_editor);
+    editorScroll->setWidgetResizable(true);
+    editorScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    editorScroll->setMinimumWidth(280);
+    m_hsplit->addWidget(editorScroll);
+    connect(m_editorAction, &QAction::toggled, editorScroll, &QWidget::setVisible);
+
+    auto *right = new QWidget(m_hsplit);
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->setSpacing(4);
+    m_variants = new QTabBar(right);
+    m_variants->setDocumentMode(true);
+    m_variants->setToolTip(
+        tr("The variants of a comparison run one after the other; pick one to look at it"));
+    connect(m_variants, &QTabBar::tabBarClicked, this, [this](int index) {
+        if (index < 0 || index >= m_controller->runCount() || !m_controller->run(index).timeline)
+            return;
+        m_followActive = index == m_controller->activeRun();
+        showRun(index);
+    });
+    rightLayout->addWidget(m_variants);
+    m_vsplit = new QSplitter(Qt::Vertical, right);
+    auto *top = new QWidget(m_vsplit);
+    auto *topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->setSpacing(4);
+    topLayout->addWidget(m_timeline, 1);
+    topLayout->addWidget(m_cards);
+    m_vsplit->addWidget(top);
+
+    m_tabs = new QTabWidget(m_vsplit);
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_charts, tr("Charts"));
+    m_violationList = new QListView(m_tabs);
+    m_violationList->setModel(m_violationModel);
+    m_violationList->setWordWrap(true);
+    m_violationList->setAlternatingRowColors(true);
+    m_violationList->setUniformItemSizes(false);
+    connect(m_violationList, &QListView::clicked, this,
+            [this](const QModelIndex &i) { jumpToViolation(i.row()); });
+    connect(m_violationList, &QListView::activated, this,
+            [this](const QModelIndex &i) { jumpToViolation(i.row()); });
+    m_tabs->addTab(m_violationList, tr("Violations"));
+
+    auto *logPage = new QWidget(m_tabs);
+    auto *logLayout = new QVBoxLayout(logPage);
+    logLayout->setContentsMargins(0, 4, 0, 0);
+    auto *filters = new QHBoxLayout;
+    m_logWorker = new QComboBox(logPage);
+    m_logLock = new QComboBox(logPage);
+    m_logKind = new QComboBox(logPage);
+    m_logWorker->setToolTip(tr("Only this worker's events (and its process's faults)"));
+    m_logLock->setToolTip(tr("Only events on this lock key"));
+    m_logKind->setToolTip(tr("Only this kind of event"));
+    m_logKind->addItem(tr("All kinds"), -1);
+    for (int k = 0; k <= int(HistoryEvent::Kind::Error); ++k)
+        m_logKind->addItem(HistoryEvent::kindName(HistoryEvent::Kind(k)), k);
+    filters->addWidget(new QLabel(tr("Filter:"), logPage));
+    filters->addWidget(m_logWorker);
+    filters->addWidget(m_logLock);
+    filters->addWidget(m_logKind);
+    filters->addStretch(1);
+    auto *exportLog = new QToolButton(logPage);
+    exportLog->setText(tr("Export shown rows…"));
+    exportLog->setToolTip(tr("Save the rows shown (filters applied) as CSV"));
+    connect(exportLog, &QToolButton::clicked, this, [this] {
+        exportWith(tr("Export the event log"), tr("CSV (*.csv)"), QStringLiteral("csv"),
+                   &SimulatorPlace::exportLog);
+    });
+    filters->addWidget(exportLog);
+    logLayout->addLayout(filters);
+    for (QComboBox *c : {m_logWorker, m_logLock, m_logKind})
+        connect(c, &QComboBox::currentIndexChanged, this, &SimulatorPlace::applyLogFilter);
+    m_log = new QTableView(logPage);
+    m_log->setModel(m_logModel);
+    m_log->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_log->setAlternatingRowColors(true);
+    m_log->verticalHeader()->hide();
+    m_log->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_log->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    m_log->horizontalHeader()->setStretchLastSection(true);
+    m_log->setWordWrap(false);
+    for (int c = 0; c < EventLogModel::Detail; ++c)
+        m_log->setColumnWidth(c, c == EventLogModel::Lock ? 150 : c == EventLogModel::Time ? 90 : 70);
+    connect(m_log, &QTableView::clicked, this, [this](const QModelIndex &index) {
+        const qint64 t = index.data(EventLogModel::TimeUsRole).toLongLong();
+        TimelineView *view = m_timeline->view();
+        if (view->data() && view->data()->isFinished())
+            view->setCursorTime(t);
+        view->revealTime(t);
+    });
+    logLayout->addWidget(m_log, 1);
+    m_tabs->addTab(logPage, tr("Event log"));
+
+    m_report = new QTextBrowser(m_tabs);
+    m_report->setOpenLinks(false);
+    m_tabs->addTab(m_report, tr("Report"));
+    m_vsplit->addWidget(m_tabs);
+    m_vsplit->setStretchFactor(0, 3);
+    m_vsplit->setStretchFactor(1, 2);
+    m_vsplit->setSizes({500, 310});
+    rightLayout->addWidget(m_vsplit, 1);
+    m_hsplit->addWidget(right);
+    m_hsplit->setStretchFactor(0, 0);
+    m_hsplit->setStretchFactor(1, 1);
+    m_hsplit->setSizes({330, 900});
+    layout->addWidget(m_hsplit, 1);
+}
+
+bool SimulatorPlace::loadPreset(const QString &id)
+{
+    const PresetLibrary::Preset *p = PresetLibrary::find(id);
+    if (!p)
+        return false;
+    loadScenario(p->scenario);
+    QSettings().setValue(QStringLiteral("simulator/preset"), id);
+    return true;
+}
+
+void SimulatorPlace::loadScenario(const Scenario &scenario)
+{
+    if (m_controller->isRunning())
+        stop();
+    m_editor->setScenario(scenario);
+    m_timeline->setMessage(QString(), false);
+    updateActions();
+}
+
+void SimulatorPlace::setTarget(Target target)
+{
+    m_targetCombo->setCurrentIndex(target == Target::ConnectedServer ? 1 : 0);
+}
+
+SimulatorPlace::Target SimulatorPlace::target() const
+{
+    return m_targetCombo->currentIndex() == 1 ? Target::ConnectedServer : Target::Sandbox;
+}
+
+void SimulatorPlace::updateTarget()
+{
+    auto *model = qobject_cast<QStandardItemModel *>(m_targetCombo->model());
+    QStandardItem *connected = model->item(1);
+    QString why;
+    if (!m_session || !m_session->isOpen()) {
+        why = tr("no server is connected");
+    } else if (m_session->settings().readOnly || m_session->info().readOnly) {
+        why = tr("the connection to %1 is read-only, and the simulator writes lock keys and a counter. "
+                 "Reconnect "
+                 "with writes allowed to run there.")
+                  .arg(m_session->settings().endpoint());
+    }
+    const QString endpoint = m_session ? m_session->settings().endpoint() : QString();
+    connected->setText(why.isEmpty() ? tr("the connected server (%1)").arg(endpoint)
+                                     : tr("the connected server"));
+    connected->setEnabled(why.isEmpty());
+    connected->setToolTip(why.isEmpty()
+                              ? tr("Keys go under the scenario's prefix (lockscope:sim:); stories that "
+                                   "kill, pause or fail over servers need the sandbox")
+                              : tr("Not available: %1").arg(why));
+    if (!why.isEmpty() && m_targetCombo->currentIndex() == 1)
+        m_targetCombo->setCurrentIndex(0);
+    m_targetNote->setText(why.isEmpty() || !m_session || !m_session->isOpen() ? QString()
+                                                                              : tr("(read-only connection)"));
+    m_targetNote->setToolTip(why);
+}
+
+bool SimulatorPlace::run()
+{
+    if (m_controller->isRunning())
+        return false;
+    Scenario scenario;
+    QStringList errors;
+    if (!m_editor->scenario(&scenario, &errors)) {
+        m_timeline->setMessage(
+            tr("<b>The scenario cannot run:</b> %1").arg(errors.join(QStringLiteral("; ")).toHtmlEscaped()),
+            true);
+        return false;
+    }
+    Simulation::Options options;
+    if (target() == Target::ConnectedServer) {
+        if (!m_session || !m_session->isOpen()) {
+            m_timeline->setMessage(
+                tr("No server is connected: connect first, or run on the private sandbox servers."), true);
+            return false;
+        }
+        if (m_session->settings().readOnly) {
+            m_timeline->setMessage(
+                tr("The connection to %1 is read-only: the simulator writes lock keys and a counter "
+                   "(under %2). Reconnect with writes allowed, or run on the private sandbox servers.")
+                    .arg(m_session->settings().endpoint(), scenario.workload.keyPrefix.toHtmlEscaped()),
+                true);
+            return false;
+        }
+        options.server = m_session->settings();
+        options.server->clientName = QStringLiteral("lockscope-sim");
+    }
+    m_controller->setStepMode(m_stepAction->isChecked());
+    m_followActive = true;
+    QString error;
+    if (!m_controller->start(scenario, options, &error)) {
+        m_timeline->setMessage(tr("<b>The scenario cannot run:</b> %1").arg(error.toHtmlEscaped()), true);
+        return false;
+    }
+    m_timeline->setMessage(QString(), false);
+    for (int i = 0; i < m_controller->runCount(); ++i)
+        m_variants->addTab(m_controller->run(i).variant);
+    m_variants->setVisible(m_controller->runCount() > 1);
+    m_editor->setLocked(true);
+    m_editorAction->setChecked(false); // the picture needs the width while it runs (Ctrl+E brings it back)
+    m_report->setHtml(tr("<p>The report appears here when the run is over.</p>"));
+    m_stalls->start();
+    updateActions();
+    emit runningChanged(true);
+    return true;
+}
+
+void SimulatorPlace::stop()
+{
+    m_controller->stop();
+    updateActions();
+}
+
+void SimulatorPlace::setStepMode(bool on)
+{
+    if (m_stepAction->isChecked() != on)
+        m_stepAction->setChecked(on);
+    m_controller->setStepMode(on);
+    updateActions();
+}
+
+void SimulatorPlace::continueStep()
+{
+    m_controller->continueStep();
+}
+
+void SimulatorPlace::showRun(int index)
+{
+    if (index < 0 || index >= m_controller->runCount())
+        return;
+    const SimulationController::Run &r = m_controller->run(index);
+    if (!r.timeline)
+        return;
+    const bool switching = index != m_shown;
+    m_shown = index;
+    if (m_variants->count() > index)
+        m_variants->setCurrentIndex(index);
+    m_timeline->setData(r.timeline.get(), m_controller->textLookup(index),
+                        r.simulation ? r.simulation->plannedDurationUs() : 0);
+    m_logModel->setRun(r.timeline.get(), m_controller->textLookup(index));
+    if (switching)
+        updateLogFilters();
+    showStats(index);
+}
+
+void SimulatorPlace::showStats(int index)
+{
+    const SimulationController::Run &r = m_controller->run(index);
+    if (!r.stats.valid || !r.timeline) {
+        m_cards->clear();
+        m_charts->clear();
+        m_violationModel->setViolations({});
+        m_tabs->setTabText(1, tr("Violations"));
+        return;
+    }
+    m_cards->setStats(r.stats, r.timeline->expiries());
+    const qint64 planned = r.simulation ? r.simulation->plannedDurationUs() : 0;
+    m_charts->setStats(r.stats, r.timeline->layout().workers,
+                       r.timeline->isFinished() ? r.timeline->nowUs()
+                                                : std::max(planned, r.timeline->nowUs()));
+    m_violationModel->setViolations(r.stats.safety.details);
+    r.timeline->setViolations(r.stats.safety.details);
+    const int count = r.stats.safety.violations();
+    m_tabs->setTabText(1, count > 0 ? tr("Violations (%1)").arg(count) : tr("Violations"));
+    m_tabs->tabBar()->setTabTextColor(
+        1, count > 0 ? TimelinePalette::forPalette(palette()).stale : palette().color(QPalette::WindowText));
+    m_timeline->view()->viewport()->update();
+}
+
+void SimulatorPlace::jumpToViolation(int index)
+{
+    m_timeline->view()->selectViolation(index);
+    m_violationList->setCurrentIndex(m_violationModel->index(index));
+}
+
+void SimulatorPlace::updateLogFilters()
+{
+    const TimelineData *d = m_shown >= 0 ? m_controller->run(m_shown).timeline.get() : nullptr;
+    for (QComboBox *c : {m_logWorker, m_logLock})
+        c->blockSignals(true);
+    m_logWorker->clear();
+    m_logWorker->addItem(tr("All workers"), -1);
+    m_logLock->clear();
+    m_logLock->addItem(tr("All lock keys"), -1);
+    if (d) {
+        for (int w = 0; w < d->workerCount(); ++w)
+            m_logWorker->addItem(d->layout().workers.at(w), w);
+        for (int l = 0; l < d->lockCount(); ++l)
+            m_logLock->addItem(d->layout().locks.at(l), l);
+    }
+    for (QComboBox *c : {m_logWorker, m_logLock})
+        c->blockSignals(false);
+    applyLogFilter();
+}
+
+void SimulatorPlace::applyLogFilter()
+{
+    m_logModel->setFilter(m_logWorker->currentData().toInt(), m_logLock->currentData().toInt(),
+                          m_logKind->currentData().toInt());
+}
+
+void SimulatorPlace::updateActions()
+{
+    const bool running = m_controller->isRunning();
+    m_runAction->setEnabled(!running && m_editor->isValid());
+    m_stopAction->setEnabled(running);
+    m_continueAction->setEnabled(running && m_controller->waitingStep() >= 0);
+    m_presetsButton->setEnabled(!running);
+    const bool anyFinished = m_controller->runCount() > 0 && m_controller->run(0).finished;
+    for (QAction *a : m_exportActions)
+        a->setEnabled(m_shown >= 0 && !m_exporting);
+    m_exportActions.first()->setEnabled(anyFinished && !running && !m_exporting);
+    m_exportActions.at(1)->setEnabled(anyFinished && !running && !m_exporting);
+    m_targetCombo->setEnabled(!running);
+}
+
+void SimulatorPlace::updateStatus()
+{
+    const double progress = m_controller->progress();
+    if (progress < 0) {
+        m_progress->setRange(0, 0); // busy: servers are starting
+    } else {
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(int(progress * 1000));
+    }
+    m_progress->setVisible(m_controller->isRunning());
+    m_status->setText(m_controller->stateText());
+    if (m_controller->isRunning())
+        updateActions();
+}
+
+QString SimulatorPlace::statusText() const
+{
+    return m_status->text();
+}
+
+void SimulatorPlace::updateReport()
+{
+    const SimulationRunner::Outcome outcome = m_controller->outcome();
+    const Scenario &s = m_controller->scenario();
+    QString html = QStringLiteral("<h3>%1</h3>").arg(s.title.toHtmlEscaped());
+    if (!s.teaching.isEmpty())
+        html += QStringLiteral("<p>%1</p>").arg(s.teaching.toHtmlEscaped());
+    if (!outcome.checks.isEmpty()) {
+        const TimelinePalette tp = TimelinePalette::forPalette(palette());
+        html += tr("<h4>Expectations</h4><ul>");
+        for (const Expectation::Check &c : outcome.checks)
+            html += QStringLiteral("<li style='color:%1'>%2 %3 <small>(actual %4)</small></li>")
+                        .arg((c.passed ? tp.renewOk : tp.stale).name(),
+                             c.passed ? QStringLiteral("✔") : QStringLiteral("✘"),
+                             c.expectation.toHtmlEscaped())
+                        .arg(c.actual);
+        html += QStringLiteral("</ul>");
+    }
+    html += QStringLiteral("<pre>%1</pre>").arg(outcome.summaryText().toHtmlEscaped());
+    m_report->setHtml(html);
+}
+
+void SimulatorPlace::openScenario()
+{
+    const QString path
+        = QFileDialog::getOpenFileName(this, tr("Open a scenario"), m_scenarioDir, tr("Scenarios (*.json)"));
+    if (path.isEmpty())
+        return;
+    m_scenarioDir = QFileInfo(path).absolutePath();
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        QMessageBox::warning(this, tr("Cannot open the scenario"),
+                             tr("Cannot read %1: %2").arg(path, file.errorString()));
+        return;
+    }
+    Scenario scenario;
+    QStringList errors;
+    if (!ScenarioParser().parse(file.readAll(), &scenario, &errors)) {
+        QMessageBox box(
+            QMessageBox::Warning, tr("Not a valid scenario"),
+            tr("%1 is not a valid scenario; nothing was changed.").arg(QFileInfo(path).fileName()),
+            QMessageBox::Ok, this);
+        box.setDetailedText(errors.join(u'\n'));
+        box.setInformativeText(errors.mid(0, 5).join(u'\n'));
+        box.exec();
+        return;
+    }
+    loadScenario(scenario);
+}
+
+void SimulatorPlace::saveScenario()
+{
+    Scenario scenario;
+    QStringList errors;
+    const bool valid = m_editor->scenario(&scenario, &errors);
+    const QString suggested
+        = QDir(m_scenarioDir.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+                                       : m_scenarioDir)
+              .filePath((scenario.id.isEmpty() ? QStringLiteral("scenario") : scenario.id)
+                        + QStringLiteral(".json"));
+    const QString path
+        = QFileDialog::getSaveFileName(this, tr("Save the scenario"), suggested, tr("Scenarios (*.json)"));
+    if (path.isEmpty())
+        return;
+    m_scenarioDir = QFileInfo(path).absolutePath();
+    QSaveFile file(path);
+    const QByteArray json = QJsonDocument(m_editor->json()).toJson(QJsonDocument::Indented);
+    if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit()) {
+        QMessageBox::warning(this, tr("Cannot save"),
+                             tr("Cannot write %1: %2").arg(path, file.errorString()));
+        return;
+    }
+    m_editor->setModified(false);
+    if (!valid)
+        QMessageBox::information(this, tr("Saved with problems"),
+                                 tr("Saved, but the scenario cannot run yet:\n%1").arg(errors.join(u'\n')));
+}
+
+void SimulatorPlace::exportWith(const QString &title, const QString &filter, const QString &suffix,
+                                bool (SimulatorPlace::*write)(const QString &, QString *) const)
+{
+    const QString base
+        = m_controller->scenario().id.isEmpty() ? QStringLiteral("lockscope") : m_controller->scenario().id;
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    const QString path
+        = QFileDialog::getSaveFileName(this, title, QDir(dir).filePath(base + u'.' + suffix), filter);
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!(this->*write)(path, &error))
+        QMessageBox::warning(this, title, error);
+    else
+        m_status->setText(tr("Saved %1").arg(QFileInfo(path).fileName()));
+}
+
+bool SimulatorPlace::exportReport(const QString &path, QString *error) const
+{
+    return RunExporter::writeReportJson(path, m_controller->outcome(), error);
+}
+
+bool SimulatorPlace::exportEvents(const QString &path, QString *error) const
+{
+    QList<RunExporter::Events> runs;
+    for (int i = 0; i < m_controller->runCount(); ++i)
+        runs << RunExporter::Events {m_controller->run(i).variant, m_controller->run(i).simulation};
+    return RunExporter::writeEventsCsv(path, runs, error) >= 0;
+}
+
+void SimulatorPlace::exportEventsInBackground()
+{
+    const QString base
+        = m_controller->scenario().id.isEmpty() ? QStringLiteral("lockscope") : m_controller->scenario().id;
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export every event"), QDir(dir).filePath(base + QStringLiteral("-events.csv")),
+        tr("CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QList<RunExporter::Events> runs;
+    for (int i = 0; i < m_controller->runCount(); ++i)
+        runs << RunExporter::Events {m_controller->run(i).variant, m_controller->run(i).simulation};
+    m_exporting = true;
+    updateActions();
+    m_status->setText(tr("Writing %1…").arg(QFileInfo(path).fileName()));
+    m_progress->setRange(0, 0);
+    m_progress->show();
+    struct Result
+    {
+        qint64 rows = -1;
+        QString error;
+    };
+    auto *watcher = new QFutureWatcher<Result>(this);
+    connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, path] {
+        watcher->deleteLater();
+        const Result r = watcher->result();
+        m_exporting = false;
+        m_progress->hide();
+        updateActions();
+        if (r.rows < 0)
+            QMessageBox::warning(this, tr("Export every event"), r.error);
+        else
+            m_status->setText(
+                tr("Saved %1 (%2)").arg(QFileInfo(path).fileName(), TextFormat::count(r.rows, tr("event"), tr("events"))));
+    });
+    watcher->setFuture(QtConcurrent::run([path, runs] {
+        Result r;
+        r.rows = RunExporter::writeEventsCsv(path, runs, &r.error);
+        return r;
+    }));
+}
+
+bool SimulatorPlace::exportTimeline(const QString &path, QString *error) const
+{
+    const TimelineView *view = m_timeline->view();
+    if (!view->data()) {
+        *error = tr("There is no run to export yet.");
+        return false;
+    }
+    const QSize size = view->exportSize(std::max(1200, view->width()));
+    return RunExporter::writePicture(
+        path, size, m_controller->scenario().title, [view, size](QPainter &p) { view->paintExport(p, size); },
+        error);
+}
+
+bool SimulatorPlace::exportCharts(const QString &path, QString *error) const
+{
+    const QSize size = m_charts->exportSize();
+    return RunExporter::writePicture(
+        path, size, m_controller->scenario().title,
+        [this, size](QPainter &p) { m_charts->paintExport(p, size); }, error);
+}
+
+bool SimulatorPlace::exportLog(const QString &path, QString *error) const
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || m_logModel->writeCsv(file) < 0 || !file.commit()) {
+        *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+void SimulatorPlace::hideEvent(QHideEvent *event)
+{
+    saveLayout();
+    QWidget::hideEvent(event);
+}
+
+void SimulatorPlace::saveLayout() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("simulator/hsplit"), m_hsplit->saveState());
+    settings.setValue(QStringLiteral("simulator/vsplit"), m_vsplit->saveState());
+    settings.setValue(QStringLiteral("simulator/tab"), m_tabs->currentIndex());
+    settings.setValue(QStringLiteral("simulator/editor"), m_editorWanted);
+    settings.setValue(QStringLiteral("simulator/scenarioDir"), m_scenarioDir);
+}
+
+void SimulatorPlace::restoreLayout()
+{
+    QSettings settings;
+    m_hsplit->restoreState(settings.value(QStringLiteral("simulator/hsplit")).toByteArray());
+    m_vsplit->restoreState(settings.value(QStringLiteral("simulator/vsplit")).toByteArray());
+    m_tabs->setCurrentIndex(settings.value(QStringLiteral("simulator/tab"), 0).toInt());
+    m_editorWanted = settings.value(QStringLiteral("simulator/editor"), true).toBool();
+    m_editorAction->setChecked(m_editorWanted);
+    m_scenarioDir = settings.value(QStringLiteral("simulator/scenarioDir")).toString();
+    // A sensible first screen: a preset ready to run.
+    if (!loadPreset(settings.value(QStringLiteral("simulator/preset"), kDefaultPreset).toString()))
+        loadPreset(kDefaultPreset);
 }

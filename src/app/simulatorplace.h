@@ -1,11 +1,135 @@
-// The Simulator place.
+// The Simulator place: the scenario editor, Run / Stop / step mode, the live swimlane timeline, summary
+// cards, charts, violations, the event log and the exports. Runs on private sandbox servers by default, or on
+// the connected server when it allows writes.
 #pragma once
 
+#include "sim/scenario.h"
+
 #include <QWidget>
+
+class ChartsPanel;
+class EventLogModel;
+class QAction;
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QSplitter;
+class QTabBar;
+class QTabWidget;
+class QTableView;
+class QTextBrowser;
+class QToolButton;
+class QListView;
+class RedisSession;
+class ScenarioEditor;
+class SimulationController;
+class StallMonitor;
+class SummaryCards;
+class TimelinePanel;
+class ViolationModel;
 
 class SimulatorPlace : public QWidget
 {
     Q_OBJECT
 public:
-    explicit SimulatorPlace(QWidget *parent = nullptr);
+    explicit SimulatorPlace(RedisSession *session, QWidget *parent = nullptr);
+    ~SimulatorPlace() override;
+
+    // Loads a preset into the editor (false: no such preset).
+    bool loadPreset(const QString &id);
+    void loadScenario(const Scenario &scenario);
+    // Starts the scenario in the editor; false (and says why) when it cannot.
+    bool run();
+    void stop();
+    void setStepMode(bool on);
+    void continueStep();
+
+    // Where runs go: the private sandboxes, or the connected server.
+    enum class Target { Sandbox, ConnectedServer };
+    void setTarget(Target target);
+    Target target() const;
+
+    // Exports (also reachable from the Export menu).
+    bool exportReport(const QString &path, QString *error) const;
+    bool exportEvents(const QString &path,
+                      QString *error) const; // blocking; the menu runs it in the background
+    bool exportTimeline(const QString &path, QString *error) const;
+    bool exportCharts(const QString &path, QString *error) const;
+    bool exportLog(const QString &path, QString *error) const;
+
+    // For tests and the benchmark.
+    SimulationController *controller() const { return m_controller; }
+    ScenarioEditor *editor() const { return m_editor; }
+    TimelinePanel *timelinePanel() const { return m_timeline; }
+    ChartsPanel *charts() const { return m_charts; }
+    SummaryCards *cards() const { return m_cards; }
+    EventLogModel *eventLog() const { return m_logModel; }
+    ViolationModel *violations() const { return m_violationModel; }
+    StallMonitor *stallMonitor() const { return m_stalls; }
+    int shownRun() const { return m_shown; }
+    void showRun(int index);
+    QString statusText() const;
+
+signals:
+    void runningChanged(bool running);
+
+protected:
+    void hideEvent(QHideEvent *event) override;
+
+private:
+    void buildActions();
+    void buildLayout();
+    void updateActions();
+    void updateTarget();
+    void updateStatus();
+    void updateLogFilters();
+    void applyLogFilter();
+    void showStats(int index);
+    void updateReport();
+    void jumpToViolation(int index);
+    void openScenario();
+    void saveScenario();
+    void exportWith(const QString &title, const QString &filter, const QString &suffix,
+                    bool (SimulatorPlace::*write)(const QString &, QString *) const);
+    void exportEventsInBackground();
+    void saveLayout() const;
+    void restoreLayout();
+
+    RedisSession *m_session = nullptr;
+    SimulationController *m_controller = nullptr;
+    ScenarioEditor *m_editor = nullptr;
+    TimelinePanel *m_timeline = nullptr;
+    SummaryCards *m_cards = nullptr;
+    ChartsPanel *m_charts = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    QTabBar *m_variants = nullptr;
+    ViolationModel *m_violationModel = nullptr;
+    QListView *m_violationList = nullptr;
+    EventLogModel *m_logModel = nullptr;
+    QTableView *m_log = nullptr;
+    QComboBox *m_logWorker = nullptr;
+    QComboBox *m_logLock = nullptr;
+    QComboBox *m_logKind = nullptr;
+    QTextBrowser *m_report = nullptr;
+    QSplitter *m_hsplit = nullptr;
+    QSplitter *m_vsplit = nullptr;
+    QComboBox *m_targetCombo = nullptr;
+    QLabel *m_targetNote = nullptr;
+    QProgressBar *m_progress = nullptr;
+    QLabel *m_status = nullptr;
+    QToolButton *m_presetsButton = nullptr;
+    QToolButton *m_exportButton = nullptr;
+    StallMonitor *m_stalls = nullptr;
+    QAction *m_runAction = nullptr;
+    QAction *m_stopAction = nullptr;
+    QAction *m_stepAction = nullptr;
+    QAction *m_continueAction = nullptr;
+    QAction *m_freezeAction = nullptr;
+    QAction *m_editorAction = nullptr;
+    QList<QAction *> m_exportActions;
+    int m_shown = -1;
+    bool m_followActive = true; // show each run as it starts (until the user picks another variant)
+    bool m_exporting = false;
+    bool m_editorWanted = true;
+    QString m_scenarioDir;
 };

@@ -1,0 +1,332 @@
+// ChartsPanel: QtCharts set-up, themed from the widget palette; updates by replace().
+#include "chartspanel.h"
+
+#include "timelinepalette.h"
+
+#include <QAreaSeries>
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QGraphicsLayout>
+#include <QGridLayout>
+#include <QLineSeries>
+#include <QValueAxis>
+
+namespace {
+
+double niceMax(double value)
+{
+    if (value <= 0)
+        return 1;
+    if (value <= 5)
+        return std::ceil(value); // small counts: whole-number ticks
+
+    const double base = std::pow(10.0, std::floor(std::log10(value)));
+    for (double m : {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0}) {
+        if (base * m >= value * 1.05)
+            return base * m;
+    }
+    return base * 10;
+}
+
+// Ticks on whole numbers for counts.
+void setCountRange(QValueAxis *axis, double peak)
+{
+    const double top = niceMax(peak);
+    if (top <= 5) {
+        axis->setRange(0, top);
+        axis->setTickCount(int(top) + 1);
+    } else {
+        axis->setTickCount(5);
+        axis->setRange(0, peak * 1.05);
+        axis->applyNiceNumbers();
+    }
+}
+
+QChart *newChart(const QString &title)
+{
+    auto *chart = new QChart;
+    chart->setTitle(title);
+    chart->legend()->hide();
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
+    chart->setBackgroundRoundness(6);
+    return chart;
+}
+
+} // namespace
+
+ChartsPanel::ChartsPanel(QWidget *parent)
+    : QWidget(parent)
+{
+    auto *grid = new QGridLayout(this);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->setSpacing(6);
+
+    // Acquisitions per second.
+    QChart *throughput = newChart(tr("Acquisitions per second"));
+    m_throughput = new QLineSeries;
+    m_throughputArea = new QAreaSeries(m_throughput);
+    throughput->addSeries(m_throughputArea);
+    m_throughputX = new QValueAxis;
+    m_throughputX->setTitleText(tr("run time (s)"));
+    m_throughputX->setLabelFormat(QStringLiteral("%.1f"));
+    m_throughputY = new QValueAxis;
+    m_throughputY->setLabelFormat(QStringLiteral("%.0f"));
+    throughput->addAxis(m_throughputX, Qt::AlignBottom);
+    throughput->addAxis(m_throughputY, Qt::AlignLeft);
+    m_throughputArea->attachAxis(m_throughputX);
+    m_throughputArea->attachAxis(m_throughputY);
+
+    // Waiting workers.
+    QChart *waiting = newChart(tr("Workers waiting for the lock"));
+    m_waiting = new QLineSeries;
+    m_waitingArea = new QAreaSeries(m_waiting);
+    waiting->addSeries(m_waitingArea);
+    m_waitingX = new QValueAxis;
+    m_waitingX->setTitleText(tr("run time (s)"));
+    m_waitingX->setLabelFormat(QStringLiteral("%.1f"));
+    m_waitingY = new QValueAxis;
+    m_waitingY->setLabelFormat(QStringLiteral("%.0f"));
+    waiting->addAxis(m_waitingX, Qt::AlignBottom);
+    waiting->addAxis(m_waitingY, Qt::AlignLeft);
+    m_waitingArea->attachAxis(m_waitingX);
+    m_waitingArea->attachAxis(m_waitingY);
+
+    // Acquire latency histogram.
+    QChart *latency = newChart(tr("Acquire latency (waiting included)"));
+    m_latency = new QBarSet(tr("acquisitions"));
+    m_latencySeries = new QBarSeries;
+    m_latencySeries->append(m_latency);
+    m_latencySeries->setBarWidth(0.9);
+    latency->addSeries(m_latencySeries);
+    m_latencyX = new QBarCategoryAxis;
+    m_latencyX->setTitleText(tr("waited up to"));
+    m_latencyY = new QValueAxis;
+    m_latencyY->setLabelFormat(QStringLiteral("%.0f"));
+    latency->addAxis(m_latencyX, Qt::AlignBottom);
+    latency->addAxis(m_latencyY, Qt::AlignLeft);
+    m_latencySeries->attachAxis(m_latencyX);
+    m_latencySeries->attachAxis(m_latencyY);
+
+    // Acquisitions per worker.
+    QChart *perWorker = newChart(tr("Acquisitions per worker"));
+    m_perWorker = new QBarSet(tr("acquisitions"));
+    m_perWorkerSeries = new QBarSeries;
+    m_perWorkerSeries->append(m_perWorker);
+    m_perWorkerSeries->setBarWidth(0.8);
+    perWorker->addSeries(m_perWorkerSeries);
+    m_perWorkerX = new QBarCategoryAxis;
+    m_perWorkerY = new QValueAxis;
+    m_perWorkerY->setLabelFormat(QStringLiteral("%.0f"));
+    perWorker->addAxis(m_perWorkerX, Qt::AlignBottom);
+    perWorker->addAxis(m_perWorkerY, Qt::AlignLeft);
+    m_perWorkerSeries->attachAxis(m_perWorkerX);
+    m_perWorkerSeries->attachAxis(m_perWorkerY);
+
+    m_views[0] = makeView(throughput);
+    m_views[1] = makeView(waiting);
+    m_views[2] = makeView(latency);
+    m_views[3] = makeView(perWorker);
+    m_views[0]->setToolTip(tr("How many times per second some worker got the lock"));
+    m_views[1]->setToolTip(tr("The most workers waiting at once, per time slice"));
+    m_views[2]->setToolTip(tr("Time from asking for the lock to getting it, in bins"));
+    m_views[3]->setToolTip(tr("Even bars mean a fair lock; Jain's index in the title (1 = perfectly even)"));
+    grid->addWidget(m_views[0], 0, 0);
+    grid->addWidget(m_views[1], 0, 1);
+    grid->addWidget(m_views[2], 1, 0);
+    grid->addWidget(m_views[3], 1, 1);
+    applyTheme();
+    clear();
+}
+
+QChartView *ChartsPanel::makeView(QChart *chart)
+{
+    auto *view = new QChartView(chart, this);
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumSize(200, 110);
+    return view;
+}
+
+void ChartsPanel::applyTheme()
+{
+    const TimelinePalette tp = TimelinePalette::forPalette(palette());
+    const QColor window = palette().color(QPalette::Window);
+    const QColor base = palette().color(QPalette::Base);
+    for (QChartView *view : m_views) {
+        QChart *chart = view->chart();
+        chart->setTheme(tp.dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+        chart->setBackgroundBrush(base);
+        chart->setBackgroundPen(QPen(tp.grid));
+        chart->setPlotAreaBackgroundVisible(false);
+        QFont title = font();
+        title.setBold(true);
+        chart->setTitleFont(title);
+        chart->setTitleBrush(tp.text);
+        for (QAbstractAxis *axis : chart->axes()) {
+            QFont small = font();
+            small.setPointSizeF(font().pointSizeF() * 0.85);
+            axis->setLabelsFont(small);
+            axis->setTitleFont(small);
+            axis->setLabelsBrush(tp.mutedText);
+            axis->setTitleBrush(tp.mutedText);
+            axis->setGridLineColor(tp.grid);
+            axis->setLinePenColor(tp.grid);
+        }
+        view->setBackgroundBrush(window);
+    }
+    // Series colours follow the timeline's meaning: blue = got the lock, amber = waiting.
+    QColor fill = tp.holding;
+    fill.setAlpha(90);
+    m_throughputArea->setBrush(fill);
+    m_throughputArea->setPen(QPen(tp.holding, 2));
+    QColor waitFill = tp.waiting;
+    waitFill.setAlpha(110);
+    m_waitingArea->setBrush(waitFill);
+    m_waitingArea->setPen(QPen(tp.waitingEdge, 2));
+    m_latency->setColor(tp.holding);
+    m_latency->setBorderColor(tp.holdingEdge);
+    m_perWorker->setColor(tp.holding);
+    m_perWorker->setBorderColor(tp.holdingEdge);
+}
+
+void ChartsPanel::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::ApplicationPaletteChange)
+        applyTheme();
+    QWidget::changeEvent(event);
+}
+
+void ChartsPanel::clear()
+{
+    m_throughput->clear();
+    m_waiting->clear();
+    m_latency->remove(0, m_latency->count());
+    m_perWorker->remove(0, m_perWorker->count());
+    m_latencyX->clear();
+    m_perWorkerX->clear();
+    m_throughputX->setRange(0, 1);
+    m_waitingX->setRange(0, 1);
+    m_throughputY->setRange(0, 1);
+    m_waitingY->setRange(0, 1);
+    m_latencyY->setRange(0, 1);
+    m_perWorkerY->setRange(0, 1);
+    m_views[3]->chart()->setTitle(tr("Acquisitions per worker"));
+    m_workerNames.clear();
+}
+
+void ChartsPanel::setStats(const LiveStats &stats, const QStringList &workerNames, qint64 axisUs)
+{
+    const RunMetrics &m = stats.metrics;
+    const double axisS = std::max(0.1, double(axisUs) / 1e6);
+    const double bucketS = std::max(1e-3, double(m.bucketUs) / 1e6);
+    // Time series: one point per bucket (steps drawn as flat tops for readability).
+    QList<QPointF> throughput;
+    QList<QPointF> waiting;
+    double peakRate = 0;
+    double peakWaiting = 0;
+    const qint64 lastBucket = m.bucketUs > 0 ? (stats.atUs + m.bucketUs - 1) / m.bucketUs : 0;
+    for (qsizetype i = 0; i < m.acquisitionsPerBucket.size() && i < lastBucket; ++i) {
+        const double x0 = double(i) * bucketS;
+        const double rate = m.acquisitionsPerBucket.at(i) / bucketS;
+        throughput << QPointF(x0, rate) << QPointF(std::min(axisS, x0 + bucketS), rate);
+        peakRate = std::max(peakRate, rate);
+    }
+    for (qsizetype i = 0; i < m.waitingPerBucket.size() && i < lastBucket; ++i) {
+        const double x0 = double(i) * bucketS;
+        const double count = m.waitingPerBucket.at(i);
+        waiting << QPointF(x0, count) << QPointF(std::min(axisS, x0 + bucketS), count);
+        peakWaiting = std::max(peakWaiting, count);
+    }
+    m_throughput->replace(throughput);
+    m_waiting->replace(waiting);
+    m_throughputX->setRange(0, axisS);
+    m_waitingX->setRange(0, axisS);
+    setCountRange(m_throughputY, peakRate);
+    setCountRange(m_waitingY, peakWaiting);
+
+    // Latency: the bins from the first to the last non-empty one.
+    const QStringList labels = LiveStats::latencyBinLabels();
+    qsizetype first = -1, last = -1;
+    for (qsizetype i = 0; i < stats.latencyCounts.size(); ++i) {
+        if (stats.latencyCounts.at(i) > 0) {
+            if (first < 0)
+                first = i;
+            last = i;
+        }
+    }
+    QStringList categories;
+    QList<qreal> values;
+    double peak = 0;
+    if (first >= 0) {
+        first = std::max<qsizetype>(0, first - 1);
+        last = std::min<qsizetype>(stats.latencyCounts.size() - 1, last + 1);
+        for (qsizetype i = first; i <= last; ++i) {
+            categories << labels.value(i);
+            values << qreal(stats.latencyCounts.at(i));
+            peak = std::max(peak, double(stats.latencyCounts.at(i)));
+        }
+    }
+    if (m_latencyX->categories() != categories) {
+        m_latency->remove(0, m_latency->count());
+        m_latencyX->setCategories(categories);
+        m_latencyX->setLabelsAngle(categories.size() > 10 ? -45 : 0);
+        m_latency->append(values);
+    } else {
+        for (qsizetype i = 0; i < values.size(); ++i)
+            m_latency->replace(int(i), values.at(i));
+    }
+    setCountRange(m_latencyY, peak);
+
+    // Per worker.
+    QList<qreal> perWorker;
+    double peakWorker = 0;
+    for (qint64 v : m.acquisitionsPerWorker) {
+        perWorker << qreal(v);
+        peakWorker = std::max(peakWorker, double(v));
+    }
+    if (m_workerNames != workerNames || m_perWorker->count() != perWorker.size()) {
+        m_workerNames = workerNames;
+        m_perWorker->remove(0, m_perWorker->count());
+        QStringList names = workerNames.mid(0, perWorker.size());
+        while (names.size() < perWorker.size())
+            names << QString::number(names.size() + 1);
+        m_perWorkerX->setCategories(names);
+        m_perWorkerX->setLabelsVisible(names.size() <= 24);
+        m_perWorker->append(perWorker);
+    } else {
+        for (qsizetype i = 0; i < perWorker.size(); ++i)
+            m_perWorker->replace(int(i), perWorker.at(i));
+    }
+    setCountRange(m_perWorkerY, peakWorker);
+    m_views[3]->chart()->setTitle(
+        m.acquisitions > 0 ? tr("Acquisitions per worker — fairness %1").arg(m.fairnessJain, 0, 'f', 2)
+                           : tr("Acquisitions per worker"));
+}
+
+void ChartsPanel::paintExport(QPainter &painter, const QSize &size)
+{
+    painter.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Window));
+    const int w = size.width() / 2;
+    const int h = size.height() / 2;
+    for (int i = 0; i < 4; ++i) {
+        const QRect target((i % 2) * w + 4, (i / 2) * h + 4, w - 8, h - 8);
+        m_views[i]->render(&painter, target, QRect(), Qt::IgnoreAspectRatio);
+    }
+}
+
+QList<QPointF> ChartsPanel::throughputPoints() const
+{
+    return m_throughput->points();
+}
+
+QList<qreal> ChartsPanel::perWorkerValues() const
+{
+    QList<qreal> values;
+    for (int i = 0; i < m_perWorker->count(); ++i)
+        values << m_perWorker->at(i);
+    return values;
+}

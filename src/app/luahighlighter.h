@@ -1,0 +1,27 @@
+// Syntax colours for the Lua scripts the Learn place shows: keywords, strings, comments, numbers and the
+// Redis-specific names (redis.call, KEYS, ARGV), in colours that read on light and dark backgrounds.
+#pragma once
+
+#include <QRegularExpression>
+#include <QSyntaxHighlighter>
+#include <QTextCharFormat>
+
+class LuaHighlighter : public QSyntaxHighlighter
+{
+    Q_OBJECT
+public:
+    LuaHighlighter(QTextDocument *document, bool dark);
+
+protected:
+    void highlightBlock(const QString &text) override;
+
+private:
+    struct Rule
+    {
+        QRegularExpression pattern;
+        QTextCharFormat format;
+    };
+    QList<Rule> m_rules;
+    QTextCharFormat m_comment;
+    QTextCharFormat m_string;
+};

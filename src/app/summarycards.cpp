@@ -1,0 +1,164 @@
+// SummaryCards: formats the run's numbers.
+#include "summarycards.h"
+
+#include "textformat.h"
+
+#include "summarycard.h"
+#include "timelinerenderer.h"
+
+#include <QGridLayout>
+#include <QResizeEvent>
+
+namespace {
+QString latency(qint64 us)
+{
+    return TimelineRenderer::formatDuration(us);
+}
+} // namespace
+
+SummaryCards::SummaryCards(QWidget *parent)
+    : QWidget(parent)
+{
+    m_grid = new QGridLayout(this);
+    m_grid->setContentsMargins(0, 0, 0, 0);
+    m_grid->setSpacing(6);
+    m_throughput = new SummaryCard(tr("Throughput"), tr("Whole lock/unlock cycles per second"), this);
+    m_latency
+        = new SummaryCard(tr("Acquire latency"),
+                          tr("From asking for the lock to getting it (waiting included): median and 99th "
+                             "percentile"),
+                          this);
+    m_handoff = new SummaryCard(
+        tr("Hand-off"), tr("From one worker's release to the next waiting worker getting the lock (median)"),
+        this);
+    m_fairness
+        = new SummaryCard(tr("Fairness"),
+                          tr("Jain's index over acquisitions per worker: 1 = every worker got the same "
+                             "share"),
+                          this);
+    m_renewals = new SummaryCard(tr("Renewals"), tr("Lease extensions sent by watchdogs"), this);
+    m_expiries = new SummaryCard(
+        tr("Lease expiries"), tr("Leases that ran out while their holder still counted on the lock"), this);
+    m_violations
+        = new SummaryCard(tr("Violations"),
+                          tr("Safety violations the checker proved from the history. Click to see the "
+                             "first one on the timeline."),
+                          this);
+    m_violations->setClickable(true);
+    m_expect = new SummaryCard(tr("Expectations"), tr("What the scenario says the run must show"), this);
+    m_expect->setClickable(true);
+    reflow(8);
+    m_throughput->setObjectName(QStringLiteral("throughputCard"));
+    m_violations->setObjectName(QStringLiteral("violationsCard"));
+    connect(m_violations, &SummaryCard::clicked, this, &SummaryCards::violationsClicked);
+    connect(m_expect, &SummaryCard::clicked, this, &SummaryCards::expectationsClicked);
+    clear();
+}
+
+void SummaryCards::reflow(int columns)
+{
+    if (columns == m_columns)
+        return;
+    m_columns = columns;
+    const QList<SummaryCard *> cards {m_throughput, m_latency,  m_handoff,    m_fairness,
+                                      m_renewals,   m_expiries, m_violations, m_expect};
+    for (SummaryCard *c : cards)
+        m_grid->removeWidget(c);
+    for (int i = 0; i < cards.size(); ++i)
+        m_grid->addWidget(cards.at(i), i / columns, i % columns);
+}
+
+void SummaryCards::resizeEvent(QResizeEvent *event)
+{
+    // Eight cards in one row when they fit at a readable width, else two rows of four.
+    reflow(event->size().width() >= 8 * 118 ? 8 : 4);
+    QWidget::resizeEvent(event);
+}
+
+SummaryCard *SummaryCards::card(const QString &name) const
+{
+    const QHash<QString, SummaryCard *> cards {
+        {QStringLiteral("throughput"), m_throughput}, {QStringLiteral("latency"), m_latency},
+        {QStringLiteral("handoff"), m_handoff},       {QStringLiteral("fairness"), m_fairness},
+        {QStringLiteral("renewals"), m_renewals},     {QStringLiteral("expiries"), m_expiries},
+        {QStringLiteral("violations"), m_violations}, {QStringLiteral("expect"), m_expect}};
+    return cards.value(name);
+}
+
+void SummaryCards::clear()
+{
+    for (SummaryCard *c :
+         {m_throughput, m_latency, m_handoff, m_fairness, m_renewals, m_expiries, m_violations, m_expect})
+        c->setValue(QStringLiteral("—"));
+}
+
+void SummaryCards::setStats(const LiveStats &stats, int expiries)
+{
+    const RunMetrics &m = stats.metrics;
+    m_throughput->setValue(tr("%1/s").arg(m.cyclesPerS, 0, 'f', m.cyclesPerS < 10 ? 2 : 1),
+                           TextFormat::count(m.acquisitions, tr("acquisition"), tr("acquisitions")));
+    if (m.acquireLatency.count > 0)
+        m_latency->setValue(
+            tr("p50 %1").arg(latency(m.acquireLatency.p50)),
+            tr("p99 %1 · max %2").arg(latency(m.acquireLatency.p99), latency(m.acquireLatency.max)));
+    else
+        m_latency->setValue(QStringLiteral("—"), tr("no acquisition yet"));
+    if (m.handoffLatency.count > 0)
+        m_handoff->setValue(tr("p50 %1").arg(latency(m.handoffLatency.p50)),
+                            tr("p99 %1 · %2").arg(latency(m.handoffLatency.p99),
+                                                    TextFormat::count(m.handoffLatency.count, tr("hand-off"), tr("hand-offs"))));
+    else
+        m_handoff->setValue(QStringLiteral("—"), tr("no hand-off yet"));
+    if (m.acquisitions > 0)
+        m_fairness->setValue(QString::number(m.fairnessJain, 'f', 2),
+                             m.fairnessJain >= 0.9 ? tr("even shares") : tr("uneven shares"));
+    else
+        m_fairness->setValue(QStringLiteral("—"));
+    m_renewals->setValue(QString::number(m.renewals),
+                         m.renewalFailures > 0 ? tr("%n failed: lock lost", nullptr, int(m.renewalFailures))
+                                               : tr("none failed"),
+                         m.renewalFailures > 0 ? SummaryCard::Tone::Bad : SummaryCard::Tone::Normal);
+    m_expiries->setValue(QString::number(expiries), expiries > 0 ? tr("under a holder") : tr("none"),
+                         expiries > 0 ? SummaryCard::Tone::Bad : SummaryCard::Tone::Normal);
+    const SafetyChecker::Result &s = stats.safety;
+    QStringList parts;
+    if (s.overlaps)
+        parts << TextFormat::count(s.overlaps, tr("overlap"), tr("overlaps"));
+    if (s.staleHolders)
+        parts << TextFormat::count(s.staleHolders, tr("stale holder"), tr("stale holders"));
+    if (s.foreignReleases)
+        parts << TextFormat::count(s.foreignReleases, tr("foreign release"), tr("foreign releases"));
+    if (s.lostUpdates)
+        parts << TextFormat::count(s.lostUpdates, tr("lost update"), tr("lost updates"));
+    if (s.fencingRejections)
+        parts << tr("%n fenced out", nullptr, s.fencingRejections);
+    const int count = s.violations();
+    m_violations->setValue(QString::number(count),
+                           parts.isEmpty() ? tr("safe so far") : parts.join(QStringLiteral(" · ")),
+                           count > 0 ? SummaryCard::Tone::Bad : SummaryCard::Tone::Good);
+}
+
+void SummaryCards::setChecks(const QList<Expectation::Check> &checks, bool complete)
+{
+    if (checks.isEmpty()) {
+        m_expect->setValue(QStringLiteral("—"), tr("none in this scenario"));
+        return;
+    }
+    int passed = 0;
+    QStringList failed;
+    for (const Expectation::Check &c : checks) {
+        if (c.passed)
+            ++passed;
+        else
+            failed << c.expectation;
+    }
+    if (!complete) {
+        m_expect->setValue(tr("%1 / %2").arg(passed).arg(checks.size()), tr("judged when every run is in"));
+        return;
+    }
+    const bool ok = failed.isEmpty();
+    m_expect->setValue(
+        ok ? tr("✔ %1 / %2").arg(passed).arg(checks.size()) : tr("✘ %1 / %2").arg(passed).arg(checks.size()),
+        ok ? tr("the run showed what it should") : tr("failed: %1").arg(failed.join(QStringLiteral(", "))),
+        ok ? SummaryCard::Tone::Good : SummaryCard::Tone::Bad);
+}

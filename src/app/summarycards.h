@@ -1,0 +1,47 @@
+// The row of summary cards over a run: throughput, latency, hand-off, fairness, renewals, lease expiries,
+// violations (red, click to see them on the timeline) and the scenario's expectations.
+#pragma once
+
+#include "livestats.h"
+#include "sim/expectation.h"
+
+#include <QWidget>
+
+class QGridLayout;
+class SummaryCard;
+
+class SummaryCards : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SummaryCards(QWidget *parent = nullptr);
+
+    void clear();
+    void setStats(const LiveStats &stats, int expiries);
+    // After the run: how the expectations came out (empty: the scenario has none).
+    void setChecks(const QList<Expectation::Check> &checks, bool complete);
+
+    SummaryCard *violationsCard() const { return m_violations; }
+    SummaryCard *card(const QString &name) const;
+
+signals:
+    void violationsClicked();
+    void expectationsClicked();
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
+private:
+    void reflow(int columns);
+
+    QGridLayout *m_grid = nullptr;
+    int m_columns = 0;
+    SummaryCard *m_throughput = nullptr;
+    SummaryCard *m_latency = nullptr;
+    SummaryCard *m_handoff = nullptr;
+    SummaryCard *m_fairness = nullptr;
+    SummaryCard *m_renewals = nullptr;
+    SummaryCard *m_expiries = nullptr;
+    SummaryCard *m_violations = nullptr;
+    SummaryCard *m_expect = nullptr;
+};

@@ -1,0 +1,18 @@
+// The key under the timeline: what each colour and mark means.
+#pragma once
+
+#include <QWidget>
+
+class TimelineLegend : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit TimelineLegend(QWidget *parent = nullptr);
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override;
+    QSize sizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+};

@@ -1,0 +1,345 @@
+// The Simulator place against real sandbox servers: a deterministic story run from the GUI reports what the
+// CLI reports, the timeline and cards show it, exports write files that parse back, variants run in turn,
+// step mode waits for Continue, and a read-only connection is refused with the reason.
+#include "chartspanel.h"
+#include "eventlogmodel.h"
+#include "redis/redissession.h"
+#include "scenarioeditor.h"
+#include "sim/historycsv.h"
+#include "sim/presetlibrary.h"
+#include "sim/scenarioparser.h"
+#include "simulationcontroller.h"
+#include "simulatorplace.h"
+#include "stallmonitor.h"
+#include "summarycard.h"
+#include "summarycards.h"
+#include "testsupport.h"
+#include "timelinepanel.h"
+#include "timelineview.h"
+#include "violationmodel.h"
+
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QStandardItemModel>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+
+class TestSimulatorPlace : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void storyMatchesTheCliAndExports();
+    void variantsRunInTurn();
+    void stepModeWaitsForContinue();
+    void readOnlyConnectionIsRefusedWithTheReason();
+    void runsOnAConnectedServerThatAllowsWrites();
+    void editorReportsBadFieldsAndBlocksRun();
+
+private:
+    static Scenario smallStory(bool variants);
+    static bool waitForRun(SimulatorPlace &place, int timeoutMs = 30000);
+};
+
+void TestSimulatorPlace::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+}
+
+Scenario TestSimulatorPlace::smallStory(bool variants)
+{
+    // A works past its short lease; B waits and gets in while A still works (or not, with a long lease).
+    QJsonObject json = QJsonDocument::fromJson(R"({
+        "lockscope_scenario": 1, "id": "gui-test-story", "title": "GUI test story", "kind": "story",
+        "algorithm": {"id": "set-nx-px-lua", "lease_ms": 300, "acquire_timeout_ms": 3000,
+                      "retry": {"strategy": "fixed", "interval_ms": 20}},
+        "resource": {"counter": false},
+        "story": {"actors": ["A", "B"], "steps": [
+            {"at_ms": 0, "actor": "A", "action": "acquire", "note": "A locks with a short lease."},
+            {"at_ms": 50, "actor": "A", "action": "work", "ms": 600},
+            {"at_ms": 100, "actor": "B", "action": "acquire", "note": "B waits for the lock."},
+            {"at_ms": 150, "actor": "B", "action": "work", "ms": 100},
+            {"at_ms": 200, "actor": "B", "action": "release"},
+            {"at_ms": 700, "actor": "A", "action": "release", "note": "A releases."}]},
+        "expect": ["overlaps >= 1"]
+    })")
+                           .object();
+    if (variants) {
+        json.insert(QStringLiteral("variants"),
+                    QJsonArray {QJsonObject {{QStringLiteral("name"), QStringLiteral("short")}},
+                                QJsonObject {{QStringLiteral("name"), QStringLiteral("long")},
+                                             {QStringLiteral("algorithm"),
+                                              QJsonObject {{QStringLiteral("lease_ms"), 3000}}}}});
+        json.insert(QStringLiteral("expect"),
+                    QJsonArray {QStringLiteral("short.overlaps >= 1"), QStringLiteral("long.overlaps == 0")});
+    }
+    Scenario s;
+    QStringList errors;
+    if (!ScenarioParser().parse(json, &s, &errors))
+        qFatal("test scenario: %s", qPrintable(errors.join(u';')));
+    return s;
+}
+
+bool TestSimulatorPlace::waitForRun(SimulatorPlace &place, int timeoutMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (place.controller()->isRunning() && clock.elapsed() < timeoutMs)
+        QTest::qWait(20);
+    return !place.controller()->isRunning();
+}
+
+void TestSimulatorPlace::storyMatchesTheCliAndExports()
+{
+    SimulatorPlace place(nullptr);
+    place.resize(1300, 850);
+    place.show();
+    QVERIFY(place.loadPreset(QStringLiteral("seed-short-lease")));
+    QVERIFY(place.run());
+    QVERIFY(place.controller()->isRunning());
+    QVERIFY(waitForRun(place));
+    QVERIFY2(place.controller()->errorString().isEmpty(), qPrintable(place.controller()->errorString()));
+    const SimulationController::Run &run = place.controller()->run(0);
+    QVERIFY(run.finished);
+    const RunReport &gui = run.report;
+    qInfo("GUI thread: longest stall %.1f ms during the run", place.stallMonitor()->longestStallMs());
+
+    const TestSupport::ProcessRun cli = TestSupport::run(
+        TestSupport::cliPath(),
+        {QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("seed-short-lease"),
+         QStringLiteral("--json"), QStringLiteral("-")});
+    QVERIFY2(cli.finished && cli.exitCode == 0, qPrintable(cli.err));
+    const QJsonObject json = QJsonDocument::fromJson(cli.out.toUtf8()).object();
+    const QJsonObject v = json.value(QStringLiteral("violations")).toObject();
+    // The story is deterministic: the same violations, counts and outcome, whoever runs it.
+    QCOMPARE(gui.safety.overlaps, v.value(QStringLiteral("overlaps")).toInt());
+    QCOMPARE(gui.safety.staleHolders, v.value(QStringLiteral("stale_holders")).toInt());
+    QCOMPARE(gui.safety.foreignReleases, v.value(QStringLiteral("foreign_releases")).toInt());
+    QCOMPARE(gui.safety.lostUpdates, v.value(QStringLiteral("lost_updates")).toInt());
+    QCOMPARE(gui.safety.violations(), v.value(QStringLiteral("total")).toInt());
+    QCOMPARE(gui.metrics.acquisitions, json.value(QStringLiteral("acquisitions")).toInteger());
+    QCOMPARE(gui.metrics.cycles, json.value(QStringLiteral("cycles")).toInteger());
+    QCOMPARE(gui.locksWithoutTtl, json.value(QStringLiteral("locks_without_ttl")).toInteger());
+    QCOMPARE(place.controller()->outcome().passed(),
+             json.value(QStringLiteral("expect")).toObject().value(QStringLiteral("passed")).toBool());
+    QVERIFY(place.controller()->outcome().passed());
+
+    // What the user sees says the same.
+    QCOMPARE(place.cards()->violationsCard()->value(), QString::number(gui.safety.violations()));
+    QCOMPARE(place.cards()->violationsCard()->tone(), SummaryCard::Tone::Bad);
+    QCOMPARE(place.violations()->rowCount(), gui.safety.details.size());
+    const TimelineData *timeline = place.timelinePanel()->view()->data();
+    QVERIFY(timeline && timeline->isFinished());
+    QCOMPARE(timeline->violations().size(), gui.safety.details.size());
+    QCOMPARE(timeline->layout().workers, QStringList({QStringLiteral("A"), QStringLiteral("B")}));
+    QCOMPARE(timeline->holds(0, 0).size(), 1);
+    QCOMPARE(timeline->holds(1, 0).size(), 1);
+    QVERIFY(timeline->holds(0, 0).first().expired(timeline->nowUs())); // A worked on past its lease
+    QVERIFY(timeline->holds(1, 0).first().startUs > timeline->holds(0, 0).first().validUntilUs);
+    QCOMPARE(timeline->steps().size(), 4);
+    QCOMPARE(place.eventLog()->rowCount(), int(gui.historyEvents));
+    QVERIFY(!place.charts()->perWorkerValues().isEmpty());
+
+    QTemporaryDir dir;
+    QString error;
+    // Report: the CLI's JSON shape.
+    const QString reportPath = dir.filePath(QStringLiteral("report.json"));
+    QVERIFY2(place.exportReport(reportPath, &error), qPrintable(error));
+    QFile reportFile(reportPath);
+    QVERIFY(reportFile.open(QIODevice::ReadOnly));
+    QJsonParseError parseError;
+    const QJsonObject report = QJsonDocument::fromJson(reportFile.readAll(), &parseError).object();
+    QCOMPARE(parseError.error, QJsonParseError::NoError);
+    const QStringList guiKeys = report.keys();
+    const QStringList cliKeys = json.keys();
+    QCOMPARE(guiKeys, cliKeys); // same fields (QJsonObject keeps them sorted)
+    QCOMPARE(report.value(QStringLiteral("violations")).toObject().value(QStringLiteral("total")).toInt(),
+             gui.safety.violations());
+    // Every event, as CSV.
+    const QString csvPath = dir.filePath(QStringLiteral("events.csv"));
+    QVERIFY2(place.exportEvents(csvPath, &error), qPrintable(error));
+    QFile csv(csvPath);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = csv.readAll().split('\n');
+    QCOMPARE(lines.first() + '\n', HistoryCsv::header());
+    QCOMPARE(lines.size() - 2, int(gui.historyEvents)); // header + rows + the empty piece after the last \n
+    QVERIFY(lines.at(1).count(',') >= 12);
+    // Pictures: real PNGs and SVGs.
+    for (const QString &name : {QStringLiteral("timeline.png"), QStringLiteral("charts.png")}) {
+        const QString path = dir.filePath(name);
+        const bool ok = name.startsWith(QLatin1String("timeline")) ? place.exportTimeline(path, &error)
+                                                                   : place.exportCharts(path, &error);
+        QVERIFY2(ok, qPrintable(error));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.read(8), QByteArray("\x89PNG\r\n\x1a\n", 8));
+        const QImage image(path);
+        QVERIFY(!image.isNull() && image.width() >= 1200);
+    }
+    for (const QString &name : {QStringLiteral("timeline.svg"), QStringLiteral("charts.svg")}) {
+        const QString path = dir.filePath(name);
+        const bool ok = name.startsWith(QLatin1String("timeline")) ? place.exportTimeline(path, &error)
+                                                                   : place.exportCharts(path, &error);
+        QVERIFY2(ok, qPrintable(error));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray svg = f.readAll();
+        QVERIFY(svg.startsWith("<?xml"));
+        QXmlStreamReader xml(svg);
+        bool sawSvg = false;
+        while (!xml.atEnd()) {
+            if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("svg"))
+                sawSvg = true;
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(sawSvg);
+        QVERIFY(svg.size() > 2000);
+    }
+    // The event log as shown, filtered to B.
+    place.eventLog()->setFilter(1, -1, -1);
+    const QString logPath = dir.filePath(QStringLiteral("log.csv"));
+    QVERIFY2(place.exportLog(logPath, &error), qPrintable(error));
+    QFile log(logPath);
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    const QList<QByteArray> logLines = log.readAll().trimmed().split('\n');
+    QCOMPARE(logLines.size(), place.eventLog()->rowCount() + 1);
+    for (const QByteArray &line : logLines.mid(1))
+        QVERIFY2(line.split(',').value(1) == "B", line.constData());
+}
+
+void TestSimulatorPlace::variantsRunInTurn()
+{
+    SimulatorPlace place(nullptr);
+    place.resize(1300, 850);
+    place.show();
+    place.loadScenario(smallStory(true));
+    QVERIFY(place.run());
+    QTRY_COMPARE_WITH_TIMEOUT(place.controller()->activeRun(), 1, 30000); // the second variant started
+    QVERIFY(place.controller()->run(0).finished);
+    QVERIFY(waitForRun(place));
+    QCOMPARE(place.controller()->runCount(), 2);
+    QCOMPARE(place.controller()->run(0).variant, QStringLiteral("short"));
+    QVERIFY(place.controller()->run(0).report.safety.overlaps >= 1);
+    QCOMPARE(place.controller()->run(1).report.safety.overlaps, 0);
+    const SimulationRunner::Outcome outcome = place.controller()->outcome();
+    QCOMPARE(outcome.runs.size(), 2);
+    QVERIFY(outcome.passed());
+    QCOMPARE(place.shownRun(), 1); // it followed the runs as they started
+    place.showRun(0);
+    QCOMPARE(place.timelinePanel()->view()->data(), place.controller()->run(0).timeline.get());
+    QCOMPARE(place.violations()->rowCount(), place.controller()->run(0).report.safety.details.size());
+    QCOMPARE(place.cards()->card(QStringLiteral("expect"))->tone(), SummaryCard::Tone::Good);
+}
+
+void TestSimulatorPlace::stepModeWaitsForContinue()
+{
+    SimulatorPlace place(nullptr);
+    place.show();
+    place.loadScenario(smallStory(false));
+    place.setStepMode(true);
+    QVERIFY(place.run());
+    // It stops before each narrated step (0, 2 and 5), and nothing of that step has happened yet.
+    QTRY_COMPARE_WITH_TIMEOUT(place.controller()->waitingStep(), 0, 20000);
+    QTRY_VERIFY(place.statusText().contains(QLatin1String("Waiting")));
+    const auto timeline = [&] { return place.controller()->run(0).timeline; };
+    QTRY_VERIFY(timeline());
+    QCOMPARE(timeline()->steps().size(), 0);
+    place.continueStep();
+    QTRY_COMPARE_WITH_TIMEOUT(place.controller()->waitingStep(), 2, 10000);
+    QTRY_COMPARE(timeline()->steps().size(), 1);
+    QTRY_VERIFY(!timeline()->holds(0, 0).isEmpty()); // A's acquire went through
+    QVERIFY(timeline()->waits(1).isEmpty()); // B has not asked yet
+    place.continueStep();
+    QTRY_COMPARE_WITH_TIMEOUT(place.controller()->waitingStep(), 5, 10000);
+    QTRY_COMPARE(timeline()->waits(1).size(), 1);
+    place.continueStep();
+    QVERIFY(waitForRun(place));
+    QCOMPARE(place.controller()->run(0).timeline->steps().size(), 3);
+    QVERIFY(place.controller()->outcome().passed());
+}
+
+void TestSimulatorPlace::readOnlyConnectionIsRefusedWithTheReason()
+{
+    SandboxServer server;
+    LS_START(server);
+    RedisSession session;
+    ConnectionSettings settings = server.connectionSettings();
+    settings.readOnly = true;
+    session.open(settings);
+    QTRY_VERIFY_WITH_TIMEOUT(session.isOpen(), 10000);
+    SimulatorPlace place(&session);
+    auto *combo = place.findChild<QComboBox *>();
+    QVERIFY(combo);
+    QStandardItem *connected = qobject_cast<QStandardItemModel *>(combo->model())->item(1);
+    QTRY_VERIFY(!connected->isEnabled());
+    QVERIFY2(connected->toolTip().contains(QLatin1String("read-only")), qPrintable(connected->toolTip()));
+    // Even when asked for directly, a run there is refused with the reason, and nothing is written.
+    QVERIFY(place.loadPreset(QStringLiteral("seed-short-lease")));
+    RedisConnection admin(server.connectionSettings());
+    LS_OPEN(admin);
+    const qint64 writesBefore = TestSupport::writeCommandCalls(admin);
+    combo->setCurrentIndex(1);
+    QVERIFY(!place.run());
+    QVERIFY(!place.controller()->isRunning());
+    const QString message
+        = place.timelinePanel()->findChild<QLabel *>(QStringLiteral("timelineMessage"))->text();
+    QVERIFY2(message.contains(QLatin1String("read-only")), qPrintable(message));
+    QCOMPARE(TestSupport::writeCommandCalls(admin), writesBefore);
+}
+
+void TestSimulatorPlace::runsOnAConnectedServerThatAllowsWrites()
+{
+    SandboxServer server;
+    LS_START(server);
+    RedisSession session;
+    session.open(server.connectionSettings()); // a sandbox allows writes
+    QTRY_VERIFY_WITH_TIMEOUT(session.isOpen(), 10000);
+    SimulatorPlace place(&session);
+    place.show();
+    QTRY_VERIFY(
+        qobject_cast<QStandardItemModel *>(place.findChild<QComboBox *>()->model())->item(1)->isEnabled());
+    place.setTarget(SimulatorPlace::Target::ConnectedServer);
+    QCOMPARE(place.target(), SimulatorPlace::Target::ConnectedServer);
+    place.loadScenario(smallStory(false));
+    RedisConnection admin(server.connectionSettings());
+    LS_OPEN(admin);
+    const qint64 setsBefore = TestSupport::commandCalls(admin, "set");
+    QVERIFY(place.run());
+    QVERIFY(waitForRun(place));
+    QVERIFY2(place.controller()->errorString().isEmpty(), qPrintable(place.controller()->errorString()));
+    QVERIFY(place.controller()->run(0).report.server.contains(QString::number(server.port())));
+    QVERIFY(TestSupport::commandCalls(admin, "set") > setsBefore); // the locks were taken on this server
+    QVERIFY(place.controller()->outcome().passed());
+}
+
+void TestSimulatorPlace::editorReportsBadFieldsAndBlocksRun()
+{
+    SimulatorPlace place(nullptr);
+    QVERIFY(place.loadPreset(QStringLiteral("seed-short-lease")));
+    QVERIFY(place.editor()->isValid());
+    auto *expectations = place.editor()->findChild<QPlainTextEdit *>(QStringLiteral("expectationsEdit"));
+    QVERIFY(expectations);
+    const QString original = expectations->toPlainText();
+    expectations->setPlainText(QStringLiteral("overlapz >= 1"));
+    QVERIFY(!place.editor()->isValid());
+    const QString errors = place.editor()->findChild<QLabel *>(QStringLiteral("errorsLabel"))->text();
+    QVERIFY2(errors.contains(QLatin1String("overlapz")), qPrintable(errors));
+    QVERIFY(!place.run());
+    expectations->setPlainText(original);
+    QVERIFY(place.editor()->isValid());
+    // The editor round-trips the preset through its form: the same scenario comes out.
+    Scenario edited;
+    QStringList problems;
+    QVERIFY(place.editor()->scenario(&edited, &problems));
+    QCOMPARE(ScenarioParser::toJson(edited),
+             ScenarioParser::toJson(PresetLibrary::find(QStringLiteral("seed-short-lease"))->scenario));
+}
+
+QTEST_MAIN(TestSimulatorPlace)
+#include "tst_simulatorplace.moc"

@@ -1,0 +1,469 @@
+// The timeline's data and painting: events land on the right lanes at the right times, leases run from the
+// winning attempt and are pushed back by renewals, pauses/crashes/server faults/story steps are placed where
+// they happened, and the painted pixels say so (offscreen, no Redis needed).
+#include "../sim/historybuilder.h"
+#include "timelinedata.h"
+#include "timelinerenderer.h"
+#include "timelineview.h"
+
+#include <QImage>
+#include <QPainter>
+#include <QSignalSpy>
+#include <QTest>
+
+using Hold = TimelineData::Hold;
+using FaultType = HistoryEvent::FaultType;
+
+class TestTimeline : public QObject
+{
+    Q_OBJECT
+private slots:
+    void holdsWaitsAndLeases();
+    void renewalsPushTheLeaseBack();
+    void reentrantAcquiresFoldIntoOneTenure();
+    void pausesCrashesAndStrayReleases();
+    void keyWithoutTtlAfterACrashBetweenSetnxAndExpire();
+    void serverFaultsAndStorySteps();
+    void batchesMatchOneBigAppend();
+    void paintedPixelsMatchLanesAndTimes();
+    void hitTestDescribesWhatIsThere();
+    void violationBandsAreHitAndSelectable();
+    void denseRunsPaintAtEveryZoom();
+
+private:
+    static TimelineData::Layout twoWorkers();
+    static QColor pixel(const QImage &image, double x, double y);
+    static bool near(const QColor &a, const QColor &b, int tolerance = 40);
+    // The engine stamps each acquire with the start of its winning attempt; the builder does not.
+    static QList<HistoryEvent> withEffects(QList<HistoryEvent> events);
+};
+
+QList<HistoryEvent> TestTimeline::withEffects(QList<HistoryEvent> events)
+{
+    for (HistoryEvent &e : events) {
+        if (e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok && e.effectUs == 0)
+            e.effectUs = e.timeUs - 1000;
+    }
+    return events;
+}
+
+TimelineData::Layout TestTimeline::twoWorkers()
+{
+    TimelineData::Layout layout;
+    layout.workers = {QStringLiteral("A"), QStringLiteral("B")};
+    layout.workerProcesses = {0, 1};
+    layout.processes = {QStringLiteral("A"), QStringLiteral("B")};
+    layout.locks = {QStringLiteral("lockscope:sim:lock")};
+    return layout;
+}
+
+QColor TestTimeline::pixel(const QImage &image, double x, double y)
+{
+    return image.pixelColor(int(std::round(x)), int(std::round(y)));
+}
+
+bool TestTimeline::near(const QColor &a, const QColor &b, int tolerance)
+{
+    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue())
+        <= tolerance;
+}
+
+void TestTimeline::holdsWaitsAndLeases()
+{
+    // A: asks at 0, gets it at 10 ms (attempt began at 5 ms) with a 100 ms lease, releases at 200–210 ms.
+    // B: waits from 50 ms, gets it at 220 ms, releases at 300–301 ms.
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 10, 100).release(0, 0, 200, 210).acquire(1, 0, 50, 220, 100).release(1, 0, 300, 301);
+    QList<HistoryEvent> events = b.events();
+    for (HistoryEvent &e : events) {
+        if (e.worker == 0 && e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok)
+            e.effectUs = 5000;
+    }
+    events = withEffects(events);
+    TimelineData data(twoWorkers());
+    data.append(events);
+    data.finish(400000);
+
+    QCOMPARE(data.waits(0).size(), 1);
+    QCOMPARE(data.waits(0).first().startUs, 0);
+    QCOMPARE(data.waits(0).first().endUs, 10000);
+    QCOMPARE(data.waits(0).first().outcome, TimelineData::Wait::Outcome::Acquired);
+    QCOMPARE(data.waits(1).first().startUs, 50000);
+    QCOMPARE(data.waits(1).first().endUs, 220000);
+
+    QCOMPARE(data.holds(0, 0).size(), 1);
+    const Hold &a = data.holds(0, 0).first();
+    QCOMPARE(a.startUs, 10000);
+    QCOMPARE(a.leaseFromUs, 5000); // the lease runs from the winning attempt
+    QCOMPARE(a.validUntilUs, 105000);
+    QCOMPARE(a.endUs, 200000);
+    QCOMPARE(a.releaseEndUs, 210000);
+    QVERIFY(a.expired(data.nowUs())); // released long after its 100 ms lease ran out
+    QCOMPARE(a.keyEndUs(), 105000);
+    const Hold &bHold = data.holds(1, 0).first();
+    QCOMPARE(bHold.startUs, 220000);
+    QVERIFY(!bHold.expired(data.nowUs()));
+    QCOMPARE(bHold.keyEndUs(), 301000);
+    QCOMPARE(data.expiries(), 1);
+
+    using S = TimelineData::WorkerState;
+    QCOMPARE(data.workerStateAt(0, 5000), S::Waiting);
+    QCOMPARE(data.workerStateAt(0, 50000), S::Holding);
+    QCOMPARE(data.workerStateAt(0, 150000), S::Stale);
+    QCOMPARE(data.workerStateAt(0, 205000), S::Releasing);
+    QCOMPARE(data.workerStateAt(0, 250000), S::Idle);
+    QCOMPARE(data.workerStateAt(1, 100000), S::Waiting);
+    QCOMPARE(data.workerStateAt(1, 250000), S::Holding);
+}
+
+void TestTimeline::renewalsPushTheLeaseBack()
+{
+    HistoryBuilder b;
+    // Renewals come from the process's watchdog log (another log than the worker's).
+    b.acquire(0, 0, 0, 1, 100)
+        .renew(0, 0, 33, 34, 100, 7)
+        .renew(0, 0, 66, 67, 100, 7)
+        .release(0, 0, 150, 151);
+    TimelineData data(twoWorkers());
+    data.append(b.events());
+    const Hold &h = data.holds(0, 0).first();
+    QCOMPARE(h.renewals, quint16(2));
+    QCOMPARE(h.validUntilUs, 166000); // the last renewal started at 66 ms
+    QVERIFY(!h.expired(data.nowUs()));
+    QCOMPARE(data.renewals(0).size(), 2);
+    QCOMPARE(data.renewals(0).at(1).startUs, 66000);
+    QCOMPARE(data.renewals(0).at(1).timeUs, 67000);
+    QCOMPARE(data.renewalCount(), 2);
+    QCOMPARE(data.expiries(), 0);
+}
+
+void TestTimeline::reentrantAcquiresFoldIntoOneTenure()
+{
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 1, 100)
+        .acquire(0, 0, 2, 3, 100)
+        .release(0, 0, 10, 11, HistoryEvent::ReleaseOutcome::StillHeld, 0)
+        .release(0, 0, 12, 13);
+    TimelineData data(twoWorkers());
+    data.append(b.events());
+    QCOMPARE(data.holds(0, 0).size(), 1);
+    QCOMPARE(data.holds(0, 0).first().endUs, 12000); // the release that let go, not the inner one
+    QCOMPARE(data.waits(0).size(), 2);
+}
+
+void TestTimeline::pausesCrashesAndStrayReleases()
+{
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 1, 100)
+        .fault(FaultType::PauseStart, 0, 20)
+        .fault(FaultType::PauseEnd, 0, 220)
+        .release(0, 0, 230, 231, HistoryEvent::ReleaseOutcome::NotOwner, 0)
+        .acquire(1, 0, 10, 120, 100)
+        .fault(FaultType::Crash, 1, 150)
+        .release(0, 0, 240, 241, HistoryEvent::ReleaseOutcome::NotOwner, 0);
+    TimelineData data(twoWorkers());
+    data.append(withEffects(b.events()));
+    data.finish(300000);
+    QCOMPARE(data.processShades(0).size(), 1);
+    QCOMPARE(data.processShades(0).first().type, TimelineData::Shade::Type::Paused);
+    QCOMPARE(data.processShades(0).first().startUs, 20000);
+    QCOMPARE(data.processShades(0).first().endUs, 220000);
+    QCOMPARE(data.processShades(1).first().type, TimelineData::Shade::Type::Crashed);
+    QCOMPARE(data.processShades(1).first().endUs, 300000); // a crash lasts to the end
+    // B crashed holding the lock: it stops counting on it, its key lives on until the lease ends.
+    const Hold &bHold = data.holds(1, 0).first();
+    QVERIFY(bHold.flags & Hold::Crashed);
+    QCOMPARE(bHold.endUs, 150000);
+    QCOMPARE(bHold.keyEndUs(), 219000); // from its winning attempt at 119 ms
+    using S = TimelineData::WorkerState;
+    QCOMPARE(data.workerStateAt(0, 100000), S::Paused);
+    QCOMPARE(data.workerStateAt(1, 200000), S::Crashed);
+    // A's release found someone else's lock; its second release had nothing to release.
+    QCOMPARE(data.holds(0, 0).first().releaseOutcome, qint8(HistoryEvent::ReleaseOutcome::NotOwner));
+    QCOMPARE(data.marks(0).size(), 1);
+    QCOMPARE(data.marks(0).first().type, TimelineData::Mark::Type::ReleaseWithoutHold);
+    QCOMPARE(data.expiries(), 2); // A's lease ran out during its pause, B's after its crash
+}
+
+void TestTimeline::keyWithoutTtlAfterACrashBetweenSetnxAndExpire()
+{
+    HistoryEvent crash;
+    crash.timeUs = 5000;
+    crash.kind = HistoryEvent::Kind::Fault;
+    crash.outcome = quint8(FaultType::Crash);
+    crash.worker = 0;
+    crash.process = 0;
+    crash.lock = 0;
+    TimelineData data(twoWorkers());
+    data.append({crash});
+    QCOMPARE(data.holds(0, 0).size(), 1);
+    const Hold &h = data.holds(0, 0).first();
+    QVERIFY(h.flags & Hold::NoTtl);
+    QCOMPARE(h.keyEndUs(), TimelineData::kOpen); // never expires
+    QCOMPARE(data.workerStateAt(0, 6000), TimelineData::WorkerState::Crashed);
+}
+
+void TestTimeline::serverFaultsAndStorySteps()
+{
+    TimelineData::Layout layout = twoWorkers();
+    layout.servers = 5;
+    Scenario::Step s0, s1, s2;
+    s0.note = QStringLiteral("first");
+    s2.note = QStringLiteral("third, second narrated");
+    layout.steps = {s0, s1, s2};
+    const auto fault = [](FaultType type, qint64 ms, qint64 value) {
+        HistoryEvent e;
+        e.timeUs = ms * 1000;
+        e.kind = HistoryEvent::Kind::Fault;
+        e.outcome = quint8(type);
+        e.value = value;
+        return e;
+    };
+    TimelineData data(layout);
+    QVERIFY(!data.hasServerActivity());
+    data.append({fault(FaultType::StoryStep, 0, 0), fault(FaultType::ServerKill, 1, 3),
+                 fault(FaultType::StoryStep, 5, 2), fault(FaultType::ServerRestart, 10, 3),
+                 fault(FaultType::ServerResume, 12, 3), fault(FaultType::ServerPause, 20, 1)});
+    QVERIFY(data.hasServerActivity());
+    QCOMPARE(data.serverShades(3).size(), 1);
+    QCOMPARE(data.serverShades(3).first().startUs, 1000);
+    QCOMPARE(data.serverShades(3).first().endUs, 12000); // killed, then back with the restart
+    QCOMPARE(data.serverShades(1).first().type, TimelineData::Shade::Type::ServerPaused);
+    QCOMPARE(data.steps().size(), 2);
+    QCOMPARE(data.steps().at(1).number, 2); // numbered among the narrated steps, as the Learn place does
+    QCOMPARE(data.steps().at(1).note, QStringLiteral("third, second narrated"));
+    QCOMPARE(data.stepAt(4000)->number, 1);
+    QCOMPARE(data.stepAt(6000)->number, 2);
+
+    TimelineRenderer renderer;
+    renderer.setData(&data);
+    QVERIFY(renderer.laneOf(TimelineRenderer::LaneType::Story, 0) >= 0);
+    QVERIFY(renderer.laneOf(TimelineRenderer::LaneType::Server, 4) >= 0);
+    QVERIFY(renderer.laneOf(TimelineRenderer::LaneType::Lock, 0)
+            > renderer.laneOf(TimelineRenderer::LaneType::Server, 4));
+    QVERIFY(renderer.laneOf(TimelineRenderer::LaneType::Worker, 1)
+            > renderer.laneOf(TimelineRenderer::LaneType::Worker, 0));
+}
+
+void TestTimeline::batchesMatchOneBigAppend()
+{
+    HistoryBuilder b;
+    for (int i = 0; i < 20; ++i) {
+        const int w = i % 2;
+        b.acquire(w, 0, i * 10, i * 10 + 2, 50)
+            .renew(w, 0, i * 10 + 3, i * 10 + 4, 50, 9)
+            .release(w, 0, i * 10 + 7, i * 10 + 8);
+    }
+    const QList<HistoryEvent> events = b.events();
+    TimelineData whole(twoWorkers());
+    whole.append(events);
+    TimelineData batched(twoWorkers());
+    for (qsizetype i = 0; i < events.size(); i += 7)
+        batched.append(events.mid(i, 7));
+    for (int w = 0; w < 2; ++w) {
+        QCOMPARE(batched.holds(w, 0).size(), whole.holds(w, 0).size());
+        for (qsizetype i = 0; i < whole.holds(w, 0).size(); ++i) {
+            QCOMPARE(batched.holds(w, 0).at(i).validUntilUs, whole.holds(w, 0).at(i).validUntilUs);
+            QCOMPARE(batched.holds(w, 0).at(i).endUs, whole.holds(w, 0).at(i).endUs);
+        }
+        QCOMPARE(batched.waits(w).size(), whole.waits(w).size());
+    }
+    QCOMPARE(batched.renewalCount(), 20);
+}
+
+void TestTimeline::paintedPixelsMatchLanesAndTimes()
+{
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 10, 100).release(0, 0, 200, 210).acquire(1, 0, 50, 220, 100).release(1, 0, 300, 301);
+    TimelineData data(twoWorkers());
+    data.append(withEffects(b.events()));
+    data.finish(400000);
+    TimelineRenderer renderer;
+    const TimelinePalette palette = TimelinePalette::light();
+    renderer.setPalette(palette);
+    renderer.setData(&data);
+    renderer.setWorkerLaneHeight(40);
+    TimelineRenderer::View view;
+    view.startUs = 0;
+    view.endUs = 400000;
+    view.rect = QRect(0, 0, 1000, 400);
+    QImage image(view.rect.size(), QImage::Format_ARGB32);
+    {
+        QPainter p(&image);
+        renderer.paint(p, view);
+    }
+    const auto laneY = [&](TimelineRenderer::LaneType type, int index) {
+        const TimelineRenderer::Lane &lane = renderer.lanes().at(renderer.laneOf(type, index));
+        return renderer.lanesRect(view).top() + lane.y + lane.height / 2.0;
+    };
+    const double aY = laneY(TimelineRenderer::LaneType::Worker, 0);
+    const double bY = laneY(TimelineRenderer::LaneType::Worker, 1);
+    const double lockY = laneY(TimelineRenderer::LaneType::Lock, 0);
+    const auto x = [&](qint64 ms) { return renderer.xForTime(ms * 1000, view); };
+    QVERIFY(renderer.laneAt(int(aY), view) == renderer.laneOf(TimelineRenderer::LaneType::Worker, 0));
+    QCOMPARE(renderer.timeForX(x(150), view) / 1000, 150);
+
+    // A holds (blue) at 50 ms, then works on with its lease gone (no longer plain blue) at 150 ms.
+    QVERIFY2(near(pixel(image, x(50), aY), palette.holding), qPrintable(pixel(image, x(50), aY).name()));
+    QVERIFY(!near(pixel(image, x(150), aY), palette.holding));
+    // B waits (amber) at 100 ms and holds at 250 ms; nothing on its lane before it asked.
+    QVERIFY2(near(pixel(image, x(100), bY), palette.waiting), qPrintable(pixel(image, x(100), bY).name()));
+    QVERIFY(near(pixel(image, x(250), bY), palette.holding));
+    QVERIFY(!near(pixel(image, x(30), bY), palette.waiting)
+            && !near(pixel(image, x(30), bY), palette.holding));
+    // The lock lane: A's key exists at 50 ms, nobody's between 105 and 220 ms.
+    const QColor lockAt50 = pixel(image, x(50), lockY + 10);
+    const QColor lockAt150 = pixel(image, x(160), lockY + 10); // off the grid lines
+    QVERIFY2(near(lockAt50, palette.holding, 120) || near(lockAt50, palette.holdingLight, 60),
+             qPrintable(lockAt50.name()));
+    QVERIFY2(near(lockAt150, palette.background, 30) || near(lockAt150, palette.laneAlt, 30),
+             qPrintable(lockAt150.name()));
+    // Nothing is drawn right of the replay cursor.
+    view.cursorUs = 100000;
+    {
+        QPainter p(&image);
+        renderer.paint(p, view);
+    }
+    QVERIFY(!near(pixel(image, x(250), bY), palette.holding));
+    QVERIFY(near(pixel(image, x(50), aY), palette.holding));
+}
+
+void TestTimeline::hitTestDescribesWhatIsThere()
+{
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 10, 100)
+        .renew(0, 0, 40, 41, 100, 7)
+        .release(0, 0, 200, 210)
+        .acquire(1, 0, 50, 220, 100);
+    TimelineData data(twoWorkers());
+    data.append(b.events());
+    data.finish(400000);
+    TimelineRenderer renderer;
+    renderer.setData(&data);
+    renderer.setWorkerLaneHeight(40);
+    renderer.setTextLookup([](const HistoryEvent &e) {
+        return e.kind == HistoryEvent::Kind::Acquire ? QStringLiteral("acquired: token 7") : QString();
+    });
+    TimelineRenderer::View view;
+    view.endUs = 400000;
+    view.rect = QRect(0, 0, 1000, 400);
+    const auto at = [&](TimelineRenderer::LaneType type, int index, qint64 ms) {
+        const TimelineRenderer::Lane &lane = renderer.lanes().at(renderer.laneOf(type, index));
+        return QPoint(int(renderer.xForTime(ms * 1000, view)),
+                      int(renderer.lanesRect(view).top() + lane.y + lane.height / 2.0));
+    };
+    QString html = renderer.hitTest(at(TimelineRenderer::LaneType::Worker, 0, 80), view).html;
+    QVERIFY2(html.contains(QLatin1String("A holds")), qPrintable(html));
+    QVERIFY(html.contains(QLatin1String("renewed 1 time")));
+    QVERIFY(html.contains(QLatin1String("acquired: token 7")));
+    html = renderer.hitTest(at(TimelineRenderer::LaneType::Worker, 0, 41), view).html;
+    QVERIFY2(html.contains(QLatin1String("renewal")), qPrintable(html));
+    html = renderer.hitTest(at(TimelineRenderer::LaneType::Worker, 1, 100), view).html;
+    QVERIFY2(html.contains(QLatin1String("B waits")), qPrintable(html));
+    html = renderer.hitTest(at(TimelineRenderer::LaneType::Lock, 0, 60), view).html;
+    QVERIFY2(html.contains(QLatin1String("TTL left")), qPrintable(html));
+    html = renderer.hitTest(at(TimelineRenderer::LaneType::Lock, 0, 180), view).html;
+    QVERIFY2(html.contains(QLatin1String("free")), qPrintable(html));
+}
+
+void TestTimeline::violationBandsAreHitAndSelectable()
+{
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 10, 100)
+        .enter(0, 0, 10)
+        .acquire(1, 0, 20, 120, 100)
+        .enter(1, 0, 120)
+        .exit(0, 0, 200)
+        .exit(1, 0, 250);
+    TimelineData data(twoWorkers());
+    data.append(b.events());
+    data.finish(300000);
+    Violation v;
+    v.type = Violation::Type::Overlap;
+    v.lock = 0;
+    v.workers = {1, 0};
+    v.startUs = 120000;
+    v.endUs = 200000;
+    v.text = QStringLiteral("A and B were both inside");
+    data.setViolations({v});
+
+    TimelineView view;
+    view.resize(1000, 400);
+    view.setData(&data);
+    view.zoomToFit();
+    const TimelineRenderer &r = view.renderer();
+    const TimelineRenderer::View current = view.currentView();
+    const TimelineRenderer::Lane &lane = r.lanes().at(r.laneOf(TimelineRenderer::LaneType::Worker, 1));
+    const QPoint inBand(int(r.xForTime(150000, current)),
+                        r.lanesRect(current).top() + lane.y + lane.height / 2);
+    const TimelineRenderer::Hit hit = r.hitTest(inBand, current);
+    QCOMPARE(hit.violation, 0);
+    QVERIFY(hit.html.contains(QLatin1String("both inside")));
+
+    QSignalSpy clicked(&view, &TimelineView::violationClicked);
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, inBand);
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(view.selectedViolation(), 0);
+    // A finished run: the click also placed the replay cursor there.
+    QVERIFY(std::llabs(view.cursorTime() - 150000) < 2000);
+
+    view.zoomToFit();
+    view.selectViolation(0);
+    QVERIFY(view.viewStart() <= 120000 && view.viewEnd() >= 200000);
+    QVERIFY(view.viewEnd() - view.viewStart() < 300000 * 2); // zoomed on the window, with a margin
+}
+
+void TestTimeline::denseRunsPaintAtEveryZoom()
+{
+    // 50 workers × 2 s of short cycles: the level of detail must keep every lane painted, at any zoom.
+    TimelineData::Layout layout;
+    for (int w = 0; w < 50; ++w) {
+        layout.workers << QStringLiteral("P%1-T%2").arg(w / 10 + 1).arg(w % 10 + 1);
+        layout.workerProcesses << w / 10;
+    }
+    for (int p = 0; p < 5; ++p)
+        layout.processes << QStringLiteral("P%1").arg(p + 1);
+    layout.locks = {QStringLiteral("lock:0")};
+    HistoryBuilder b;
+    double t = 0;
+    for (int i = 0; i < 4000; ++i) {
+        const int w = i % 50;
+        b.acquire(w, 0, t, t + 0.3, 1000).release(w, 0, t + 2.3, t + 2.35);
+        t += 0.5;
+    }
+    TimelineData data(layout);
+    data.append(b.events());
+    data.finish(qint64(t * 1000));
+    TimelineRenderer renderer;
+    renderer.setData(&data);
+    renderer.setWorkerLaneHeight(10);
+    QImage image(1200, 800, QImage::Format_ARGB32);
+    for (qint64 span : {qint64(t * 1000), qint64(100000), qint64(2000)}) {
+        TimelineRenderer::View view;
+        view.startUs = qint64(t * 1000) / 2 - span / 2;
+        view.endUs = view.startUs + span;
+        view.rect = image.rect();
+        QPainter p(&image);
+        renderer.paint(p, view);
+    }
+    // Zoomed out, every worker lane shows some blue.
+    TimelineRenderer::View view;
+    view.endUs = qint64(t * 1000);
+    view.rect = image.rect();
+    {
+        QPainter p(&image);
+        renderer.paint(p, view);
+    }
+    const TimelineRenderer::Lane &lane
+        = renderer.lanes().at(renderer.laneOf(TimelineRenderer::LaneType::Worker, 7));
+    const int y = renderer.lanesRect(view).top() + lane.y + lane.height / 2;
+    int blue = 0;
+    for (int x = renderer.lanesRect(view).left(); x < image.width(); ++x) {
+        const QColor c = image.pixelColor(x, y);
+        blue += c.blue() - c.red() > 60 ? 1 : 0; // sub-pixel holds are drawn as a paler blue
+    }
+    QVERIFY2(blue >= 40, qPrintable(QString::number(blue)));
+}
+
+QTEST_MAIN(TestTimeline)
+#include "tst_timeline.moc"
