@@ -229,7 +229,7 @@ for name in names:
     elif name == "scan":
         results[name] = bench_text("scan benchmark", ("bench", "inspect", "bench_inspect"), [])
     elif name == "paint":
-        results[name] = bench_external("timeline paint benchmark", ("bench", "paint", "lockscope-paintbench"), ["--json"])
+        results[name] = bench_text("timeline paint benchmark", ("bench", "timeline", "lockscope-timeline-bench"), [])
     elif name == "memory":
         results[name] = {"note": "peak RSS is reported inside the scan and paint results"}
     results[name]["wall_s"] = round(time.monotonic() - t0, 1)
