@@ -175,8 +175,10 @@ void ChartsPanel::applyTheme()
             axis->setTitleBrush(tp.mutedText);
             axis->setGridLineColor(tp.grid);
             axis->setLinePenColor(tp.grid);
-        }
-        view->setBackgroundBrush(window);
+            // Small charts would otherwise show every label as "…": Qt truncates a label to the room it
+            // computes per tick, which is too cautious at this height.
+            axis->setTruncateLabels(false);
+        }view->setBackgroundBrush(window);
     }
     // Series colours follow the timeline's meaning: blue = got the lock, amber = waiting.
     QColor fill = tp.holding;

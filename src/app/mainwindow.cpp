@@ -21,6 +21,7 @@
 #include <QCloseEvent>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -42,7 +43,11 @@ MainWindow::MainWindow(const AppOptions &options, QWidget *parent)
 {
     setWindowTitle(QStringLiteral("LockScope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/lockscope.svg")));
-    resize(1200, 780);
+    // First start: roomy enough for the timeline and the charts, never larger than the screen.
+    QSize size(1440, 900);
+    if (const QScreen *screen = QGuiApplication::primaryScreen())
+        size = size.boundedTo(screen->availableGeometry().size() * 0.92);
+    resize(size);
 
     buildPlaces();
     buildActions();
