@@ -178,7 +178,8 @@ void ChartsPanel::applyTheme()
             // Small charts would otherwise show every label as "…": Qt truncates a label to the room it
             // computes per tick, which is too cautious at this height.
             axis->setTruncateLabels(false);
-        }view->setBackgroundBrush(window);
+        }
+        view->setBackgroundBrush(window);
     }
     // Series colours follow the timeline's meaning: blue = got the lock, amber = waiting.
     QColor fill = tp.holding;

@@ -2,6 +2,8 @@
 // and RedisSession (actions), each on its own thread; this class reacts to their signals.
 #include "inspectorplace.h"
 
+#include "appsettings.h"
+
 #include "actionconfirmdialog.h"
 #include "inspect/inspectclock.h"
 #include "inspect/inspectformat.h"
@@ -9,10 +11,8 @@
 #include "inspect/samplelocks.h"
 #include "lockdetailspane.h"
 #include "lockfilterproxy.h"
-#include "logging.h"
 #include "locktablemodel.h"
 #include "placeheader.h"
-#include "profiles/profilestore.h"
 #include "redis/redisconnection.h"
 #include "redis/redissession.h"
 #include "serverpanel.h"
@@ -30,7 +30,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QSettings>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -150,7 +149,7 @@ void InspectorPlace::buildUi()
     m_lockNames->setMaximumWidth(300);
     scanRow->addWidget(m_lockNames, 1);
     // The patterns are remembered between sessions (they describe the user's naming conventions).
-    QSettings settings;
+    AppSettings settings;
     m_patterns->setText(settings.value(QStringLiteral("inspector/patterns"), m_patterns->text()).toString());
     m_lockNames->setText(
         settings.value(QStringLiteral("inspector/lockNamePatterns"), m_lockNames->text()).toString());
@@ -362,10 +361,7 @@ void InspectorPlace::startScan()
     m_seenThisScan.clear();
     if (!m_scanner->start(options))
         return;
-    QSettings settings;
-    QString privacyError; // the patterns describe the user's servers: the file stays owner-only, like the window's
-    if (!ProfileStore::makePrivate(settings.fileName(), &privacyError))
-        qCWarning(lcUi).noquote() << privacyError;
+    AppSettings settings;
     settings.setValue(QStringLiteral("inspector/patterns"), m_patterns->text());
     settings.setValue(QStringLiteral("inspector/lockNamePatterns"), m_lockNames->text());
     m_scanButton->setText(tr("Stop"));

@@ -2,6 +2,8 @@
 // scripts.
 #include "learnplace.h"
 
+#include "appsettings.h"
+
 #include "textformat.h"
 
 #include "locks/lockcatalog.h"
@@ -21,7 +23,6 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QSettings>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
@@ -269,12 +270,12 @@ LearnPlace::LearnPlace(QWidget *parent)
         if (item && !item->data(Qt::UserRole).toString().isEmpty()
             && item->data(Qt::UserRole).toString() != m_current) {
             m_current = item->data(Qt::UserRole).toString();
-            QSettings().setValue(QStringLiteral("learn/story"), m_current);
+            AppSettings().setValue(QStringLiteral("learn/story"), m_current);
             fill();
         }
     });
     // A sensible first screen: the last story looked at, or the first one, ready to run.
-    const QString last = QSettings().value(QStringLiteral("learn/story")).toString();
+    const QString last = AppSettings().value(QStringLiteral("learn/story")).toString();
     if (!showStory(last))
         showStory(storyIds().value(0));
 }
@@ -339,7 +340,7 @@ bool LearnPlace::showStory(const QString &id)
     for (int i = 0; i < m_list->count(); ++i) {
         if (m_list->item(i)->data(Qt::UserRole).toString() == id) {
             m_current = id;
-            QSettings().setValue(QStringLiteral("learn/story"), id);
+            AppSettings().setValue(QStringLiteral("learn/story"), id);
             m_list->setCurrentRow(i);
             fill();
             m_scroll->verticalScrollBar()->setValue(0);
@@ -376,12 +377,13 @@ void LearnPlace::fill()
         }
         narrative += QStringLiteral("</ol>");
     } else {
-        narrative = tr("<p>%1 × %2 share %3 for up to %4 s; each thread loops: acquire, work %5 ms, release.</p>")
-                        .arg(TextFormat::count(s.workload.processes, tr("process"), tr("processes")),
-                             TextFormat::count(s.workload.threadsPerProcess, tr("thread"), tr("threads")),
-                             TextFormat::count(s.workload.locks, tr("lock"), tr("locks")))
-                        .arg(s.workload.durationS)
-                        .arg(s.workload.criticalSection.ms);
+        narrative
+            = tr("<p>%1 × %2 share %3 for up to %4 s; each thread loops: acquire, work %5 ms, release.</p>")
+                  .arg(TextFormat::count(s.workload.processes, tr("process"), tr("processes")),
+                       TextFormat::count(s.workload.threadsPerProcess, tr("thread"), tr("threads")),
+                       TextFormat::count(s.workload.locks, tr("lock"), tr("locks")))
+                  .arg(s.workload.durationS)
+                  .arg(s.workload.criticalSection.ms);
     }
     if (!s.variants.isEmpty()) {
         narrative += tr("<p>It runs %1, one per variant, and compares them:</p><ul>")

@@ -1,5 +1,6 @@
 // MainWindow: place navigation, menus, connection handling (embedded sandbox by default), status badge.
 #include "mainwindow.h"
+#include "appsettings.h"
 
 #include "aboutdialog.h"
 #include "connectiondialog.h"
@@ -22,7 +23,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
-#include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QToolBar>
@@ -77,10 +77,7 @@ MainWindow::MainWindow(const AppOptions &options, QWidget *parent)
         m_session->open(m_sandbox->connectionSettings());
     });
 
-    QSettings settings;
-    QString privacyError;
-    if (!ProfileStore::makePrivate(settings.fileName(), &privacyError)) // window state only, but still ours
-        qCWarning(lcUi) << privacyError;
+    AppSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     showPlace(Place::Inspector);
@@ -347,7 +344,7 @@ void MainWindow::onFailed(const QString &message)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    QSettings settings;
+    AppSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
     QMainWindow::closeEvent(event);

@@ -1,6 +1,8 @@
 // SimulatorPlace: wires the editor, the controller and the views together; actions, exports, saved layout.
 #include "simulatorplace.h"
 
+#include "appsettings.h"
+
 #include "textformat.h"
 
 #include "chartspanel.h"
@@ -32,7 +34,6 @@
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QSettings>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QStandardPaths>
@@ -107,9 +108,10 @@ SimulatorPlace::SimulatorPlace(RedisSession *session, QWidget *parent)
         const SimulationController::Run &r = m_controller->run(index);
         if (index < m_variants->count()) {
             const int v = r.report.safety.violations();
-            m_variants->setTabText(index,
-                                   v > 0 ? tr("%1 — %2").arg(r.variant, TextFormat::count(v, tr("violation"), tr("violations")))
-                                         : tr("%1 — safe").arg(r.variant));
+            m_variants->setTabText(
+                index,
+                v > 0 ? tr("%1 — %2").arg(r.variant, TextFormat::count(v, tr("violation"), tr("violations")))
+                      : tr("%1 — safe").arg(r.variant));
         }
         if (index == m_shown)
             showRun(index); // the final picture, exactly as the report saw it
@@ -453,7 +455,7 @@ bool SimulatorPlace::loadPreset(const QString &id)
     if (!p)
         return false;
     loadScenario(p->scenario);
-    QSettings().setValue(QStringLiteral("simulator/preset"), id);
+    AppSettings().setValue(QStringLiteral("simulator/preset"), id);
     return true;
 }
 
@@ -825,7 +827,8 @@ void SimulatorPlace::exportEventsInBackground()
             QMessageBox::warning(this, tr("Export every event"), r.error);
         else
             m_status->setText(
-                tr("Saved %1 (%2)").arg(QFileInfo(path).fileName(), TextFormat::count(r.rows, tr("event"), tr("events"))));
+                tr("Saved %1 (%2)")
+                    .arg(QFileInfo(path).fileName(), TextFormat::count(r.rows, tr("event"), tr("events"))));
     });
     watcher->setFuture(QtConcurrent::run([path, runs] {
         Result r;
@@ -873,7 +876,7 @@ void SimulatorPlace::hideEvent(QHideEvent *event)
 
 void SimulatorPlace::saveLayout() const
 {
-    QSettings settings;
+    AppSettings settings;
     settings.setValue(QStringLiteral("simulator/hsplit"), m_hsplit->saveState());
     settings.setValue(QStringLiteral("simulator/vsplit"), m_vsplit->saveState());
     settings.setValue(QStringLiteral("simulator/tab"), m_tabs->currentIndex());
@@ -883,7 +886,7 @@ void SimulatorPlace::saveLayout() const
 
 void SimulatorPlace::restoreLayout()
 {
-    QSettings settings;
+    AppSettings settings;
     m_hsplit->restoreState(settings.value(QStringLiteral("simulator/hsplit")).toByteArray());
     m_vsplit->restoreState(settings.value(QStringLiteral("simulator/vsplit")).toByteArray());
     m_tabs->setCurrentIndex(settings.value(QStringLiteral("simulator/tab"), 0).toInt());
