@@ -15,6 +15,8 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QStandardPaths>
@@ -273,6 +275,25 @@ ScanRun redisCliScan(const QString &redisCli, int port)
     return run;
 }
 
+// What people do by hand: list the keys, then ask each one's TTL (redis-cli reads the PTTL commands from
+// stdin and sends them one after another).
+ScanRun redisCliScanPttl(const QString &redisCli, int port)
+{
+    ScanRun run;
+    const QString cli = redisCli + QStringLiteral(" -p ") + QString::number(port);
+    const QString script
+        = cli + QStringLiteral(" --scan | sed 's/.*/PTTL \"&\"/' | ") + cli + QStringLiteral(" > /dev/null");
+    QProcess p;
+    const double server0 = processCpu(g_serverPid);
+    QElapsedTimer t;
+    t.start();
+    p.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), script});
+    p.waitForFinished(-1);
+    run.seconds = double(t.nsecsElapsed()) / 1e9;
+    run.serverCpuSeconds = processCpu(g_serverPid) - server0;
+    return run;
+}
+
 // What the GUI does: LockScanner on its thread feeding LockTableModel behind the sorting proxy, while a 5 ms
 // timer on the GUI thread measures the longest gap between its ticks.
 struct GuiRun
@@ -356,6 +377,10 @@ int main(int argc, char *argv[])
                       QStringLiteral("Parallel probe connections of the inspector scan (default 2)."),
                       QStringLiteral("n"), QStringLiteral("2")});
     parser.addOption({QStringLiteral("skip-gui"), QStringLiteral("Skip the GUI-path measurement.")});
+    parser.addOption({QStringLiteral("skip-pttl"),
+                      QStringLiteral("Skip the `redis-cli --scan` + per-key PTTL peer (the slowest part).")});
+    parser.addOption(
+        {QStringLiteral("json"), QStringLiteral("End with one JSON line of the figures (for bench/run).")});
     parser.process(app);
     g_probeConnections = parser.value(QStringLiteral("probe-connections")).toInt();
     const qint64 total = parser.value(QStringLiteral("keys")).toLongLong();
@@ -389,7 +414,8 @@ int main(int argc, char *argv[])
 
     ConnectionSettings reader = server.connectionSettings();
     reader.readOnly = true;
-    QList<double> cliTimes, scanTimes, firstRows, cliCpu, scanCpu, cliServerCpu, scanServerCpu;
+    QList<double> cliTimes, scanTimes, firstRows, cliCpu, scanCpu, cliServerCpu, scanServerCpu, pttlTimes;
+    const bool withPttl = !parser.isSet(QStringLiteral("skip-pttl"));
     g_serverPid = server.pid();
     ScanRun last;
     const qint64 rssBefore = procStatusKb("VmRSS:");
@@ -397,6 +423,10 @@ int main(int argc, char *argv[])
     for (int round = 0; round < rounds; ++round) {
         const ScanRun cli = redisCliScan(redisCli, server.port());
         const ScanRun scan = inspectorScan(reader);
+        if (withPttl) {
+            pttlTimes << redisCliScanPttl(redisCli, server.port()).seconds;
+            std::printf("round %d: redis-cli --scan + PTTL per key %.2f s\n", round + 1, pttlTimes.last());
+        }
         cliTimes << cli.seconds;
         scanTimes << scan.seconds;
         firstRows << scan.firstRowsMs;
@@ -426,6 +456,11 @@ int main(int argc, char *argv[])
         "inspector scan       median %.2f s (SCAN COUNT 1000 + TYPE/PTTL round + detail round + classify)\n",
         median(scanTimes));
     std::printf("ratio                %.2f× (target ≤ 2×) %s\n", ratio, ratio <= 2.0 ? "OK" : "OVER");
+    if (withPttl)
+        std::printf(
+            "by hand              redis-cli --scan + PTTL per key: median %.2f s; the inspector takes "
+            "%.2f× of it\n",
+            median(pttlTimes), median(scanTimes) / median(pttlTimes));
     std::printf(
         "cpu (client+server)  redis-cli %.2f s (server %.2f s) · inspector %.2f s (server %.2f s) (%.2f×)\n",
         median(cliCpu), median(cliServerCpu), median(scanCpu), median(scanServerCpu),
@@ -451,6 +486,27 @@ int main(int argc, char *argv[])
                 "processes)\n",
                 gui.maxHandlerMs, gui.maxHandlerCpuMs, gui.maxHandlerCpuMs < 50 ? "OK" : "OVER",
                 gui.totalHandlerMs, gui.maxStallMs);
+    if (parser.isSet(QStringLiteral("json"))) {
+        QJsonObject json;
+        json.insert(QStringLiteral("keys"), double(dbsize));
+        json.insert(QStringLiteral("locks_expected"), double(k.locks));
+        json.insert(QStringLiteral("locks_found"), double(last.locks));
+        json.insert(QStringLiteral("redis_cli_scan_s"), median(cliTimes));
+        json.insert(QStringLiteral("lockscope_scan_s"), median(scanTimes));
+        json.insert(QStringLiteral("ratio_vs_redis_cli_scan"), ratio);
+        if (withPttl) {
+            json.insert(QStringLiteral("redis_cli_scan_pttl_s"), median(pttlTimes));
+            json.insert(QStringLiteral("ratio_vs_redis_cli_scan_pttl"),
+                        median(scanTimes) / median(pttlTimes));
+        }
+        json.insert(QStringLiteral("cpu_ratio_vs_redis_cli_scan"), median(scanCpu) / median(cliCpu));
+        json.insert(QStringLiteral("first_rows_ms"), median(firstRows));
+        json.insert(QStringLiteral("peak_rss_mb_scan"), double(peakScan) / 1024);
+        json.insert(QStringLiteral("peak_rss_mb_gui_path"), double(peakGui) / 1024);
+        json.insert(QStringLiteral("gui_thread_longest_page_cpu_ms"), gui.maxHandlerCpuMs);
+        json.insert(QStringLiteral("rounds"), rounds);
+        std::printf("%s\n", QJsonDocument(json).toJson(QJsonDocument::Compact).constData());
+    }
     server.stop();
     return ratio <= 2.0 && last.locks == k.locks ? 0 : 3;
 }

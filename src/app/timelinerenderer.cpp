@@ -9,6 +9,8 @@
 #include <QPainterPath>
 
 #include <cmath>
+#include <cstring>
+#include <map>
 
 using Hold = TimelineData::Hold;
 using Wait = TimelineData::Wait;
@@ -20,6 +22,9 @@ namespace {
 constexpr int kLaneGap = 2;
 constexpr double kThinPx = 2.0; // narrower spans go through the per-column coverage
 constexpr int kPrettyLimit = 400; // spans per lane below which corners are rounded and labels drawn
+constexpr double kPrettySpacingPx = 12; // and when they are at least this far apart on average
+constexpr double kMarkSpacingPx = 6; // read/write marks are drawn when they are this far apart on average
+constexpr int kPrettyViolations = 40; // visible violations below which bands are antialiased and tagged
 
 // Accumulates sub-pixel spans per pixel column; painted as one stretched image row.
 class Coverage
@@ -57,8 +62,12 @@ public:
     {
         if (!m_used)
             return;
-        QImage row(int(m_cover.size()), 1, QImage::Format_ARGB32_Premultiplied);
-        auto *pixels = reinterpret_cast<QRgb *>(row.scanLine(0));
+        // The band is painted unscaled at whole pixels: the raster engine's fast path (a stretched one-row
+        // image goes through the slow transformed one).
+        const int height = std::max(1, int(std::lround(h)));
+        QImage band(int(m_cover.size()), height, QImage::Format_ARGB32_Premultiplied);
+        auto *pixels = reinterpret_cast<QRgb *>(band.scanLine(0));
+        const double baseAlpha = color.alphaF() * 255.0;
         for (qsizetype i = 0; i < m_cover.size(); ++i) {
             const float c = m_cover.at(i);
             if (c <= 0) {
@@ -66,10 +75,13 @@ public:
                 continue;
             }
             // Anything present is clearly visible; full columns are solid.
-            const double alpha = color.alphaF() * std::min(1.0, 0.6 + 0.4 * std::min(1.0f, c));
-            pixels[i] = qPremultiply(qRgba(color.red(), color.green(), color.blue(), int(alpha * 255)));
+            const int alpha = int(baseAlpha * std::min(1.0, 0.6 + 0.4 * std::min(1.0f, c)));
+            pixels[i] = qPremultiply(qRgba(color.red(), color.green(), color.blue(), alpha));
         }
-        p.drawImage(QRectF(m_left, y, double(m_cover.size()), h), row);
+        const qsizetype rowBytes = band.bytesPerLine();
+        for (int line = 1; line < height; ++line)
+            std::memcpy(band.scanLine(line), pixels, size_t(rowBytes));
+        p.drawImage(QPoint(int(std::lround(m_left)), int(std::lround(y))), band);
     }
 
 private:
@@ -708,7 +720,8 @@ void TimelineRenderer::paintWorkerLane(QPainter &p, const Context &c, const Lane
     const qsizetype wEnd = std::partition_point(waits.begin() + wi, waits.end(),
                                                 [&](const Wait &s) { return s.startUs <= c.visibleEnd; })
         - waits.begin();
-    const bool prettyWaits = wEnd - wi < kPrettyLimit;
+    const bool prettyWaits
+        = wEnd - wi < kPrettyLimit && double(wEnd - wi) * kPrettySpacingPx < c.lanes.width();
     Coverage waitCover(c.lanes.left(), c.lanes.width());
     QList<QRectF> waitRects;
     QList<QPointF> gaveUp;
@@ -782,7 +795,8 @@ void TimelineRenderer::paintWorkerLane(QPainter &p, const Context &c, const Lane
         }
     }
     holdCover.paint(p, holdBand.top(), holdBand.height(), m_palette.holding);
-    const bool prettyHolds = holdsVisible < kPrettyLimit;
+    const bool prettyHolds
+        = holdsVisible < kPrettyLimit && double(holdsVisible) * kPrettySpacingPx < c.lanes.width();
     p.setPen(Qt::NoPen);
     p.setBrush(m_palette.holding);
     if (prettyHolds) {
@@ -881,7 +895,9 @@ void TimelineRenderer::paintWorkerLane(QPainter &p, const Context &c, const Lane
     const qsizetype mEnd = std::partition_point(marks.begin() + mi, marks.end(),
                                                 [&](const Mark &m) { return m.timeUs <= c.visibleEnd; })
         - marks.begin();
-    if (mEnd - mi < kPrettyLimit && lane.height >= 12) {
+    // Marks closer than a few pixels on average are unreadable anyway (and each costs an antialiased shape).
+    const bool marksReadable = double(mEnd - mi) * kMarkSpacingPx < c.lanes.width();
+    if (mEnd - mi < kPrettyLimit && marksReadable && lane.height >= 12) {
         p.setRenderHint(QPainter::Antialiasing, true);
         double lastX = -1e9;
         for (; mi < mEnd; ++mi) {
@@ -984,7 +1000,13 @@ void TimelineRenderer::paintViolations(QPainter &p, const Context &c) const
     const QList<Violation> &list = m_data->violations();
     if (list.isEmpty())
         return;
-    p.setRenderHint(QPainter::Antialiasing, true);
+    const auto onScreen = [&](const Violation &v) {
+        const qint64 end = v.openEnded ? c.limitUs : std::min(v.endUs, c.limitUs);
+        return v.startUs <= c.visibleEnd && end >= c.visibleStart;
+    };
+    // Many violations at once (a zoomed-out run full of them): plain bands, tags only where few.
+    const bool pretty = std::count_if(list.begin(), list.end(), onScreen) <= kPrettyViolations;
+    p.setRenderHint(QPainter::Antialiasing, pretty);
     const QFontMetricsF fm(m_smallFont);
     QList<QRectF> tags; // drawn last, never on top of each other
     struct Tag
@@ -995,18 +1017,17 @@ void TimelineRenderer::paintViolations(QPainter &p, const Context &c) const
     };
     QList<Tag> pending;
     int drawn = 0;
+    std::map<int, Coverage> crowdedRows; // when not pretty: each lane's bands merged per pixel column
     for (int i = 0; i < list.size(); ++i) {
         const Violation &v = list.at(i);
         const bool selected = i == c.view.selectedViolation;
-        if (v.startUs > c.visibleEnd)
+        if (!onScreen(v))
             continue;
         const qint64 end = v.openEnded ? c.limitUs : std::min(v.endUs, c.limitUs);
-        if (end < c.visibleStart)
-            continue;
         if (v.type == Violation::Type::FencingRejection
             || (v.type == Violation::Type::StaleHolder && !selected))
             continue;
-        if (++drawn > 300 && !selected)
+        if (++drawn > 300 && !selected && pretty)
             continue;
         double x0 = c.x(v.startUs);
         double x1 = std::max(x0 + 3, c.x(end));
@@ -1021,6 +1042,11 @@ void TimelineRenderer::paintViolations(QPainter &p, const Context &c) const
             laneRows << lockRow;
         if (laneRows.isEmpty())
             continue;
+        if (!pretty && !selected && v.type != Violation::Type::ForeignRelease) {
+            for (int row : laneRows)
+                crowdedRows.try_emplace(row, c.lanes.left(), c.lanes.width()).first->second.add(x0, x1);
+            continue;
+        }
         double top = 1e9, bottom = -1e9;
         for (int row : laneRows) {
             const QRectF lr = laneRect(c, m_lanes.at(row));
@@ -1071,7 +1097,12 @@ void TimelineRenderer::paintViolations(QPainter &p, const Context &c) const
         const Qt::PenStyle style = v.type == Violation::Type::Overlap ? Qt::SolidLine : Qt::DashLine;
         p.setPen(QPen(edge, selected ? 3 : 1.6, style));
         p.setBrush(Qt::NoBrush);
-        p.drawRoundedRect(QRectF(x0, top, x1 - x0, bottom - top), 3, 3);
+        if (pretty)
+            p.drawRoundedRect(QRectF(x0, top, x1 - x0, bottom - top), 3, 3);
+        else
+            p.drawRect(QRectF(x0, top, x1 - x0, bottom - top));
+        if (!pretty && !selected)
+            continue;
         QString text;
         QStringList names;
         QList<int> workers = v.workers;
@@ -1095,6 +1126,10 @@ void TimelineRenderer::paintViolations(QPainter &p, const Context &c) const
         const double tagH = fm.height() + 2;
         const double tagY = top - tagH - 1 >= c.lanes.top() ? top - tagH - 1 : top + 1;
         pending << Tag {QRectF(x0, tagY, x1 - x0, 0), text, selected};
+    }
+    for (const auto &[row, cover] : crowdedRows) {
+        const QRectF lr = laneRect(c, m_lanes.at(row));
+        cover.paint(p, lr.top(), lr.height(), withAlpha(m_palette.overlapEdge, 170));
     }
     for (const Tag &t : pending) {
         const QString text = fm.horizontalAdvance(t.text) + 12 < std::max(t.rect.width(), 150.0) || t.selected
@@ -1291,7 +1326,8 @@ QString TimelineRenderer::holdHtml(int worker, int lock, const Hold &h) const
     else
         html += QObject::tr("<br>no lease (no TTL)");
     if (h.renewals > 0)
-        html += QObject::tr("<br>renewed %1").arg(TextFormat::count(h.renewals, QObject::tr("time"), QObject::tr("times")));
+        html += QObject::tr("<br>renewed %1")
+                    .arg(TextFormat::count(h.renewals, QObject::tr("time"), QObject::tr("times")));
     if (h.validUntilUs != TimelineData::kOpen)
         html += QObject::tr("<br>lease %1 at %2")
                     .arg(h.validUntilUs <= m_data->nowUs() ? QObject::tr("ran out") : QObject::tr("runs out"),
