@@ -235,7 +235,7 @@ for name in names:
                          "timeline_data_mb": paint.get("rss_mb_timeline")}
     results[name]["wall_s"] = round(time.monotonic() - t0, 1)
 
-results["machine"] = {"cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d"), "rounds": a.rounds, "seconds": a.seconds}
+results["machine"] = {"cpus": os.cpu_count(), "load_average_1m_at_end": round(os.getloadavg()[0], 2), "date": time.strftime("%Y-%m-%d"), "rounds": a.rounds, "seconds": a.seconds}
 if a.json:
     print(json.dumps(results, indent=2))
 else:
