@@ -296,6 +296,8 @@ int live(int seconds)
 
 int main(int argc, char *argv[])
 {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen"); // paints into an image; no display needed
     QApplication app(argc, argv);
     QStandardPaths::setTestModeEnabled(true); // no settings of the user's are read or written
     QCommandLineParser parser;
