@@ -87,7 +87,12 @@ void LockSubscriberListener::handle(const RedisReply &reply)
     LockSubscriberChannel &channel = *it->second;
     // Redisson: "0" releases one permit, "1" (read-write unlock) one per waiting thread.
     channel.permits += payload == "1" ? qMax(1, channel.waiting) : 1;
-    channel.cv.notify_all();
+    // One permit wakes one waiter, as Redisson's semaphore does: waking every waiter for one permit makes
+    // them all race for the CPU (and the mutex) before the one that gets it can send its attempt.
+    if (payload == "1")
+        channel.cv.notify_all();
+    else
+        channel.cv.notify_one();
 }
 
 void LockSubscriberListener::run()
