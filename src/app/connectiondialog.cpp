@@ -9,13 +9,20 @@
 #include <QColorDialog>
 #include <QDir>
 #include <QFileDialog>
+#include <QPointer>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QThread>
 
 using Storage = ConnectionProfile::PasswordStorage;
 
 namespace {
 const char *kProblemStyle = "color: #b91c1c;";
 const char *kWarningStyle = "color: #b91c1c; font-weight: 600;";
+// The rows of the topology combo box.
+constexpr int kSingle = 0;
+constexpr int kCluster = 1;
+constexpr int kSentinel = 2;
 } // namespace
 
 ConnectionDialog::ConnectionDialog(QWidget *parent, Mode mode)
@@ -102,6 +109,9 @@ ConnectionDialog::ConnectionDialog(QWidget *parent, Mode mode)
     connect(m_ui->passwordStorageCombo, &QComboBox::currentIndexChanged, this,
             &ConnectionDialog::updateState);
     connect(m_ui->lockPatternsEdit, &QPlainTextEdit::textChanged, this, &ConnectionDialog::updateState);
+    connect(m_ui->topologyCombo, &QComboBox::currentIndexChanged, this, &ConnectionDialog::updateState);
+    connect(m_ui->masterCombo, &QComboBox::currentTextChanged, this, &ConnectionDialog::updateState);
+    connect(m_ui->listMastersButton, &QPushButton::clicked, this, &ConnectionDialog::listMasters);
     updateState();
 }
 
@@ -134,6 +144,9 @@ void ConnectionDialog::setSettings(const ConnectionSettings &s)
     m_ui->portSpin->setValue(s.port);
     m_ui->socketEdit->setText(s.socketPath);
     m_ui->dbSpin->setValue(s.db);
+    m_ui->topologyCombo->setCurrentIndex(s.sentinel.enabled() ? kSentinel : s.cluster ? kCluster : kSingle);
+    m_ui->sentinelsEdit->setText(s.sentinel.nodes.join(QStringLiteral(", ")));
+    m_ui->masterCombo->setEditText(s.sentinel.masterName);
     m_ui->userEdit->setText(s.user);
     m_ui->passwordEdit->setText(s.password);
     m_ui->readOnlyCheck->setChecked(s.readOnly);
@@ -162,6 +175,13 @@ ConnectionSettings ConnectionDialog::settings() const
     s.port = m_ui->portSpin->value();
     s.socketPath = m_ui->socketRadio->isChecked() ? m_ui->socketEdit->text().trimmed() : QString();
     s.db = m_ui->dbSpin->value();
+    const int topology = m_ui->topologyCombo->currentIndex();
+    s.cluster = topology == kCluster;
+    if (topology == kSentinel) {
+        s.socketPath.clear();
+        s.sentinel.nodes = sentinelNodes(m_ui->sentinelsEdit->text());
+        s.sentinel.masterName = m_ui->masterCombo->currentText().trimmed();
+    }
     s.user = m_ui->userEdit->text().trimmed();
     s.password = m_ui->passwordEdit->text();
     s.readOnly = m_ui->readOnlyCheck->isChecked();
@@ -230,6 +250,9 @@ QString ConnectionDialog::problem() const
 {
     if (m_ui->socketRadio->isChecked() && m_ui->socketEdit->text().trimmed().isEmpty())
         return tr("Give the path of the server's Unix socket.");
+    if (m_ui->topologyCombo->currentIndex() == kSentinel
+        && sentinelNodes(m_ui->sentinelsEdit->text()).isEmpty())
+        return tr("Give the address of at least one sentinel (host:port).");
     if (m_mode == Mode::Connect)
         return settings().validate();
     const ConnectionProfile p = profile();
@@ -240,10 +263,21 @@ QString ConnectionDialog::problem() const
 
 void ConnectionDialog::updateState()
 {
+    const int topology = m_ui->topologyCombo->currentIndex();
+    if (topology != kSingle && m_ui->socketRadio->isChecked())
+        m_ui->tcpRadio->setChecked(true); // clusters and sentinels give TCP addresses
+    m_ui->socketRadio->setEnabled(topology == kSingle);
     const bool socket = m_ui->socketRadio->isChecked();
-    m_ui->hostEdit->setEnabled(!socket);
-    m_ui->portSpin->setEnabled(!socket);
+    m_ui->hostEdit->setEnabled(!socket && topology != kSentinel);
+    m_ui->portSpin->setEnabled(!socket && topology != kSentinel);
     m_ui->socketEdit->setEnabled(socket);
+    for (QWidget *w :
+         {static_cast<QWidget *>(m_ui->sentinelsLabel), static_cast<QWidget *>(m_ui->sentinelsEdit),
+          static_cast<QWidget *>(m_ui->masterLabel), static_cast<QWidget *>(m_ui->masterCombo),
+          static_cast<QWidget *>(m_ui->listMastersButton)})
+        w->setVisible(topology == kSentinel);
+    m_ui->listMastersButton->setEnabled(!m_listing && !sentinelNodes(m_ui->sentinelsEdit->text()).isEmpty());
+    m_ui->dbSpin->setEnabled(topology != kCluster);
     m_ui->writeWarning->setVisible(!m_ui->readOnlyCheck->isChecked());
     const bool tls = m_ui->tlsCheck->isChecked();
     m_ui->tlsGroup->setEnabled(tls);
@@ -267,6 +301,64 @@ void ConnectionDialog::updateState()
     m_testButton->setEnabled(p.isEmpty());
     m_ui->testResult->setText(p);
     m_ui->testResult->setStyleSheet(p.isEmpty() ? QString() : QString::fromLatin1(kProblemStyle));
+}
+
+QStringList ConnectionDialog::sentinelNodes(const QString &text)
+{
+    QStringList nodes;
+    for (const QString &part : text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts))
+        nodes << part.trimmed();
+    return nodes;
+}
+
+void ConnectionDialog::listMasters()
+{
+    ConnectionSettings s = settings();
+    s.sentinel.masterName = QStringLiteral("-");
+    if (const QString p = s.validate(); !p.isEmpty()) {
+        m_ui->testResult->setText(p);
+        m_ui->testResult->setStyleSheet(QString::fromLatin1(kProblemStyle));
+        return;
+    }
+    m_listing = true;
+    updateState();
+    m_ui->testResult->setStyleSheet(QString());
+    m_ui->testResult->setText(tr("Asking the sentinels…"));
+    // The sentinels are asked on a thread of their own: the GUI thread never waits on the network.
+    QPointer<ConnectionDialog> self(this);
+    QThread *thread = QThread::create([self, s] {
+        RedisError error;
+        const QList<SentinelResolver::Master> masters = SentinelResolver::masters(s, &error);
+        QMetaObject::invokeMethod(qApp, [self, masters, error] {
+            if (self)
+                self->showMasters(masters, error);
+        });
+    });
+    connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+    thread->start();
+}
+
+void ConnectionDialog::showMasters(const QList<SentinelResolver::Master> &masters, const RedisError &error)
+{
+    m_listing = false;
+    const QString typed = m_ui->masterCombo->currentText();
+    m_ui->masterCombo->clear();
+    QStringList lines;
+    for (const SentinelResolver::Master &m : masters) {
+        m_ui->masterCombo->addItem(m.name);
+        lines << tr("%1 at %2 (%3)").arg(m.name, m.endpoint(), m.flags);
+    }
+    if (!typed.isEmpty() && m_ui->masterCombo->findText(typed) >= 0)
+        m_ui->masterCombo->setCurrentText(typed);
+    updateState();
+    if (error) {
+        m_ui->testResult->setText(tr("✘ %1").arg(error.message()));
+        m_ui->testResult->setStyleSheet(QString::fromLatin1(kProblemStyle));
+    } else {
+        m_ui->testResult->setText(lines.isEmpty() ? tr("The sentinels monitor no master.")
+                                                  : tr("Masters: %1").arg(lines.join(QStringLiteral("; "))));
+        m_ui->testResult->setStyleSheet(QString());
+    }
 }
 
 void ConnectionDialog::runTest()

@@ -5,6 +5,7 @@
 
 #include "profiles/connectionprofile.h"
 #include "redis/connectionsettings.h"
+#include "redis/sentinelresolver.h"
 
 #include <QDialog>
 
@@ -47,6 +48,10 @@ private:
     void runTest();
     void testWith(const ConnectionSettings &settings);
     void browse(QLineEdit *edit, const QString &title, const QString &filter);
+    void listMasters();
+    void showMasters(const QList<SentinelResolver::Master> &masters, const RedisError &error);
+    // "a:1, b:2" → ["a:1", "b:2"]
+    static QStringList sentinelNodes(const QString &text);
     void setColor(const QString &color);
     QString problem() const;
 
@@ -58,4 +63,5 @@ private:
     QString m_profileId;
     QString m_color;
     bool m_hasSavedPassword = false;
+    bool m_listing = false; // the sentinels are being asked for their masters
 };

@@ -2,6 +2,7 @@
 #include "cliserver.h"
 
 #include "cliio.h"
+#include "redis/sentinelresolver.h"
 
 bool CliServer::open(const ConnectionOptions &options, QString *error)
 {
@@ -19,6 +20,23 @@ bool CliServer::open(const ConnectionOptions &options, QString *error)
         m_settings.host = sandbox.host;
         m_settings.port = sandbox.port;
         m_settings.readOnly = false; // the sandbox is ours
+    }
+    if (m_settings.sentinel.enabled() && m_settings.sentinel.masterName.isEmpty()) {
+        RedisError e;
+        const QList<SentinelResolver::Master> masters = SentinelResolver::masters(m_settings, &e);
+        if (e) {
+            *error = e.message();
+            return false;
+        }
+        QStringList names;
+        for (const SentinelResolver::Master &m : masters)
+            names << QStringLiteral("%1 (%2, %3)").arg(m.name, m.endpoint(), m.flags);
+        *error = names.isEmpty()
+            ? QStringLiteral("the sentinels monitor no master")
+            : QStringLiteral("give the master to follow with --master NAME; the sentinels "
+                             "monitor: %1")
+                  .arg(names.join(QStringLiteral(", ")));
+        return false;
     }
     if (const QString warning = ConnectionOptions::securityWarning(m_settings); !warning.isEmpty())
         CliIo::err() << warning << "\n" << Qt::flush;

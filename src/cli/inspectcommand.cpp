@@ -4,6 +4,7 @@
 
 #include "cliio.h"
 #include "cliserver.h"
+#include "inspect/clusterscanjob.h"
 #include "inspect/inspectformat.h"
 #include "inspect/lockdiagnostics.h"
 #include "inspect/lockscanjob.h"
@@ -45,10 +46,15 @@ QString cell(const QString &text, int width)
     return text.size() > width ? text.left(width - 1) + QStringLiteral("…") : text.leftJustified(width);
 }
 
-void printTable(const QList<LockRecord> &records, const ScanProgress &progress, const ServerInfo &info)
+void printTable(const QList<LockRecord> &records, const ScanProgress &progress, const ServerInfo &info,
+                const QStringList &nodes)
 {
     QTextStream &out = CliIo::out();
     out << info.summary() << (info.readOnly ? " · read-only" : " · read-write") << "\n";
+    if (!nodes.isEmpty())
+        out << "Cluster of " << nodes.size() << (nodes.size() == 1 ? " master: " : " masters: ")
+            << nodes.join(QStringLiteral(", ")) << "\n";
+    const int nodeWidth = nodes.isEmpty() ? 0 : int(std::max<qsizetype>(4, nodes.first().size()));
     if (records.isEmpty()) {
         out << "No locks found in " << InspectFormat::count(progress.scannedKeys) << " keys scanned.\n"
             << Qt::flush;
@@ -60,9 +66,13 @@ void printTable(const QList<LockRecord> &records, const ScanProgress &progress, 
                             int(std::min<qsizetype>(
                                 48, Bytes::display(r.key, 60).size() + (r.groupKeys.isEmpty() ? 0 : 10))));
     out << "\n"
-        << cell(QStringLiteral("KEY"), keyWidth) << "  " << cell(QStringLiteral("KIND"), 18) << "  "
-        << cell(QStringLiteral("OWNER"), 26) << "  " << QStringLiteral("TTL").rightJustified(11) << "  "
-        << QStringLiteral("WAIT").rightJustified(4) << "  DIAGNOSES\n";
+        << cell(QStringLiteral("KEY"), keyWidth) << "  "
+        << (nodeWidth ? cell(QStringLiteral("NODE"), nodeWidth) + QStringLiteral("  ")
+                    + cell(QStringLiteral("SLOT"), 5) + QStringLiteral("  ")
+                      : QString())
+        << cell(QStringLiteral("KIND"), 18) << "  " << cell(QStringLiteral("OWNER"), 26) << "  "
+        << QStringLiteral("TTL").rightJustified(11) << "  " << QStringLiteral("WAIT").rightJustified(4)
+        << "  DIAGNOSES\n";
     for (const LockRecord &r : records) {
         QString key = Bytes::display(r.key, 60);
         if (!r.groupKeys.isEmpty())
@@ -71,8 +81,12 @@ void printTable(const QList<LockRecord> &records, const ScanProgress &progress, 
         for (const LockDiagnosis &d : r.diagnoses)
             codes << d.code;
         const qint64 waiters = r.waiters();
-        out << cell(key, keyWidth) << "  " << cell(LockKinds::name(r.kind), 18) << "  "
-            << cell(r.ownerSummary(), 26) << "  " << InspectFormat::ttl(r.pttlMs).rightJustified(11) << "  "
+        out << cell(key, keyWidth) << "  "
+            << (nodeWidth ? cell(r.node, nodeWidth) + QStringLiteral("  ") + cell(QString::number(r.slot), 5)
+                        + QStringLiteral("  ")
+                          : QString())
+            << cell(LockKinds::name(r.kind), 18) << "  " << cell(r.ownerSummary(), 26) << "  "
+            << InspectFormat::ttl(r.pttlMs).rightJustified(11) << "  "
             << (waiters < 0 ? QStringLiteral("?") : QString::number(waiters)).rightJustified(4) << "  "
             << codes.join(QStringLiteral(", ")) << "\n";
     }
@@ -207,47 +221,80 @@ int runInspectCommand(const QStringList &arguments)
         return CliIo::Failure;
     }
 
+    if (info.mode == QLatin1String("sentinel")) {
+        CliIo::err() << kName << ": " << server.settings().endpoint()
+                     << " is a Redis Sentinel, not a data server: connect with --sentinel "
+                     << server.settings().endpoint()
+                     << " --master NAME (without --master the names are listed)\n"
+                     << Qt::flush;
+        return CliIo::Failure;
+    }
+    // The server itself says whether it is a cluster node: then every master is scanned, --cluster or not.
+    const bool cluster = server.settings().cluster || info.mode == QLatin1String("cluster");
+    if (cluster && parser.isSet(QStringLiteral("watch"))) {
+        CliIo::err() << kName << ": --watch on a Redis Cluster is not supported yet (scan without --watch)\n"
+                     << Qt::flush;
+        return CliIo::Usage;
+    }
+
     // Pages stream in; a later page may update a lock met earlier (another resource key, a companion).
-    LockScanJob job(server.connection(), options);
-    QHash<QByteArray, qsizetype> indexOf;
+    QHash<QPair<QString, QByteArray>, qsizetype> indexOf;
     QList<LockRecord> records;
     const bool progressToTerminal = !parser.isSet(QStringLiteral("json")) && CliIo::stdoutIsTerminal();
-    while (!job.atEnd()) {
-        for (const LockRecord &r : job.nextPage()) {
-            const auto it = indexOf.constFind(r.key);
-            if (it != indexOf.constEnd()) {
-                records[*it] = r;
-            } else {
-                indexOf.insert(r.key, records.size());
-                records.append(r);
+    const auto runJob = [&](auto &job) {
+        while (!job.atEnd()) {
+            for (const LockRecord &r : job.nextPage()) {
+                const auto it = indexOf.constFind({r.node, r.key});
+                if (it != indexOf.constEnd()) {
+                    records[*it] = r;
+                } else {
+                    indexOf.insert({r.node, r.key}, records.size());
+                    records.append(r);
+                }
             }
+            if (progressToTerminal && job.progress().pages % 20 == 0)
+                CliIo::err() << "\rscanning… " << InspectFormat::count(job.progress().scannedKeys)
+                             << " keys, " << InspectFormat::count(records.size()) << " locks" << Qt::flush;
         }
-        if (progressToTerminal && job.progress().pages % 20 == 0)
-            CliIo::err() << "\rscanning… " << InspectFormat::count(job.progress().scannedKeys) << " keys, "
-                         << InspectFormat::count(records.size()) << " locks" << Qt::flush;
+        if (progressToTerminal)
+            CliIo::err() << "\r\x1b[K" << Qt::flush;
+        return std::make_pair(job.error(), job.progress());
+    };
+    RedisError scanError;
+    ScanProgress progress;
+    QStringList nodes;
+    if (cluster) {
+        ConnectionSettings seed = server.settings();
+        seed.cluster = true;
+        ClusterScanJob job(seed, options);
+        std::tie(scanError, progress) = runJob(job);
+        for (const ClusterSlotMap::Node &n : job.masters())
+            nodes << n.endpoint();
+    } else {
+        LockScanJob job(server.connection(), options);
+        std::tie(scanError, progress) = runJob(job);
     }
-    if (progressToTerminal)
-        CliIo::err() << "\r\x1b[K" << Qt::flush;
-    if (job.error()) {
-        CliIo::err() << kName << ": scan failed: " << job.error().message() << "\n" << Qt::flush;
+    if (scanError) {
+        CliIo::err() << kName << ": scan failed: " << scanError.message() << "\n" << Qt::flush;
         return CliIo::Failure;
     }
     std::stable_sort(records.begin(), records.end(), [](const LockRecord &a, const LockRecord &b) {
         const int sa = severity(a), sb = severity(b);
         return sa != sb ? sa > sb : a.key < b.key;
     });
-    const ScanProgress progress = job.progress();
 
     const bool json = parser.isSet(QStringLiteral("json"));
     if (json && !parser.isSet(QStringLiteral("watch"))) {
         QJsonArray locks;
         for (const LockRecord &r : records)
             locks.append(LockJson::lock(r));
-        const QJsonObject root {
+        QJsonObject root {
             {QStringLiteral("server"), LockJson::server(info)},
             {QStringLiteral("scanned_keys"), progress.scannedKeys},
             {QStringLiteral("locks"), locks},
         };
+        if (cluster)
+            root.insert(QStringLiteral("nodes"), QJsonArray::fromStringList(nodes));
         CliIo::out() << QJsonDocument(root).toJson(QJsonDocument::Indented) << Qt::flush;
     } else if (json) {
         for (const LockRecord &r : records) {
@@ -257,7 +304,7 @@ int runInspectCommand(const QStringList &arguments)
         }
         CliIo::out() << Qt::flush;
     } else {
-        printTable(records, progress, info);
+        printTable(records, progress, info, nodes);
     }
 
     bool failed = false;

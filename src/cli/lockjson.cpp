@@ -52,7 +52,7 @@ QJsonObject lock(const LockRecord &r)
     QJsonArray diagnoses;
     for (const LockDiagnosis &d : r.diagnoses)
         diagnoses.append(QJsonObject {{QStringLiteral("code"), d.code}, {QStringLiteral("text"), d.text}});
-    return {
+    QJsonObject o {
         {QStringLiteral("key"), text(r.key)},
         {QStringLiteral("kind"), LockKinds::name(r.kind)},
         {QStringLiteral("library"), r.library},
@@ -65,6 +65,11 @@ QJsonObject lock(const LockRecord &r)
         {QStringLiteral("companions"), companions},
         {QStringLiteral("diagnoses"), diagnoses},
     };
+    if (!r.node.isEmpty()) { // a cluster's lock: where it lives
+        o.insert(QStringLiteral("node"), r.node);
+        o.insert(QStringLiteral("slot"), r.slot);
+    }
+    return o;
 }
 
 QJsonObject server(const ServerInfo &info)

@@ -59,6 +59,18 @@ void ConnectionOptions::addTo(QCommandLineParser &parser)
          QStringLiteral("hosts")},
         {QStringLiteral("ssh-config"),
          QStringLiteral("ssh config file to use instead of ~/.ssh/config (ssh -F)."), QStringLiteral("file")},
+        {QStringLiteral("cluster"),
+         QStringLiteral(
+             "The server is a Redis Cluster reached through this node (a seed): commands follow the "
+             "slot map, and inspect scans every master."),
+         QStringLiteral("host:port")},
+        {QStringLiteral("sentinel"),
+         QStringLiteral("Reach the master through this Redis Sentinel (repeat for more sentinels); with "
+                        "--master. The connection follows a failover."),
+         QStringLiteral("host:port")},
+        {QStringLiteral("master"),
+         QStringLiteral("The name of the master the sentinels monitor (without it, the names are listed)."),
+         QStringLiteral("NAME")},
         {QStringLiteral("profile"),
          QStringLiteral(
              "Connect as the saved connection profile NAME says (made in the app: Connection > Profiles); "
@@ -90,8 +102,9 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
     ConnectionOptions o;
     ConnectionSettings &s = o.settings;
     if (parser.isSet(QStringLiteral("profile"))) {
-        for (const char *name : {"host", "port", "socket", "user", "tls", "cacert", "cert", "key", "sni",
-                                 "insecure", "ssh", "ssh-identity", "ssh-jump", "ssh-config", "sandbox"}) {
+        for (const char *name :
+             {"host", "port", "socket", "user", "tls", "cacert", "cert", "key", "sni", "insecure", "ssh",
+              "ssh-identity", "ssh-jump", "ssh-config", "sandbox", "cluster", "sentinel", "master"}) {
             if (parser.isSet(QString::fromLatin1(name))) {
                 *error = QStringLiteral(
                              "--profile already says where and how to connect: do not combine it with "
@@ -177,6 +190,48 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
     o.sandbox = parser.isSet(QStringLiteral("sandbox"));
     o.serverGiven = parser.isSet(QStringLiteral("host")) || parser.isSet(QStringLiteral("port"))
         || parser.isSet(QStringLiteral("socket"));
+    const bool cluster = parser.isSet(QStringLiteral("cluster"));
+    const bool sentinel = parser.isSet(QStringLiteral("sentinel"));
+    if ((cluster || sentinel) && (o.serverGiven || o.sandbox)) {
+        *error = QStringLiteral(
+                     "--%1 says where the servers are: do not combine it with --host, --port, --socket "
+                     "or --sandbox")
+                     .arg(cluster ? QStringLiteral("cluster") : QStringLiteral("sentinel"));
+        return false;
+    }
+    if (cluster && sentinel) {
+        *error = QStringLiteral("--cluster and --sentinel are different topologies: give one of them");
+        return false;
+    }
+    if (parser.isSet(QStringLiteral("master")) && !sentinel) {
+        *error
+            = QStringLiteral("--master names a master monitored by Sentinel: give --sentinel host:port too");
+        return false;
+    }
+    if (cluster) {
+        const QString seed = value("cluster");
+        if (!ConnectionSettings::parseHostPort(seed, &s.host, &s.port)) {
+            *error = QStringLiteral("--cluster %1: expected host:port of a cluster node").arg(seed);
+            return false;
+        }
+        s.cluster = true;
+        o.serverGiven = true;
+    }
+    if (sentinel) {
+        for (const QString &node : parser.values(QStringLiteral("sentinel"))) {
+            QString h;
+            int p = 0;
+            if (!ConnectionSettings::parseHostPort(node, &h, &p)) {
+                *error
+                    = QStringLiteral("--sentinel %1: expected host:port of a sentinel (default port 26379)")
+                          .arg(node);
+                return false;
+            }
+            s.sentinel.nodes << node.trimmed();
+        }
+        s.sentinel.masterName = value("master");
+        o.serverGiven = true;
+    }
     if (o.sandbox && o.serverGiven) {
         *error = QStringLiteral(
             "--sandbox starts a private server: do not combine it with --host, --port or --socket");
@@ -191,7 +246,11 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
             "--sandbox is a plain local server: do not combine it with TLS or --ssh options");
         return false;
     }
-    if (const QString problem = s.validate(); !problem.isEmpty()) {
+    // Without --master the CLI lists the sentinels' masters (CliServer): validate as if one were given.
+    ConnectionSettings checked = s;
+    if (checked.sentinel.enabled() && checked.sentinel.masterName.isEmpty())
+        checked.sentinel.masterName = QStringLiteral("-");
+    if (const QString problem = checked.validate(); !problem.isEmpty()) {
         *error = problem;
         return false;
     }

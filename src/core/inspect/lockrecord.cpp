@@ -99,11 +99,12 @@ bool LockRecord::sameContent(const LockRecord &other, qint64 toleranceMs) const
     const bool ttlSame = (pttlMs < 0 || other.pttlMs < 0)
         ? pttlMs == other.pttlMs
         : std::abs(deadlineMs() - other.deadlineMs()) <= toleranceMs;
-    return ttlSame && key == other.key && kind == other.kind && library == other.library
-        && reason == other.reason && type == other.type && owners == other.owners && rwMode == other.rwMode
-        && subscribers == other.subscribers && queueLength == other.queueLength && queue == other.queue
-        && hasFencingToken == other.hasFencingToken && fencingToken == other.fencingToken
-        && companions == other.companions && groupKeys == other.groupKeys && problems == other.problems
-        && diagnoses == other.diagnoses && value == other.value && valueLength == other.valueLength
-        && fields == other.fields && fieldCount == other.fieldCount && size == other.size;
+    return ttlSame && key == other.key && node == other.node && slot == other.slot && kind == other.kind
+        && library == other.library && reason == other.reason && type == other.type && owners == other.owners
+        && rwMode == other.rwMode && subscribers == other.subscribers && queueLength == other.queueLength
+        && queue == other.queue && hasFencingToken == other.hasFencingToken
+        && fencingToken == other.fencingToken && companions == other.companions
+        && groupKeys == other.groupKeys && problems == other.problems && diagnoses == other.diagnoses
+        && value == other.value && valueLength == other.valueLength && fields == other.fields
+        && fieldCount == other.fieldCount && size == other.size;
 }

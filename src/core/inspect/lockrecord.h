@@ -57,6 +57,10 @@ struct LockDiagnosis
 struct LockRecord
 {
     QByteArray key;
+    // On a Redis Cluster: the master the lock was read from ("127.0.0.1:7000") and the key's slot. Empty and
+    // -1 on a single server.
+    QString node;
+    int slot = -1;
     LockKind kind = LockKind::None;
     QString library; // "Redisson", "redis-py (probable)", …
     QString reason; // why this kind and library

@@ -151,6 +151,10 @@ QJsonObject ConnectionProfile::toJson() const
         {QStringLiteral("scanCount"), scanCount},
         {QStringLiteral("tls"), tls},
         {QStringLiteral("ssh"), ssh},
+        {QStringLiteral("cluster"), s.cluster},
+        {QStringLiteral("sentinel"),
+         QJsonObject {{QStringLiteral("nodes"), QJsonArray::fromStringList(s.sentinel.nodes)},
+                      {QStringLiteral("master"), s.sentinel.masterName}}},
     };
 }
 
@@ -189,6 +193,10 @@ ConnectionProfile ConnectionProfile::fromJson(const QJsonObject &o, QString *err
     s.ssh.identityFile = stringValue(ssh, "identityFile");
     s.ssh.jumpHosts = stringValue(ssh, "jumpHosts");
     s.ssh.configFile = stringValue(ssh, "configFile");
+    s.cluster = boolValue(o, "cluster", false);
+    const QJsonObject sentinel = o.value(QLatin1String("sentinel")).toObject();
+    s.sentinel.nodes = listValue(sentinel, "nodes");
+    s.sentinel.masterName = stringValue(sentinel, "master");
     if (error) {
         error->clear();
         if (p.name.trimmed().isEmpty())

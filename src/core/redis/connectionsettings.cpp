@@ -3,6 +3,11 @@
 
 #include <QFileInfo>
 
+static QString masterNameOrDash(const QString &name)
+{
+    return name.isEmpty() ? QStringLiteral("?") : name;
+}
+
 QString ConnectionSettings::Ssh::destination() const
 {
     QString d = user.isEmpty() ? host : user + u'@' + host;
@@ -20,6 +25,43 @@ QString ConnectionSettings::endpoint() const
     return QStringLiteral("%1:%2").arg(host).arg(port);
 }
 
+QString ConnectionSettings::topologyDescription() const
+{
+    if (sentinel.enabled())
+        return QStringLiteral("master '%1' via sentinel %2")
+            .arg(masterNameOrDash(sentinel.masterName), sentinel.nodes.join(QStringLiteral(", ")));
+    if (cluster)
+        return QStringLiteral("cluster via %1").arg(endpoint());
+    return endpoint();
+}
+
+bool ConnectionSettings::parseHostPort(const QString &text, QString *host, int *port)
+{
+    const QString t = text.trimmed();
+    QString h;
+    QString portText;
+    if (t.startsWith(u'[')) {
+        const qsizetype close = t.indexOf(QLatin1String("]:"));
+        if (close < 0)
+            return false;
+        h = t.mid(1, close - 1);
+        portText = t.mid(close + 2);
+    } else {
+        const qsizetype colon = t.lastIndexOf(u':');
+        if (colon <= 0 || t.indexOf(u':') != colon)
+            return false;
+        h = t.left(colon);
+        portText = t.mid(colon + 1);
+    }
+    bool ok = false;
+    const int p = portText.toInt(&ok);
+    if (!ok || p < 1 || p > 65535 || h.isEmpty() || h.contains(u' '))
+        return false;
+    *host = h;
+    *port = p;
+    return true;
+}
+
 QString ConnectionSettings::transportDescription() const
 {
     QStringList parts;
@@ -33,7 +75,8 @@ QString ConnectionSettings::transportDescription() const
 QString ConnectionSettings::describe() const
 {
     const QString transport = transportDescription();
-    return transport.isEmpty() ? endpoint() : QStringLiteral("%1 (%2)").arg(endpoint(), transport);
+    const QString where = topologyDescription();
+    return transport.isEmpty() ? where : QStringLiteral("%1 (%2)").arg(where, transport);
 }
 
 QString ConnectionSettings::tlsName() const
@@ -60,6 +103,34 @@ QString ConnectionSettings::validate() const
             return QStringLiteral("host is empty: give a host name or IP address, or a Unix socket path");
         if (port < 1 || port > 65535)
             return QStringLiteral("port %1 is out of range: use 1 to 65535").arg(port);
+    }
+    if (sentinel.enabled()) {
+        if (cluster)
+            return QStringLiteral("a connection goes through Sentinel or to a Cluster, not both");
+        if (sentinel.masterName.trimmed().isEmpty())
+            return QStringLiteral("Sentinel: give the name of the master to follow (--master NAME; the "
+                                  "sentinels list them with SENTINEL MASTERS)");
+        if (usesSocket())
+            return QStringLiteral("Sentinel gives TCP addresses: a Unix socket cannot be used with it");
+        if (ssh.enabled)
+            return QStringLiteral("Sentinel through an SSH tunnel is not supported yet (the master's address "
+                                  "changes on failover): tunnel to the master directly");
+        for (const QString &node : sentinel.nodes) {
+            QString h;
+            int p = 0;
+            if (!parseHostPort(node, &h, &p))
+                return QStringLiteral("sentinel address '%1' is not host:port").arg(node);
+        }
+    }
+    if (cluster) {
+        if (usesSocket())
+            return QStringLiteral("a Cluster is reached over TCP: give a node's host and port, not a socket");
+        if (ssh.enabled)
+            return QStringLiteral(
+                "a Cluster through an SSH tunnel is not supported yet (every node needs its "
+                "own tunnel)");
+        if (db != 0)
+            return QStringLiteral("a Cluster has database 0 only");
     }
     if (db < 0)
         return QStringLiteral("database %1 is negative: databases are numbered from 0").arg(db);

@@ -4,6 +4,7 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 struct ConnectionSettings
 {
@@ -38,6 +39,17 @@ struct ConnectionSettings
         bool operator==(const Ssh &other) const = default;
     };
 
+    // A master/replica group behind Redis Sentinel: the master's address is asked from the sentinels on
+    // every (re)connect, so a connection follows a failover. host and port then hold the master last found.
+    struct Sentinel
+    {
+        QStringList nodes; // "host:port" of one or more sentinels, asked in order
+        QString masterName; // the name the sentinels monitor it under (SENTINEL MASTERS lists them)
+
+        bool enabled() const { return !nodes.isEmpty(); }
+        bool operator==(const Sentinel &other) const = default;
+    };
+
     QString host = QStringLiteral("127.0.0.1");
     int port = 6379;
     QString socketPath; // when set, a Unix socket is used instead of host:port
@@ -50,10 +62,18 @@ struct ConnectionSettings
     QString clientName = QStringLiteral("lockscope");
     Tls tls;
     Ssh ssh;
+    Sentinel sentinel;
+    // host:port is one node (a seed) of a Redis Cluster: ClusterConnection routes commands by slot from
+    // there, and the inspector scans every master. A plain RedisConnection just talks to that node.
+    bool cluster = false;
 
     bool usesSocket() const { return !socketPath.isEmpty(); }
     // "127.0.0.1:6379" or "unix:/path/to/sock"; never includes credentials.
     QString endpoint() const;
+    // "127.0.0.1:6379 (cluster)", "master 'mymaster' via sentinel 127.0.0.1:26379, …": what the user chose.
+    QString topologyDescription() const;
+    // Splits "host:port" ("[::1]:26379" for IPv6). False when malformed or the port is out of range.
+    static bool parseHostPort(const QString &text, QString *host, int *port);
     // How the bytes travel, for messages and badges: "TLS", "TLS (unverified)", "via ssh ops@bastion", or
     // empty for a plain connection.
     QString transportDescription() const;

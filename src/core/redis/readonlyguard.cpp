@@ -96,6 +96,7 @@ const QHash<QByteArray, Rule> &rules()
             "LASTSAVE",
             "READONLY",
             "READWRITE",
+            "ASKING", // a cluster redirection: lets the next command read a slot being migrated
             "WAIT",
             // pub/sub listening (publishing is a write to other clients, so it is not here)
             "SUBSCRIBE",

@@ -3,6 +3,7 @@
 
 #include "logging.h"
 #include "readonlyguard.h"
+#include "sentinelresolver.h"
 #include "sshtunnel.h"
 #include "sshtunnelpool.h"
 #include "tlsbridge.h"
@@ -198,6 +199,20 @@ RedisError RedisConnection::open()
     const QString problem = m_settings.validate();
     if (!problem.isEmpty())
         return fail({RedisError::Code::BadSettings, problem});
+    m_staleMaster = false;
+    if (m_settings.sentinel.enabled()) {
+        // Asked on every (re)connect: after a failover the sentinels name the promoted replica.
+        QString masterHost;
+        int masterPort = 0;
+        if (const RedisError e = SentinelResolver::resolve(m_settings, &masterHost, &masterPort))
+            return fail(e);
+        if (masterHost != m_settings.host || masterPort != m_settings.port)
+            qCInfo(lcRedis) << "sentinel: master" << m_settings.sentinel.masterName << "is at" << masterHost
+                            << masterPort;
+        m_settings.host = masterHost;
+        m_settings.port = masterPort;
+        m_endpoint = m_settings.endpoint();
+    }
 
     // Where the socket actually goes: the server, or the local end of an SSH tunnel to it.
     QString dialHost = m_settings.host;
@@ -324,6 +339,19 @@ RedisError RedisConnection::handshake()
         m_clientId = id.reply.toInteger();
     else if (!roundTrip({"PING"}).ok()) // CLIENT denied by ACL: fall back on PING
         return id.error;
+    if (m_settings.sentinel.enabled()) {
+        // Sentinel's client guideline: check that what the sentinels named is a master (during a failover
+        // they may still name the old one, now a replica).
+        const RedisResult role = roundTrip({"ROLE"});
+        if (role.error.breaksConnection())
+            return role.error;
+        if (role.ok() && role.reply.size() > 0 && role.reply.at(0).bytes() != "master")
+            return {
+                RedisError::Code::ReplicaReadOnly,
+                QStringLiteral("Sentinel names %1 as master '%2', but it is a %3 (a failover is in "
+                               "progress): try again in a moment")
+                    .arg(where, m_settings.sentinel.masterName, QString::fromUtf8(role.reply.at(0).bytes()))};
+    }
     if (!m_settings.clientName.isEmpty()) {
         // Naming is a courtesy to whoever runs CLIENT LIST; an ACL that forbids it is not an error.
         const RedisResult r = roundTrip({"CLIENT", "SETNAME", m_settings.clientName.toUtf8()});
@@ -355,6 +383,8 @@ RedisError RedisConnection::guard(const RedisCommand &args) const
 
 RedisError RedisConnection::ensureOpen()
 {
+    if (m_context && m_staleMaster && m_pending == 0 && m_autoReconnect)
+        return open(); // the master we knew was demoted: ask the sentinels again
     if (m_context)
         return {};
     if (m_autoReconnect && m_everOpened)
@@ -411,8 +441,12 @@ RedisResult RedisConnection::resultFromRaw(void *raw)
     RedisResult result;
     result.reply = RedisReply::fromHiredis(reply);
     freeReplyObject(reply);
-    if (result.reply.isError())
+    if (result.reply.isError()) {
         result.error = RedisError::fromServerReply(result.reply.bytes());
+        // A write refused by a replica on a connection through Sentinel: the master was failed over.
+        if (m_settings.sentinel.enabled() && result.error.code() == RedisError::Code::ReplicaReadOnly)
+            m_staleMaster = true;
+    }
     return result;
 }
 

@@ -92,6 +92,7 @@ private:
     RedisError m_lastError;
     bool m_autoReconnect = true;
     bool m_everOpened = false;
+    bool m_staleMaster = false; // through Sentinel: a replica refused a write, reopen before the next command
     int m_pending = 0;
     quint64 m_commandsSent = 0;
     qint64 m_clientId = -1;

@@ -33,6 +33,8 @@ public:
         bool unixSocket = false; // also listen on <dir>/redis.sock
         bool sentinel = false; // run as redis-sentinel (configLines must hold its "sentinel monitor" lines)
         int port = 0; // 0: pick a free port
+        // cluster-enabled: the port picked is at most 55535 and port + 10000 (the cluster bus) is free too.
+        bool clusterBus = false;
         int readyTimeoutMs = 10000;
         QString executable; // empty: find redis-server on PATH (or $LOCKSCOPE_REDIS_SERVER)
         std::optional<Tls> tls;
@@ -72,6 +74,8 @@ public:
     static QString installHint();
     // A TCP port on 127.0.0.1 that was free a moment ago.
     static int freePort();
+    // A free port P ≤ 55535 with P + 10000 free too, for a cluster node and its cluster bus; 0 if none found.
+    static int freeClusterPort();
 
 private:
     bool prepareDirectory();

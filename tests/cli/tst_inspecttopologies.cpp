@@ -1,0 +1,226 @@
+// `lockscope-cli inspect` and `sandbox` on real topologies: a 3-master cluster with a replica each (started
+// once for this executable) where every lock is listed once with its node and slot, and a Sentinel group
+// reached through its sentinels.
+#include "inspect/samplelocks.h"
+#include "redis/clusterconnection.h"
+#include "redis/clusterslot.h"
+#include "redis/sandboxcluster.h"
+#include "redis/sandboxsentinelgroup.h"
+#include "testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+
+#include <csignal>
+
+class TestInspectTopologies : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void clusterJsonListsEveryLockOnceWithItsNode();
+    void clusterIsDetectedWithoutTheOption();
+    void clusterTableShowsTheNode();
+    void badTopologyArguments_data();
+    void badTopologyArguments();
+    void sentinelMasterIsInspectedAndNamesAreListed();
+    void sandboxClusterServesInspect();
+
+private:
+    // Checks the inspect --json output against the locks written in initTestCase.
+    void checkClusterJson(const QString &out);
+
+    std::unique_ptr<SandboxCluster> m_cluster;
+    QHash<QString, QString> m_expectedNode; // lock key → endpoint of its master
+};
+
+using TestSupport::run;
+
+static QString endpointOf(SandboxServer &s)
+{
+    return s.connectionSettings().endpoint();
+}
+
+void TestInspectTopologies::initTestCase()
+{
+    QVERIFY(QFileInfo(TestSupport::cliPath()).isExecutable());
+    SandboxCluster::Options options;
+    options.replicasPerMaster = 1; // replicas hold the same keys: they must not be listed twice
+    m_cluster = std::make_unique<SandboxCluster>(options);
+    LS_START(*m_cluster);
+    ClusterConnection cluster(m_cluster->seedSettings());
+    LS_OPEN(cluster);
+    const QByteArray client = SampleLocks::redissonClientId();
+    for (int i = 0; i < 12; ++i) {
+        const QByteArray redisson = "order:" + QByteArray::number(i);
+        QVERIFY(cluster.command({"HSET", redisson, client + ":7", "1"}).ok());
+        QVERIFY(cluster.command({"PEXPIRE", redisson, "600000"}).ok());
+        const QByteArray plain = "lock:job:" + QByteArray::number(i);
+        QVERIFY(cluster.command({"SET", plain, SampleLocks::randomHex32(), "NX", "PX", "600000"}).ok());
+        for (const QByteArray &key : {redisson, plain})
+            m_expectedNode.insert(QString::fromUtf8(key), cluster.slotMap().masterOfKey(key)->endpoint());
+    }
+    // A fair-lock waiter: its queue lives in the lock's slot through the hash tag.
+    QVERIFY(cluster.command({"RPUSH", "redisson_lock_queue:{order:3}", client + ":9"}).ok());
+    QVERIFY(
+        cluster.command({"ZADD", "redisson_lock_timeout:{order:3}", "9999999999999", client + ":9"}).ok());
+    QVERIFY(cluster.command({"SET", "user:1", "not a lock"}).ok());
+    // The replicas have every key before the scans start.
+    for (int i = 0; i < m_cluster->masterCount(); ++i) {
+        RedisConnection c(m_cluster->master(i).connectionSettings());
+        LS_OPEN(c);
+        QCOMPARE(c.command({"WAIT", "1", "5000"}).reply.toInteger(), 1);
+    }
+    QSet<QString> nodesUsed(m_expectedNode.cbegin(), m_expectedNode.cend());
+    QCOMPARE(nodesUsed.size(), 3); // 24 locks spread over all three masters
+}
+
+void TestInspectTopologies::checkClusterJson(const QString &out)
+{
+    QJsonParseError error;
+    const QJsonObject root = QJsonDocument::fromJson(out.toUtf8(), &error).object();
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString() + out));
+    QCOMPARE(root.value("server").toObject().value("mode").toString(), QStringLiteral("cluster"));
+    QStringList nodes;
+    for (const QJsonValue &v : root.value("nodes").toArray())
+        nodes << v.toString();
+    QStringList masters;
+    for (int i = 0; i < m_cluster->masterCount(); ++i)
+        masters << endpointOf(m_cluster->master(i));
+    QCOMPARE(nodes, masters); // every master, no replica
+    QHash<QString, QJsonObject> found;
+    for (const QJsonValue &v : root.value("locks").toArray()) {
+        const QJsonObject lock = v.toObject();
+        const QString key = lock.value("key").toString();
+        QVERIFY2(!found.contains(key), qPrintable(QStringLiteral("listed twice: ") + key));
+        found.insert(key, lock);
+    }
+    QCOMPARE(found.size(), m_expectedNode.size());
+    for (auto it = m_expectedNode.cbegin(); it != m_expectedNode.cend(); ++it) {
+        QVERIFY2(found.contains(it.key()), qPrintable(it.key()));
+        const QJsonObject lock = found.value(it.key());
+        QCOMPARE(lock.value("node").toString(), it.value());
+        QCOMPARE(lock.value("slot").toInt(), ClusterSlot::of(it.key().toUtf8()));
+    }
+    // The waiter's queue is attached to its lock and lives in the lock's slot.
+    const QJsonArray companions = found.value(QStringLiteral("order:3")).value("companions").toArray();
+    QVERIFY2(!companions.isEmpty(), qPrintable(out));
+    for (const QJsonValue &c : companions)
+        QCOMPARE(ClusterSlot::of(c.toObject().value("key").toString().toUtf8()),
+                 found.value(QStringLiteral("order:3")).value("slot").toInt());
+    QCOMPARE(found.value(QStringLiteral("order:3")).value("waiters").toInt(), 1);
+}
+
+void TestInspectTopologies::clusterJsonListsEveryLockOnceWithItsNode()
+{
+    const auto r
+        = run(TestSupport::cliPath(), {"inspect", "--cluster", endpointOf(m_cluster->master(1)), "--json"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    checkClusterJson(r.out);
+}
+
+void TestInspectTopologies::clusterIsDetectedWithoutTheOption()
+{
+    // The server says it is a cluster node (redis_mode:cluster): every master is scanned anyway.
+    const auto r = run(TestSupport::cliPath(),
+                       {"inspect", "--port", QString::number(m_cluster->master(2).port()), "--json"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    checkClusterJson(r.out);
+}
+
+void TestInspectTopologies::clusterTableShowsTheNode()
+{
+    const auto r = run(TestSupport::cliPath(), {"inspect", "--cluster", endpointOf(m_cluster->master(0))});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains(QLatin1String("Cluster of 3 masters")), qPrintable(r.out));
+    QVERIFY(r.out.contains(QLatin1String("NODE")));
+    const QRegularExpression row(QStringLiteral("^lock:job:5 +(\\S+) +(\\d+) "),
+                                 QRegularExpression::MultilineOption);
+    const QRegularExpressionMatch m = row.match(r.out);
+    QVERIFY2(m.hasMatch(), qPrintable(r.out));
+    QCOMPARE(m.captured(1), m_expectedNode.value(QStringLiteral("lock:job:5")));
+    QCOMPARE(m.captured(2).toInt(), ClusterSlot::of("lock:job:5"));
+}
+
+void TestInspectTopologies::badTopologyArguments_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("cluster-not-host-port") << QStringList {"--cluster", "localhost"} << "expected host:port";
+    QTest::newRow("cluster-and-port")
+        << QStringList {"--cluster", "127.0.0.1:1", "--port", "2"} << "do not combine";
+    QTest::newRow("both-topologies") << QStringList {"--cluster", "127.0.0.1:1", "--sentinel", "127.0.0.1:2"}
+                                     << "give one of them";
+    QTest::newRow("master-alone") << QStringList {"--master", "m"} << "give --sentinel";
+    QTest::newRow("sentinel-bad") << QStringList {"--sentinel", "127.0.0.1:x"} << "expected host:port";
+}
+
+void TestInspectTopologies::badTopologyArguments()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, message);
+    const auto r = run(TestSupport::cliPath(), QStringList {"inspect"} + arguments);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+}
+
+void TestInspectTopologies::sentinelMasterIsInspectedAndNamesAreListed()
+{
+    SandboxSentinelGroup group;
+    LS_START(group);
+    RedisConnection c(group.settings());
+    LS_OPEN(c);
+    QVERIFY(SampleLocks::plainLock(c, "lock:sentinel", "me", 600000));
+    QStringList sentinels;
+    for (const QString &address : group.sentinelAddresses())
+        sentinels << "--sentinel" << address;
+
+    auto r = run(TestSupport::cliPath(),
+                 QStringList {"inspect", "--json", "--master", group.masterName()} + sentinels);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonArray locks = QJsonDocument::fromJson(r.out.toUtf8()).object().value("locks").toArray();
+    QCOMPARE(locks.size(), 1);
+    QCOMPARE(locks.first().toObject().value("key").toString(), QStringLiteral("lock:sentinel"));
+    QVERIFY(!locks.first().toObject().contains("node"));
+
+    r = run(TestSupport::cliPath(), QStringList {"inspect"} + sentinels);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(QStringLiteral("--master NAME")) && r.err.contains(group.masterName()),
+             qPrintable(r.err));
+
+    // Pointed at a sentinel as if it were a server: says what it is and what to do.
+    r = run(TestSupport::cliPath(), {"inspect", "--port", QString::number(group.sentinel(0).port())});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(QStringLiteral("is a Redis Sentinel")), qPrintable(r.err));
+}
+
+void TestInspectTopologies::sandboxClusterServesInspect()
+{
+    QProcess sandbox;
+    sandbox.start(TestSupport::cliPath(), {"sandbox", "--cluster", "--sample-locks"});
+    QVERIFY(sandbox.waitForStarted());
+    QByteArray out;
+    QTRY_VERIFY_WITH_TIMEOUT((out += sandbox.readAllStandardOutput()).contains("Ctrl-C to stop"), 30000);
+    const QRegularExpressionMatch m
+        = QRegularExpression(QStringLiteral("inspect --cluster (127\\.0\\.0\\.1:\\d+)"))
+              .match(QString::fromUtf8(out));
+    QVERIFY2(m.hasMatch(), out.constData());
+    const auto r = run(TestSupport::cliPath(), {"inspect", "--cluster", m.captured(1), "--json"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject root = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(root.value("nodes").toArray().size(), 3);
+    QSet<QString> nodes;
+    for (const QJsonValue &v : root.value("locks").toArray())
+        nodes << v.toObject().value("node").toString();
+    QCOMPARE(root.value("locks").toArray().size(), 12);
+    QCOMPARE(nodes.size(), 3);
+    ::kill(pid_t(sandbox.processId()), SIGINT);
+    QVERIFY(sandbox.waitForFinished(10000));
+    QCOMPARE(sandbox.exitCode(), 0);
+}
+
+QTEST_GUILESS_MAIN(TestInspectTopologies)
+#include "tst_inspecttopologies.moc"
