@@ -219,6 +219,7 @@ void InspectorPlace::buildUi()
     m_view->setColumnWidth(LockTableModel::OwnerColumn, 10 * em);
     m_view->setColumnWidth(LockTableModel::TtlColumn, 9 * em);
     m_view->setColumnWidth(LockTableModel::WaitersColumn, 6 * em);
+    m_view->setColumnHidden(LockTableModel::NodeColumn, true); // shown when a cluster's locks arrive
 
     auto *right = new QWidget(splitter);
     auto *rightLayout = new QVBoxLayout(right);
@@ -295,6 +296,7 @@ void InspectorPlace::onOpened(const ServerInfo &info)
         m_dirty.clear();
         m_selectedKey.clear();
         m_details->showNothing();
+        m_view->setColumnHidden(LockTableModel::NodeColumn, true);
         m_scanner->setConnectionSettings(s);
     }
     if (!sameServer || m_watcher->state() == KeyspaceWatcher::State::Stopped)
@@ -390,8 +392,11 @@ void InspectorPlace::applyRecords(const QList<LockRecord> &records, LockTracker:
 
 void InspectorPlace::onPage(const QList<LockRecord> &records, const ScanProgress &progress)
 {
-    for (const LockRecord &r : records)
+    for (const LockRecord &r : records) {
         m_seenThisScan.insert(r.key);
+        if (!r.node.isEmpty() && m_view->isColumnHidden(LockTableModel::NodeColumn))
+            m_view->setColumnHidden(LockTableModel::NodeColumn, false); // a cluster: sort by it to group
+    }
     applyRecords(records, LockTracker::Source::Scan);
     showProgress(progress, true);
 }
@@ -608,6 +613,14 @@ void InspectorPlace::requestAction(LockAction::Type type)
         break;
     case LockAction::Type::EnableNotifications:
         enableNotifications();
+        return;
+    }
+    if (!snapshot.node.isEmpty() && snapshot.node != m_settings.endpoint()) {
+        // The app's session talks to one node; the action's compare-and-set must run on the lock's master.
+        setStatus(tr("This lock lives on the cluster master %1, and actions on another master than the one "
+                     "connected to are not supported yet: nothing was sent. Connect to %1 to act on it.")
+                      .arg(snapshot.node),
+                  true);
         return;
     }
     if (m_settings.readOnly) {

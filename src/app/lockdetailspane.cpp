@@ -217,6 +217,9 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
     } else if (r.exists()) {
         facts += QStringLiteral("<p>%1</p>").arg(tr("No owner recorded."));
     }
+    if (!r.node.isEmpty())
+        facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
+                     .arg(tr("Cluster:"), tr("on master %1, slot %2").arg(esc(r.node)).arg(r.slot));
     QStringList waiting;
     if (r.subscribers >= 0)
         waiting << tr("%1 subscribed to its channel").arg(r.subscribers);

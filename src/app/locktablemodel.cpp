@@ -184,6 +184,14 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         if (role == Qt::ForegroundRole && severity(r) >= 100)
             return QColor(0xc6, 0x28, 0x28);
         break;
+    case NodeColumn:
+        if (role == Qt::DisplayRole)
+            return r.node;
+        if (role == SortRole) // grouped by node, by slot within a node
+            return QStringLiteral("%1 %2").arg(r.node).arg(r.slot, 5, 10, QLatin1Char('0'));
+        if (role == Qt::ToolTipRole && !r.node.isEmpty())
+            return QStringLiteral("On the cluster master %1, slot %2").arg(r.node).arg(r.slot);
+        break;
     default:
         break;
     }
@@ -209,6 +217,8 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Waiters");
     case ProblemsColumn:
         return tr("Diagnoses");
+    case NodeColumn:
+        return tr("Node");
     default:
         return {};
     }
@@ -233,6 +243,8 @@ int LockTableModel::changedColumns(const LockRecord &a, qint64 leaseA, const Loc
         mask |= 1 << WaitersColumn;
     if (a.diagnoses != b.diagnoses)
         mask |= 1 << ProblemsColumn;
+    if (a.node != b.node || a.slot != b.slot)
+        mask |= 1 << NodeColumn;
     return mask;
 }
 

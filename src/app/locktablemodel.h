@@ -12,7 +12,16 @@ class LockTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { KeyColumn, KindColumn, OwnerColumn, TtlColumn, WaitersColumn, ProblemsColumn, ColumnCount };
+    enum Column {
+        KeyColumn,
+        KindColumn,
+        OwnerColumn,
+        TtlColumn,
+        WaitersColumn,
+        ProblemsColumn,
+        NodeColumn, // a cluster's master holding the lock; hidden on a single server
+        ColumnCount
+    };
     enum Role {
         SortRole = Qt::UserRole + 1, // raw value to sort by: numbers for TTL, waiters and problems
         KeyRole, // QByteArray

@@ -2,10 +2,14 @@
 // queued meanwhile run between pages instead of waiting for the whole scan.
 #include "lockscanner.h"
 
+#include "clusterscanjob.h"
 #include "inspectclock.h"
 #include "locknames.h"
 #include "logging.h"
+#include "redis/clusterslot.h"
+#include "redis/clusterslotmap.h"
 #include "redis/redisconnection.h"
+#include "redis/serverinfo.h"
 
 #include <QMetaObject>
 #include <QMutex>
@@ -15,6 +19,36 @@
 
 namespace {
 constexpr int kMaxRefreshesInFlight = 2;
+
+// One scan, of one server or of every master of a cluster.
+class ScanJob
+{
+public:
+    virtual ~ScanJob() = default;
+    virtual QList<LockRecord> nextPage() = 0;
+    virtual bool atEnd() const = 0;
+    virtual RedisError error() const = 0;
+    virtual ScanProgress progress() const = 0;
+    virtual void interrupt() = 0;
+};
+
+template<typename Job> class ScanJobOf : public ScanJob
+{
+public:
+    template<typename... Args>
+    explicit ScanJobOf(Args &&...args)
+        : m_job(std::forward<Args>(args)...)
+    {
+    }
+    QList<LockRecord> nextPage() override { return m_job.nextPage(); }
+    bool atEnd() const override { return m_job.atEnd(); }
+    RedisError error() const override { return m_job.error(); }
+    ScanProgress progress() const override { return m_job.progress(); }
+    void interrupt() override { m_job.interrupt(); }
+
+private:
+    Job m_job;
+};
 } // namespace
 
 struct LockScanner::Shared
@@ -22,19 +56,33 @@ struct LockScanner::Shared
     QMutex mutex; // guards `connection` for interrupt() from the GUI thread
     std::unique_ptr<RedisConnection> connection;
     ConnectionSettings settings;
-    std::unique_ptr<LockScanJob> job;
+    std::unique_ptr<ScanJob> job;
+    // On a Redis Cluster (the settings say so, or the server does): scans walk every master, and probes go
+    // to the master of each key's slot on a connection of its own.
+    bool cluster = false;
+    ClusterSlotMap clusterMap;
+    QHash<QString, std::shared_ptr<RedisConnection>> nodeConnections;
     std::atomic<quint64> cancelGeneration = 0; // scans with a generation ≤ this stop
     std::atomic_bool interrupted = false; // the socket was shut down from the GUI thread: reopen it
 
     // The GUI thread reads `job` (to interrupt it) under the mutex; the old job is destroyed outside it,
     // since stopping its probe threads may take a moment.
-    void setJob(std::unique_ptr<LockScanJob> next)
+    void setJob(std::unique_ptr<ScanJob> next)
     {
-        std::unique_ptr<LockScanJob> old;
+        std::unique_ptr<ScanJob> old;
         QMutexLocker lock(&mutex);
         old = std::move(job);
         job = std::move(next);
         lock.unlock();
+    }
+
+    // With the mutex held: makes every blocked call on our connections return.
+    void interruptConnections()
+    {
+        if (connection)
+            connection->interrupt();
+        for (const std::shared_ptr<RedisConnection> &c : std::as_const(nodeConnections))
+            c->interrupt();
     }
 
     // Opens the connection if needed; read-only whatever the caller's settings say.
@@ -48,9 +96,56 @@ struct LockScanner::Shared
         s.clientName = QStringLiteral("lockscope-inspector");
         auto c = std::make_unique<RedisConnection>(s);
         const RedisError e = c->open();
+        // The server says whether it is a cluster node (HELLO's mode), --cluster or not.
+        cluster = s.cluster || (!e && ServerInfo::fetch(*c).mode == QLatin1String("cluster"));
+        clusterMap = {};
         QMutexLocker lock(&mutex);
+        nodeConnections.clear();
         connection = std::move(c);
         return e;
+    }
+
+    // Probes `targets` on the master of each one's slot and tags the records with node and slot.
+    bool probeCluster(KeyProber &prober, const QList<ProbeTarget> &targets, QList<ScannedKey> *scanned,
+                      QHash<QByteArray, QString> *nodeOfKey, RedisError *error)
+    {
+        if (clusterMap.isEmpty()) {
+            clusterMap = ClusterSlotMap::fetch(*connection, error);
+            if (*error)
+                return false;
+        }
+        QHash<QString, QList<ProbeTarget>> byNode;
+        QHash<QString, ClusterSlotMap::Node> nodes;
+        for (const ProbeTarget &t : targets) {
+            const ClusterSlotMap::Node *node = clusterMap.masterOfKey(t.key);
+            if (!node)
+                continue;
+            byNode[node->endpoint()] << t;
+            nodes.insert(node->endpoint(), *node);
+        }
+        for (auto it = byNode.cbegin(); it != byNode.cend(); ++it) {
+            std::shared_ptr<RedisConnection> c = nodeConnections.value(it.key());
+            if (!c) {
+                ConnectionSettings s = connection->settings();
+                s.host = nodes.value(it.key()).host;
+                s.port = nodes.value(it.key()).port;
+                s.cluster = false;
+                c = std::make_shared<RedisConnection>(s);
+                if ((*error = c->open()))
+                    return false;
+                QMutexLocker lock(&mutex);
+                nodeConnections.insert(it.key(), c);
+            }
+            QList<ScannedKey> part;
+            if (!prober.probe(*c, it.value(), &part, error)) {
+                clusterMap = {}; // a resharding or a failover: read the map again next time
+                return false;
+            }
+            for (const ProbeTarget &t : it.value())
+                nodeOfKey->insert(t.key, it.key());
+            *scanned += part;
+        }
+        return true;
     }
 };
 
@@ -73,8 +168,7 @@ LockScanner::~LockScanner()
     m_shared->cancelGeneration = ~quint64(0);
     {
         QMutexLocker lock(&m_shared->mutex);
-        if (m_shared->connection)
-            m_shared->connection->interrupt();
+        m_shared->interruptConnections();
     }
     m_thread.quit();
     m_thread.wait();
@@ -96,8 +190,7 @@ void LockScanner::setConnectionSettings(const ConnectionSettings &settings)
     m_refreshes = 0;
     {
         QMutexLocker lock(&m_shared->mutex);
-        if (m_shared->connection)
-            m_shared->connection->interrupt();
+        m_shared->interruptConnections();
         m_shared->interrupted = true;
     }
     post([settings](Shared &shared) {
@@ -181,7 +274,13 @@ bool LockScanner::start(const ScanOptions &options)
                 Qt::QueuedConnection);
             return;
         }
-        shared.setJob(std::make_unique<LockScanJob>(*shared.connection, options));
+        if (shared.cluster) {
+            ConnectionSettings seed = shared.connection->settings();
+            seed.cluster = true;
+            shared.setJob(std::make_unique<ScanJobOf<ClusterScanJob>>(seed, options));
+        } else {
+            shared.setJob(std::make_unique<ScanJobOf<LockScanJob>>(*shared.connection, options));
+        }
         (*page)(shared);
     });
     return true;
@@ -194,8 +293,7 @@ void LockScanner::cancel()
     m_shared->cancelGeneration = m_generation;
     // A page blocked on a paused server would otherwise hold the cancel for a whole command timeout.
     QMutexLocker lock(&m_shared->mutex);
-    if (m_shared->connection)
-        m_shared->connection->interrupt();
+    m_shared->interruptConnections();
     if (m_shared->job)
         m_shared->job->interrupt();
     m_shared->interrupted = true;
@@ -254,9 +352,19 @@ bool LockScanner::submitProbe(const QList<ProbeTarget> &targets, const QList<QBy
         if (!error) {
             KeyProber prober(options);
             QList<ScannedKey> scanned;
-            if (prober.probe(*shared.connection, targets, &scanned, &error)) {
+            QHash<QByteArray, QString> nodeOfKey;
+            const bool probed = shared.cluster
+                ? shared.probeCluster(prober, targets, &scanned, &nodeOfKey, &error)
+                : prober.probe(*shared.connection, targets, &scanned, &error);
+            if (probed) {
                 LockAssembler assembler(options);
                 records = assembler.add(scanned, InspectClock::wallMs());
+                if (shared.cluster) {
+                    for (LockRecord &r : records) {
+                        r.node = nodeOfKey.value(r.key);
+                        r.slot = ClusterSlot::of(r.key);
+                    }
+                }
             }
         }
         QList<QByteArray> gone;

@@ -38,7 +38,9 @@ static SandboxServer::Options nodeOptions(const SandboxCluster::Options &options
     o.configLines << QStringLiteral("cluster-enabled yes") << QStringLiteral("cluster-config-file nodes.conf")
                   << QStringLiteral("cluster-node-timeout %1").arg(options.nodeTimeoutMs)
                   << QStringLiteral("cluster-require-full-coverage no")
-                  << QStringLiteral("cluster-allow-replica-migration no") << options.configLines;
+                  << QStringLiteral("cluster-allow-replica-migration no")
+                  // Redis 7 waits 5 s for more replicas before a diskless full sync: start syncing at once.
+                  << QStringLiteral("repl-diskless-sync-delay 0") << options.configLines;
     return o;
 }
 

@@ -51,6 +51,9 @@ bool SandboxSentinelGroup::start()
     }
     SandboxServer::Options masterOptions;
     masterOptions.name = QStringLiteral("sentinel-master");
+    // Redis 7 waits 5 s for more replicas before a diskless full sync: start syncing at once. Every data
+    // node may become the master after a failover, so each gets it.
+    masterOptions.configLines << QStringLiteral("repl-diskless-sync-delay 0");
     auto master = std::make_shared<SandboxServer>(masterOptions);
     if (!master->start()) {
         m_error = QStringLiteral("master: %1").arg(master->errorString());
@@ -60,7 +63,8 @@ bool SandboxSentinelGroup::start()
     for (int i = 0; i < m_options.replicas; ++i) {
         SandboxServer::Options o;
         o.name = QStringLiteral("sentinel-replica%1").arg(i);
-        o.configLines << QStringLiteral("replicaof 127.0.0.1 %1").arg(master->port());
+        o.configLines << QStringLiteral("replicaof 127.0.0.1 %1").arg(master->port())
+                      << QStringLiteral("repl-diskless-sync-delay 0");
         auto replica = std::make_shared<SandboxServer>(o);
         if (!replica->start()) {
             m_error = QStringLiteral("replica %1: %2").arg(i).arg(replica->errorString());
