@@ -1,5 +1,6 @@
 // ConnectionDialog offscreen: the form round-trips settings, refuses bad ones, and tests a real server.
 #include "connectiondialog.h"
+#include "redis/sandboxsentinelgroup.h"
 #include "testsupport.h"
 #include "tlsfixture.h"
 
@@ -30,6 +31,8 @@ private slots:
     void connectModeHasNoProfileTab();
     void profileModeRoundTrip();
     void profileModeValidation();
+    void clusterAndSentinelRoundTrip();
+    void listsTheSentinelsMastersAndTestsThroughThem();
 };
 
 void TestConnectionDialog::readOnlyByDefault()
@@ -224,6 +227,66 @@ void TestConnectionDialog::profileModeValidation()
     dialog.findChild<QPlainTextEdit *>(QStringLiteral("lockPatternsEdit"))
         ->setPlainText(QStringLiteral("lock:*\n\n  a:*  "));
     QCOMPARE(dialog.profile().lockPatterns, (QStringList {QStringLiteral("lock:*"), QStringLiteral("a:*")}));
+}
+
+void TestConnectionDialog::clusterAndSentinelRoundTrip()
+{
+    ConnectionDialog dialog;
+    auto *topology = dialog.findChild<QComboBox *>(QStringLiteral("topologyCombo"));
+    auto *sentinels = dialog.findChild<QLineEdit *>(QStringLiteral("sentinelsEdit"));
+    auto *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+    QVERIFY(topology && sentinels && ok);
+    QVERIFY(!sentinels->isVisibleTo(&dialog)); // only for Sentinel
+
+    ConnectionSettings cluster;
+    cluster.host = QStringLiteral("10.0.0.5");
+    cluster.port = 7000;
+    cluster.cluster = true;
+    dialog.setSettings(cluster);
+    QCOMPARE(topology->currentIndex(), 1);
+    QCOMPARE(dialog.settings(), cluster);
+
+    ConnectionSettings sentinel;
+    sentinel.sentinel.nodes = QStringList {"s1:26379", "s2:26379"};
+    sentinel.sentinel.masterName = QStringLiteral("orders");
+    dialog.setSettings(sentinel);
+    QCOMPARE(topology->currentIndex(), 2);
+    QVERIFY(sentinels->isVisibleTo(&dialog));
+    QCOMPARE(sentinels->text(), QStringLiteral("s1:26379, s2:26379"));
+    QCOMPARE(dialog.settings().sentinel, sentinel.sentinel);
+    QVERIFY(ok->isEnabled());
+
+    sentinels->clear();
+    QVERIFY(!ok->isEnabled());
+    QVERIFY2(dialog.statusText().contains(QLatin1String("sentinel")), qPrintable(dialog.statusText()));
+    sentinels->setText(QStringLiteral("s1:26379"));
+    dialog.findChild<QComboBox *>(QStringLiteral("masterCombo"))->setEditText(QString());
+    QVERIFY(!ok->isEnabled());
+    QVERIFY2(dialog.statusText().contains(QLatin1String("master")), qPrintable(dialog.statusText()));
+}
+
+void TestConnectionDialog::listsTheSentinelsMastersAndTestsThroughThem()
+{
+    SandboxSentinelGroup group;
+    LS_START(group);
+    ConnectionDialog dialog;
+    ConnectionSettings s = group.settings();
+    s.sentinel.masterName.clear();
+    s.readOnly = true;
+    dialog.setSettings(s);
+    auto *list = dialog.findChild<QPushButton *>(QStringLiteral("listMastersButton"));
+    auto *master = dialog.findChild<QComboBox *>(QStringLiteral("masterCombo"));
+    QVERIFY(list && master && list->isEnabled());
+    QTest::mouseClick(list, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(master->count(), 1, 10000);
+    QCOMPARE(master->itemText(0), group.masterName());
+    QVERIFY2(dialog.statusText().contains(
+                 QStringLiteral("%1 at 127.0.0.1:%2").arg(group.masterName()).arg(group.node(0).port())),
+             qPrintable(dialog.statusText()));
+    master->setCurrentIndex(0);
+    QCOMPARE(dialog.settings().sentinel.masterName, group.masterName());
+    QTest::mouseClick(dialog.testButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(dialog.statusText().contains(QLatin1String("Connected")), 10000);
 }
 
 QTEST_MAIN(TestConnectionDialog)

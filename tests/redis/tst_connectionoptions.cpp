@@ -21,6 +21,8 @@ private slots:
     void sshOptions();
     void sshDestinations_data();
     void sshDestinations();
+    void clusterAndSentinelOptions();
+    void hostPortParsing();
 };
 
 static bool parse(const QStringList &args, ConnectionOptions *out, QString *error)
@@ -241,6 +243,53 @@ void TestConnectionOptions::sshDestinations()
     QCOMPARE(ssh.port, port);
     QVERIFY(!ConnectionOptions::parseSshDestination(QStringLiteral("@bastion"), &ssh, &error));
     QVERIFY(!ConnectionOptions::parseSshDestination(QStringLiteral("[fd00::1"), &ssh, &error));
+}
+
+void TestConnectionOptions::clusterAndSentinelOptions()
+{
+    ConnectionOptions o;
+    QString error;
+    QVERIFY2(parse({"--cluster", "10.0.0.5:7000"}, &o, &error), qPrintable(error));
+    QVERIFY(o.settings.cluster);
+    QVERIFY(o.serverGiven);
+    QCOMPARE(o.settings.host, QStringLiteral("10.0.0.5"));
+    QCOMPARE(o.settings.port, 7000);
+    QVERIFY(o.settings.readOnly);
+    QCOMPARE(o.settings.describe(), QStringLiteral("cluster via 10.0.0.5:7000"));
+
+    QVERIFY2(parse({"--sentinel", "s1:26379", "--sentinel", "[::1]:26380", "--master", "orders"}, &o, &error),
+             qPrintable(error));
+    QCOMPARE(o.settings.sentinel.nodes, (QStringList {"s1:26379", "[::1]:26380"}));
+    QCOMPARE(o.settings.sentinel.masterName, QStringLiteral("orders"));
+    QVERIFY(!o.settings.cluster);
+    QVERIFY(o.settings.describe().startsWith(QLatin1String("master 'orders' via sentinel s1:26379")));
+    // Without --master the CLI lists the names: parsing accepts it, the settings alone do not.
+    QVERIFY2(parse({"--sentinel", "s1:26379"}, &o, &error), qPrintable(error));
+    QVERIFY(o.settings.validate().contains(QLatin1String("--master")));
+
+    for (const QStringList &bad :
+         {QStringList {"--cluster", "nohost"}, QStringList {"--cluster", "h:0"},
+          QStringList {"--cluster", "h:1", "--host", "x"}, QStringList {"--cluster", "h:1", "--sandbox"},
+          QStringList {"--cluster", "h:1", "--sentinel", "s:2"}, QStringList {"--master", "m"},
+          QStringList {"--sentinel", "s"}, QStringList {"--cluster", "h:1", "--db", "2"},
+          QStringList {"--sentinel", "s:1", "--master", "m", "--socket", "/tmp/x"}}) {
+        QVERIFY2(!parse(bad, &o, &error), qPrintable(bad.join(u' ')));
+        QVERIFY(!error.isEmpty());
+    }
+}
+
+void TestConnectionOptions::hostPortParsing()
+{
+    QString host;
+    int port = 0;
+    QVERIFY(ConnectionSettings::parseHostPort(QStringLiteral("127.0.0.1:7000"), &host, &port));
+    QCOMPARE(host, QStringLiteral("127.0.0.1"));
+    QCOMPARE(port, 7000);
+    QVERIFY(ConnectionSettings::parseHostPort(QStringLiteral("[fe80::1]:26379"), &host, &port));
+    QCOMPARE(host, QStringLiteral("fe80::1"));
+    QCOMPARE(port, 26379);
+    for (const char *bad : {"", "host", "host:", ":1", "host:65536", "host:x", "fe80::1:5", "[::1]"})
+        QVERIFY2(!ConnectionSettings::parseHostPort(QString::fromLatin1(bad), &host, &port), bad);
 }
 
 QTEST_GUILESS_MAIN(TestConnectionOptions)
