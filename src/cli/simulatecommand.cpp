@@ -84,6 +84,13 @@ int runSimulateCommand(const QStringList &arguments)
     QString error;
     if (!ConnectionOptions::read(parser, &connection, &error))
         return usage(error);
+    if (connection.settings.cluster)
+        return usage(
+            QStringLiteral("simulate on a Redis Cluster is not supported yet: its workers talk to one "
+                           "server (a master given with --host/--port, or --sentinel)"));
+    if (connection.settings.sentinel.enabled() && connection.settings.sentinel.masterName.isEmpty())
+        return usage(QStringLiteral("--sentinel needs --master NAME for a simulation (lockscope-cli inspect "
+                                    "--sentinel … lists the names)"));
 
     // The scenario: a file or a preset, never both.
     const QStringList files = parser.positionalArguments();
