@@ -115,6 +115,10 @@ InspectorPlace::InspectorPlace(RedisSession *session, QWidget *parent)
 InspectorPlace::~InspectorPlace()
 {
     m_sampleWriter.waitForFinished();
+    // Children are destroyed after this body, one by one: a signal the watcher or scanner sends while
+    // stopping (stateChanged) must not reach this half-destroyed place, whose timers may be gone already.
+    disconnect(m_watcher, nullptr, this, nullptr);
+    disconnect(m_scanner, nullptr, this, nullptr);
 }
 
 void InspectorPlace::buildUi()
