@@ -40,7 +40,10 @@ static SandboxServer::Options nodeOptions(const SandboxCluster::Options &options
                   << QStringLiteral("cluster-require-full-coverage no")
                   << QStringLiteral("cluster-allow-replica-migration no")
                   // Redis 7 waits 5 s for more replicas before a diskless full sync: start syncing at once.
-                  << QStringLiteral("repl-diskless-sync-delay 0") << options.configLines;
+                  << QStringLiteral("repl-diskless-sync-delay 0")
+                  // CLUSTER SLOTS lists a replica once its replication offset moved; on an empty master only
+                  // the replication ping moves it, every 10 s by default.
+                  << QStringLiteral("repl-ping-replica-period 1") << options.configLines;
     return o;
 }
 
