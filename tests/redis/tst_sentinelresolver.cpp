@@ -2,6 +2,7 @@
 // a replica and 3 sentinels started once for this executable; the failover test runs last.
 #include "redis/sandboxsentinelgroup.h"
 #include "redis/sentinelresolver.h"
+#include "redis/sentinelwatch.h"
 #include "redis/serverinfo.h"
 #include "testsupport.h"
 
@@ -117,17 +118,21 @@ void TestSentinelResolver::followsAForcedFailover()
     QCOMPARE(writer.command({"WAIT", "1", "2000"}).reply.toInteger(), 1); // on the replica too
     const QString oldMaster = writer.endpoint();
 
+    // Both connections share one +switch-master listener; it hears the switch at once.
+    const std::shared_ptr<SentinelWatch> watch = SentinelWatch::acquire(m_group->settings());
+    QTRY_VERIFY_WITH_TIMEOUT(watch->isListening(), 5000);
+    const quint64 switchesBefore = watch->switches();
+
     QString error;
     QVERIFY2(m_group->failover(&error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(watch->switches() > switchesBefore, 10000);
     const int now = m_group->currentMaster();
     QVERIFY(now > 0);
     const QString newMaster = m_group->node(now).connectionSettings().endpoint();
     QVERIFY(newMaster != oldMaster);
 
-    // A forced failover leaves the old master serving until the sentinels reconfigure it as a replica (about
-    // 8 s later: they wait for its INFO to disagree for a while), and then they close its clients; the next
-    // commands ask the sentinels again. The first command after that may fail with the closed connection:
-    // the one after it reconnects to the promoted replica.
+    // After +switch-master the next command asks the sentinels again and reconnects to the promoted replica
+    // (without it, a forced failover leaves the old master serving until the sentinels demote it ~8 s later).
     QTRY_VERIFY_WITH_TIMEOUT(reader.command({"GET", "failover:k"}).reply.bytes() == "before"
                                  && reader.endpoint() == newMaster,
                              25000);

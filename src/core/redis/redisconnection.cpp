@@ -4,6 +4,7 @@
 #include "logging.h"
 #include "readonlyguard.h"
 #include "sentinelresolver.h"
+#include "sentinelwatch.h"
 #include "sshtunnel.h"
 #include "sshtunnelpool.h"
 #include "tlsbridge.h"
@@ -202,6 +203,9 @@ RedisError RedisConnection::open()
     m_staleMaster = false;
     if (m_settings.sentinel.enabled()) {
         // Asked on every (re)connect: after a failover the sentinels name the promoted replica.
+        if (!m_sentinelWatch)
+            m_sentinelWatch = SentinelWatch::acquire(m_settings);
+        m_switchesSeen = m_sentinelWatch->switches(); // before asking: a switch meanwhile asks again
         QString masterHost;
         int masterPort = 0;
         if (const RedisError e = SentinelResolver::resolve(m_settings, &masterHost, &masterPort))
@@ -383,8 +387,9 @@ RedisError RedisConnection::guard(const RedisCommand &args) const
 
 RedisError RedisConnection::ensureOpen()
 {
-    if (m_context && m_staleMaster && m_pending == 0 && m_autoReconnect)
-        return open(); // the master we knew was demoted: ask the sentinels again
+    if (m_context && m_pending == 0 && m_autoReconnect
+        && (m_staleMaster || (m_sentinelWatch && m_sentinelWatch->switches() != m_switchesSeen)))
+        return open(); // the master we knew was demoted or replaced: ask the sentinels again
     if (m_context)
         return {};
     if (m_autoReconnect && m_everOpened)

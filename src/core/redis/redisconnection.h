@@ -15,6 +15,7 @@
 #include <memory>
 
 struct redisContext;
+class SentinelWatch;
 class SshTunnel;
 class TlsBridge;
 
@@ -93,6 +94,9 @@ private:
     bool m_autoReconnect = true;
     bool m_everOpened = false;
     bool m_staleMaster = false; // through Sentinel: a replica refused a write, reopen before the next command
+    std::shared_ptr<SentinelWatch>
+        m_sentinelWatch; // through Sentinel: +switch-master, kept across reconnects
+    quint64 m_switchesSeen = 0;
     int m_pending = 0;
     quint64 m_commandsSent = 0;
     qint64 m_clientId = -1;
