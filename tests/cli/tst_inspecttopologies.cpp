@@ -28,6 +28,7 @@ private slots:
     void badTopologyArguments();
     void sentinelMasterIsInspectedAndNamesAreListed();
     void sandboxClusterServesInspect();
+    void sandboxSentinelServesInspect();
 
 private:
     // Checks the inspect --json output against the locks written in initTestCase.
@@ -217,6 +218,30 @@ void TestInspectTopologies::sandboxClusterServesInspect()
         nodes << v.toObject().value("node").toString();
     QCOMPARE(root.value("locks").toArray().size(), 12);
     QCOMPARE(nodes.size(), 3);
+    ::kill(pid_t(sandbox.processId()), SIGINT);
+    QVERIFY(sandbox.waitForFinished(10000));
+    QCOMPARE(sandbox.exitCode(), 0);
+}
+
+void TestInspectTopologies::sandboxSentinelServesInspect()
+{
+    QProcess sandbox;
+    sandbox.start(TestSupport::cliPath(), {"sandbox", "--sentinel", "--master", "orders", "--sample-locks"});
+    QVERIFY(sandbox.waitForStarted());
+    QByteArray out;
+    QTRY_VERIFY_WITH_TIMEOUT((out += sandbox.readAllStandardOutput()).contains("Ctrl-C to stop"), 30000);
+    // The printed command, as a user would paste it.
+    const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("try: lockscope-cli (inspect[^\n]*)"))
+                                          .match(QString::fromUtf8(out));
+    QVERIFY2(m.hasMatch(), out.constData());
+    const QStringList arguments = m.captured(1).split(u' ', Qt::SkipEmptyParts);
+    QCOMPARE(arguments.count(QStringLiteral("--sentinel")), 3);
+    QVERIFY(arguments.contains(QStringLiteral("orders")));
+    const auto r = run(TestSupport::cliPath(), arguments + QStringList {"--json"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject root = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QVERIFY2(root.value("locks").toArray().size() > 5, qPrintable(r.out)); // the demo set
+    QCOMPARE(root.value("server").toObject().value("mode").toString(), QStringLiteral("standalone"));
     ::kill(pid_t(sandbox.processId()), SIGINT);
     QVERIFY(sandbox.waitForFinished(10000));
     QCOMPARE(sandbox.exitCode(), 0);
