@@ -1,6 +1,7 @@
 // RedisConnection: hiredis sync context with timeouts, auth, read-only guard, pipelining and reconnect.
 #include "redisconnection.h"
 
+#include "boundedreader.h"
 #include "logging.h"
 #include "readonlyguard.h"
 #include "sentinelresolver.h"
@@ -263,6 +264,7 @@ RedisError RedisConnection::open()
         return fail(e);
     }
     m_context = c;
+    BoundedReader::install(c->reader);
     {
         QMutexLocker lock(&m_fdMutex);
         m_fd = c->fd;
@@ -415,6 +417,12 @@ RedisError RedisConnection::takeContextError()
         if (!tlsFailure.isEmpty())
             return {RedisError::Code::Tls,
                     QStringLiteral("TLS connection to %1 failed: %2").arg(where, tlsFailure)};
+    }
+    if (m_context->err == REDIS_ERR_OOM) {
+        const QString refused = BoundedReader::refusal();
+        if (!refused.isEmpty())
+            return {RedisError::Code::Protocol,
+                    QStringLiteral("Protocol error from %1: %2").arg(where, refused)};
     }
     switch (m_context->err) {
     case REDIS_ERR_EOF:

@@ -1,6 +1,7 @@
 // RedisReply: conversion from hiredis replies and human-readable rendering.
 #include "redisreply.h"
 
+#include "boundedreader.h"
 #include "bytes.h"
 
 #include <hiredis/hiredis.h>
@@ -81,11 +82,14 @@ bool RedisReply::parse(const QByteArray &resp, RedisReply *out, QString *error)
             *error = QStringLiteral("out of memory");
         return false;
     }
+    BoundedReader::install(reader.get());
     void *raw = nullptr;
     if (redisReaderFeed(reader.get(), resp.constData(), size_t(resp.size())) != REDIS_OK
         || redisReaderGetReply(reader.get(), &raw) != REDIS_OK) {
+        const QString refused = BoundedReader::refusal();
         if (error)
-            *error = QStringLiteral("malformed reply: %1").arg(QString::fromLatin1(reader->errstr));
+            *error = QStringLiteral("malformed reply: %1")
+                         .arg(refused.isEmpty() ? QString::fromLatin1(reader->errstr) : refused);
         return false;
     }
     if (!raw) {

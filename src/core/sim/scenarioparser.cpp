@@ -146,7 +146,9 @@ public:
         return v.toBool();
     }
 
-    QString string(const QString &name, const QString &fallback, bool required = false)
+    // Texts longer than `maxLength` characters are refused: a megabyte title is a mistake (or an attack on
+    // whoever displays it), never a scenario.
+    QString string(const QString &name, const QString &fallback, bool required = false, int maxLength = 16384)
     {
         m_known << name;
         if (!m_object.contains(name)) {
@@ -159,7 +161,13 @@ public:
             error(name, QStringLiteral("expected a string, got %1").arg(jsonTypeName(v)));
             return fallback;
         }
-        return v.toString();
+        const QString text = v.toString();
+        if (text.size() > maxLength) {
+            error(name,
+                  QStringLiteral("%1 characters is too long; at most %2").arg(text.size()).arg(maxLength));
+            return fallback;
+        }
+        return text;
     }
 
     // A string from a fixed set; returns its index in `choices`.
@@ -293,6 +301,13 @@ QStringList ScenarioParser::defaultAlgorithmIds()
 
 bool ScenarioParser::parse(const QByteArray &json, Scenario *out, QStringList *errors) const
 {
+    if (json.size() > kMaxFileBytes) {
+        errors->append(
+            QStringLiteral("the file is %1 bytes; a scenario is at most %2 bytes (is this a scenario?)")
+                .arg(json.size())
+                .arg(kMaxFileBytes));
+        return false;
+    }
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
@@ -322,13 +337,13 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
                            .arg(kFormatVersion));
     s.version = int(
         top.integer(QStringLiteral("lockscope_scenario"), kFormatVersion, kFormatVersion, kFormatVersion));
-    s.id = top.string(QStringLiteral("id"), QString(), true);
+    s.id = top.string(QStringLiteral("id"), QString(), true, 200);
     static const QRegularExpression idPattern(QStringLiteral("^[a-z0-9][a-z0-9-]{0,63}$"));
     if (top.has(QStringLiteral("id")) && !s.id.isEmpty() && !idPattern.match(s.id).hasMatch())
         top.error(QStringLiteral("id"),
                   QStringLiteral("'%1' is not allowed; use lower-case letters, digits and '-' (at most 64)")
                       .arg(s.id));
-    s.title = top.string(QStringLiteral("title"), QString(), true);
+    s.title = top.string(QStringLiteral("title"), QString(), true, 200);
     s.summary = top.string(QStringLiteral("summary"), QString());
     s.teaching = top.string(QStringLiteral("teaching"), QString());
     s.kind = Scenario::Kind(top.choice(QStringLiteral("kind"), 0, kKinds));

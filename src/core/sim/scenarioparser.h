@@ -12,6 +12,8 @@ class ScenarioParser
 {
 public:
     static constexpr int kFormatVersion = 1;
+    // The presets are a few kB; anything near this is not a scenario (a log, a dump) and is not parsed.
+    static constexpr qsizetype kMaxFileBytes = 1024 * 1024;
 
     // Algorithm ids the parser accepts; by default the ten of the lock catalog plus "none" (no lock at all,
     // the inventory demo's baseline).
