@@ -4,6 +4,7 @@
 
 #include "eventhistory.h"
 #include "locks/lockoptions.h"
+#include "outagetracker.h"
 #include "runclock.h"
 #include "scenario.h"
 #include "simulationservers.h"
@@ -29,6 +30,7 @@ struct RunContext
     std::atomic_bool stopping = false; // workload: start no new cycle
     std::atomic<qint64> failedRounds = 0;
     std::atomic<qint64> cycles = 0; // counted by the workers, with or without the history
+    OutageTracker outages; // servers that stopped answering without a scheduled fault
 
     // Workers wait here until every worker is ready, so the run starts for all at once.
     void waitForGo()

@@ -29,6 +29,7 @@ struct RunReport
     qint64 historyDropped = 0; // events that did not fit: the checker saw an incomplete history
     QStringList outages; // server outages seen during the run ("12.3 s – 14.0 s: connection refused")
     QString stopReason; // empty when the run ended as planned ("interrupted", "server died", …)
+    bool serverLost = false; // the servers stopped answering (not by a scheduled fault) and never came back
     QList<Expectation::Check> checks;
 
     // The values expectations refer to ("overlaps", "violations", …).

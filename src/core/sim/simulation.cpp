@@ -13,6 +13,7 @@
 
 #include <QSet>
 
+#include <limits>
 #include <random>
 
 namespace {
@@ -527,6 +528,7 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
             recordFault(FT::ServerKill, -1, f.server, what);
             m_outages
                 << QStringLiteral("server %1 killed at %2").arg(f.server).arg(seconds(m_run->clock.nowUs()));
+            m_injectedDownUs.append({m_run->clock.nowUs(), std::numeric_limits<qint64>::max()});
         } else {
             recordFault(FT::ServerKill, -1, f.server, error);
         }
@@ -560,6 +562,7 @@ void Simulation::serverRestart(int server, double stayDownMs)
         m_outages << QStringLiteral("server %1 down from %2 to %3 (restart without persistence)")
                          .arg(server)
                          .arg(seconds(downAt), seconds(m_run->clock.nowUs()));
+        m_injectedDownUs.append({downAt, m_run->clock.nowUs()});
     };
     if (stayDownMs > 0)
         schedule(runNowUs() + qint64(stayDownMs * 1000), bringBack);
@@ -576,6 +579,7 @@ void Simulation::serverPause(int server, bool replica, double ms)
     }
     recordFault(HistoryEvent::FaultType::ServerPause, -1, server,
                 what + QStringLiteral(" for %1 ms").arg(ms));
+    m_injectedDownUs.append({m_run->clock.nowUs(), m_run->clock.nowUs() + qint64(ms * 1000)});
     schedule(runNowUs() + qint64(ms * 1000), [this, server, replica] {
         QString resumed, failure;
         const bool ok = m_servers->resume(server, replica, &resumed, &failure);
@@ -789,6 +793,7 @@ void Simulation::collect()
     report.failedRounds = m_run->failedRounds.load();
     report.countedCycles = m_run->cycles.load();
     report.outages = m_outages;
+    addUnscheduledOutages(&report);
 
     // Read the counters and look for keys left without a TTL (server 0 holds the data).
     QHash<int, SafetyChecker::Counter> counters;
@@ -841,6 +846,37 @@ void Simulation::collect()
         if (m_stopRequested)
             report.stopReason = QStringLiteral("stopped before the planned end");
         m_report = report;
+    }
+}
+
+void Simulation::addUnscheduledOutages(RunReport *report) const
+{
+    // Workers keep failing for a moment after a scheduled outage ends (reconnects, timeouts in flight):
+    // those failures belong to it.
+    constexpr qint64 kRecoveryUs = 2000000;
+    const qint64 end = m_endUs.load();
+    for (const OutageTracker::Window &w : m_run->outages.windows()) {
+        const qint64 stop = w.endUs >= 0 ? w.endUs : end;
+        bool scheduled = false;
+        for (const auto &[from, to] : m_injectedDownUs) {
+            const qint64 until = to == std::numeric_limits<qint64>::max() ? to : to + kRecoveryUs;
+            scheduled = scheduled || (w.startUs <= until && stop >= from);
+        }
+        if (scheduled)
+            continue;
+        report->outages << QStringLiteral("servers unreachable from %1 %2 (%3 failed requests; first: %4)")
+                               .arg(seconds(w.startUs),
+                                    w.endUs >= 0 ? QStringLiteral("to ") + seconds(w.endUs)
+                                                 : QStringLiteral("until the end"))
+                               .arg(w.failures)
+                               .arg(w.firstError);
+        if (w.endUs < 0) {
+            report->serverLost = true;
+            report->stopReason
+                = QStringLiteral("the servers stopped answering at %1 and had not come back when "
+                                 "the run ended: %2")
+                      .arg(seconds(w.startUs), w.firstError);
+        }
     }
 }
 

@@ -96,6 +96,9 @@ private:
     void recordFault(HistoryEvent::FaultType type, int process, qint64 value, const QString &text,
                      int lock = -1);
     bool storyDone() const;
+    // Outages the workers saw that no scheduled fault explains (a server killed from outside); one still
+    // going on at the end means the run lost its server.
+    void addUnscheduledOutages(RunReport *report) const;
     qint64 runNowUs() const; // run time minus the time spent blocked in the step gate
 
     Scenario m_scenario;
@@ -118,6 +121,7 @@ private:
     std::multimap<qint64, std::function<void()>> m_timeline; // controller thread only
     int m_stepsLeft = 0;
     QStringList m_outages;
+    QList<QPair<qint64, qint64>> m_injectedDownUs; // run time spans of scheduled outages (kill: to the end)
 
     mutable std::mutex m_mutex; // guards the fields below and wakes the controller
     std::condition_variable m_wake;

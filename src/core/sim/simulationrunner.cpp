@@ -76,6 +76,13 @@ SimulationRunner::Outcome SimulationRunner::run(const Scenario &scenario, const 
         RunReport report = simulation.report();
         report.scenario = scenario.id;
         outcome.runs << Run {names.at(i), report};
+        if (report.serverLost) {
+            // The run is kept (its report shows what happened), but it is no evidence about the scenario.
+            outcome.error = names.at(i).isEmpty()
+                ? report.stopReason
+                : QStringLiteral("%1: %2").arg(names.at(i), report.stopReason);
+            break;
+        }
         if (outcome.interrupted)
             break;
     }

@@ -77,7 +77,11 @@ bool SimulationWorker::ensureConnections()
     for (int i = 0; i < servers; ++i) {
         ConnectionSettings s = m_run.servers->settings(i);
         s.clientName = QStringLiteral("lockscope-sim-%1").arg(m_index);
-        s.commandTimeoutMs = std::max(s.commandTimeoutMs, 5000);
+        // Sandboxes: room for the scenario's own server pauses. A given server keeps the user's timeout
+        // (--timeout): scenarios with server faults cannot run there, and a server frozen from outside must
+        // turn into timeouts within the time the user chose.
+        if (m_run.servers->isSandbox())
+            s.commandTimeoutMs = std::max(s.commandTimeoutMs, 5000);
         auto connection = std::make_unique<RedisConnection>(s);
         connection->open(); // a server that is down now may be back later: the connection reopens by itself
         m_process.registerConnection(connection.get());
@@ -203,8 +207,17 @@ void SimulationWorker::runWorkload()
 bool SimulationWorker::cycle(int lock, bool *completed)
 {
     *completed = false;
-    if (!acquire(lock))
+    if (!acquire(lock)) {
+        // No server answered: wait a moment before the next attempt, as a client library would, instead of
+        // spinning on refused connections (and filling the history with thousands of identical failures).
+        if (m_unreachable) {
+            const qint64 backoffUs
+                = std::clamp<qint64>(qint64(m_run.scenario.algorithm.retry.intervalMs) * 1000, 20000, 100000);
+            if (!m_process.sleepUs(backoffUs))
+                return false;
+        }
         return m_process.checkpoint();
+    }
     for (int depth = 1; depth < m_run.scenario.algorithm.reentrancy; ++depth)
         acquire(lock); // re-entering a lock this thread holds
     enter(lock);
@@ -351,11 +364,15 @@ bool SimulationWorker::acquire(int lock)
         return true;
     }
     ensureConnections();
+    m_unreachable = false;
     AcquireResult r;
     if (m_pool) {
         RedisError error;
         ConnectionPool::Lease connection = m_pool->borrow(&error);
         if (!connection.isValid()) {
+            m_unreachable = OutageTracker::isUnreachable(error);
+            if (m_unreachable)
+                m_run.outages.failed(m_run.clock.nowUs(), error.message());
             complete(op, Kind::Acquire, Phase::Info, lock, -1, 0, 0, 0, error.message().toUtf8());
             return false;
         }
@@ -375,6 +392,12 @@ bool SimulationWorker::acquire(int lock)
     }
     if (r.acquired() && r.votes.size() > 1)
         m_run.failedRounds += std::max(0, r.attempts - 1);
+    m_unreachable = r.outcome == AcquireResult::Outcome::Error && OutageTracker::isUnreachable(r.error);
+    if (m_unreachable)
+        m_run.outages.failed(m_run.clock.nowUs(), r.error.message());
+    else if (r.outcome == AcquireResult::Outcome::Acquired || r.outcome == AcquireResult::Outcome::Refused
+             || r.outcome == AcquireResult::Outcome::TimedOut)
+        m_run.outages.answered(m_run.clock.nowUs());
     switch (r.outcome) {
     case AcquireResult::Outcome::Acquired:
         ++m_holds[lock];

@@ -87,6 +87,7 @@ private:
     quint64 m_serversGeneration = 0;
     std::vector<std::unique_ptr<DistributedLock>> m_locks; // one per lock of the scenario
     QList<int> m_holds; // reentrant holds per lock
+    bool m_unreachable = false; // the last acquire failed because no server answered (it backs off)
     QList<bool> m_inside;
     QList<qint64> m_lastRead; // per lock, -1: nothing read in this section
     QList<qint64> m_fence; // per lock, the fencing token of the current hold
