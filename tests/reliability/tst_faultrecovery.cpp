@@ -171,6 +171,10 @@ void TestFaultRecovery::simulationSurvivesSigstopLongerThanTheTimeout()
     QVERIFY2(p.firstOkAfterUs - backUs < 1000000, qPrintable(QString::number(p.firstOkAfterUs - backUs)));
     const QString outages = sim.report().outages.join(u'\n');
     QVERIFY2(outages.contains(QLatin1String("within 300 ms")), qPrintable(outages));
+    qInfo("SIGSTOP at %.2f s for %.2f s (timeout 300 ms), first acquisition %.0f ms after SIGCONT; %d/%d/%d "
+          "acquisitions before/failed during/after; run took %lld ms for 2.5 s planned",
+          double(frozenUs) / 1e6, double(backUs - frozenUs) / 1e6, double(p.firstOkAfterUs - backUs) / 1e3,
+          p.okBefore, p.failedDuring, p.okAfter, wall.elapsed());
 }
 
 void TestFaultRecovery::scanSurvivesKillAndTheNextScanWorks()

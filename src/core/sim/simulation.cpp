@@ -538,6 +538,8 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
         QString what, error;
         const bool ok = m_servers->failover(f.server, &what, &error);
         recordFault(FT::Failover, -1, f.server, ok ? what : error);
+        // The old master is gone for good: what the workers see from here on is this fault's doing.
+        m_injectedDownUs.append({m_run->clock.nowUs(), std::numeric_limits<qint64>::max()});
         return;
     }
     case T::ClockSkew:
