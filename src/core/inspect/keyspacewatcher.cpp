@@ -79,6 +79,9 @@ KeyspaceWatcher::KeyspaceWatcher(QObject *parent)
 
 KeyspaceWatcher::~KeyspaceWatcher()
 {
+    // No "stopped" signal from a destructor: its receiver may be half destroyed already (the CLI's watch
+    // holds the watcher as a member, destroyed after the timers its handler touches; UBSan caught it).
+    blockSignals(true);
     stop();
     // Threads must not outlive the process' globals: wait for the stopped ones here, at shutdown, where the
     // longest wait is one connect timeout of a connection still being made.
