@@ -252,10 +252,7 @@ void TestReadOnlyGuardLive::everyAllowedCommandIsReadOnlyOrJustified()
 {
     QStringList unjustified;
     for (const CommandSpec &spec : std::as_const(m_commands)) {
-        QStringList parts;
-        for (const QByteArray &p : spec.name.split('|'))
-            parts << QString::fromLatin1(p);
-        RedisCommand call = callOf(spec);
+        const RedisCommand call = callOf(spec);
         if (!ReadOnlyGuard::allows(call))
             continue;
         QVERIFY2(!spec.container, spec.name.constData()); // a container alone is never allowed
