@@ -36,8 +36,8 @@ const QHash<QByteArray, const char *> &harmlessWithoutReadonlyFlag()
         QHash<QByteArray, const char *> h;
         const char *ownConnection = "changes only this connection's own state";
         for (const char *c : {"ping", "echo", "auth", "hello", "select", "quit", "reset", "readonly",
-                              "readwrite", "client|setname", "client|getname", "client|id", "client|info",
-                              "client|trackinginfo", "client|getredir"})
+                              "readwrite", "asking", "client|setname", "client|getname", "client|id",
+                              "client|info", "client|trackinginfo", "client|getredir"})
             h.insert(c, ownConnection);
         const char *listening = "listens to pub/sub or counts listeners; publishing is refused";
         for (const char *c : {"subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe",
