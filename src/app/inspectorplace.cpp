@@ -212,6 +212,18 @@ void InspectorPlace::buildUi()
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
     m_view->verticalHeader()->hide();
+    m_emptyHint = new QLabel(m_view->viewport());
+    m_emptyHint->setWordWrap(true);
+    m_emptyHint->setAlignment(Qt::AlignCenter);
+    m_emptyHint->setForegroundRole(QPalette::PlaceholderText);
+    m_emptyHint->setMinimumWidth(360);
+    m_emptyHint->setMaximumWidth(460);
+    m_emptyHint->hide();
+    auto *hintLayout = new QVBoxLayout(m_view->viewport());
+    hintLayout->addWidget(m_emptyHint, 0, Qt::AlignCenter);
+    for (const auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+        connect(m_model, signal, this, &InspectorPlace::updateEmptyHint);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &InspectorPlace::updateEmptyHint);
     m_view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_view->setItemDelegateForColumn(LockTableModel::TtlColumn, new TtlBarDelegate(m_view));
     QHeaderView *header = m_view->horizontalHeader();
@@ -373,6 +385,8 @@ void InspectorPlace::startScan()
     m_scanButton->setText(tr("Stop"));
     showProgress({}, true);
     setStatus(tr("Scanning %1…").arg(m_patterns->text()));
+    m_emptyHint->clear();
+    updateEmptyHint();
 }
 
 void InspectorPlace::applyRecords(const QList<LockRecord> &records, LockTracker::Source source)
@@ -427,6 +441,14 @@ void InspectorPlace::onScanEnded(const ScanProgress &progress, const QString &me
             text += tr(" %1 keys could not be read: the ACL does not allow it.")
                         .arg(InspectFormat::count(progress.unreadableKeys));
         setStatus(text);
+        m_emptyHint->setText(
+            m_sandbox
+                ? tr("No locks on this sandbox server yet. Press Add Sample Locks to see one of every kind, "
+                     "or run a story from Learn and scan again while it runs.")
+                : tr("No lock found among the %1 keys matching %2. If your locks use other names, add "
+                     "their patterns under Lock names.")
+                      .arg(InspectFormat::count(progress.scannedKeys), m_patterns->text()));
+        updateEmptyHint();
     } else {
         setStatus(message, !message.startsWith(tr("Scan stopped")));
     }
@@ -689,6 +711,11 @@ void InspectorPlace::writeSampleLocks()
             return false;
         return SampleLocks::writeDemoSet(c);
     }));
+}
+
+void InspectorPlace::updateEmptyHint()
+{
+    m_emptyHint->setVisible(!m_emptyHint->text().isEmpty() && m_model->rowCount() == 0); // not the filter's
 }
 
 void InspectorPlace::setStatus(const QString &text, bool error)

@@ -86,6 +86,7 @@ private:
     void updateLiveState();
     void updateActionsAllowed();
     void showProgress(const ScanProgress &progress, bool running);
+    void updateEmptyHint();
     void setStatus(const QString &text, bool error = false);
     void runAction(const LockAction &action, const LockRecord &snapshot);
     void enableNotifications();
@@ -113,6 +114,7 @@ private:
     QPushButton *m_enableNotifications = nullptr;
     QPushButton *m_sampleLocks = nullptr;
     QLabel *m_status = nullptr;
+    QLabel *m_emptyHint = nullptr; // over the empty table after a scan: why it is empty, what to do
 
     QTimer m_tick; // countdown repaint
     QTimer m_poll; // refresh of the visible rows
