@@ -175,6 +175,13 @@ bool ReadOnlyGuard::allows(const QList<QByteArray> &args, QString *reason)
     return false;
 }
 
+bool ReadOnlyGuard::allowsAnyArguments(const QByteArray &name)
+{
+    char buffer[48];
+    const auto it = rules().constFind(upperView(name, buffer));
+    return it != rules().constEnd() && it->subcommands.isEmpty();
+}
+
 QStringList ReadOnlyGuard::allowList()
 {
     QStringList out;

@@ -1,4 +1,4 @@
-// RedisReply: conversion from hiredis replies and human-readable rendering.
+// RedisReply: constructors, RESP parsing (through the reader LockScope gives hiredis) and rendering.
 #include "redisreply.h"
 
 #include "boundedreader.h"
@@ -48,32 +48,6 @@ RedisReply RedisReply::array(const QList<RedisReply> &elements)
     return r;
 }
 
-RedisReply RedisReply::fromHiredis(const redisReply *reply)
-{
-    if (!reply)
-        return {};
-    switch (reply->type) {
-    case REDIS_REPLY_INTEGER:
-        return integer(reply->integer);
-    case REDIS_REPLY_STRING:
-        return string(QByteArray(reply->str, qsizetype(reply->len)));
-    case REDIS_REPLY_STATUS:
-        return status(QByteArray(reply->str, qsizetype(reply->len)));
-    case REDIS_REPLY_ERROR:
-        return error(QByteArray(reply->str, qsizetype(reply->len)));
-    case REDIS_REPLY_ARRAY: {
-        QList<RedisReply> elements;
-        elements.reserve(qsizetype(reply->elements));
-        for (size_t i = 0; i < reply->elements; ++i)
-            elements.append(fromHiredis(reply->element[i]));
-        return array(elements);
-    }
-    case REDIS_REPLY_NIL:
-    default:
-        return {};
-    }
-}
-
 bool RedisReply::parse(const QByteArray &resp, RedisReply *out, QString *error)
 {
     std::unique_ptr<redisReader, decltype(&redisReaderFree)> reader(redisReaderCreate(), &redisReaderFree);
@@ -97,10 +71,10 @@ bool RedisReply::parse(const QByteArray &resp, RedisReply *out, QString *error)
             *error = QStringLiteral("incomplete reply: the bytes end before the reply does");
         return false;
     }
-    std::unique_ptr<redisReply, decltype(&freeReplyObject)> owned(static_cast<redisReply *>(raw),
-                                                                  &freeReplyObject);
     if (out)
-        *out = fromHiredis(owned.get());
+        *out = BoundedReader::take(raw);
+    else
+        BoundedReader::discard(raw);
     return true;
 }
 

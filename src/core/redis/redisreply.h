@@ -6,8 +6,6 @@
 #include <QMetaType>
 #include <QString>
 
-struct redisReply;
-
 class RedisReply
 {
 public:
@@ -22,8 +20,6 @@ public:
     static RedisReply error(const QByteArray &text);
     static RedisReply array(const QList<RedisReply> &elements);
 
-    // Deep copy out of hiredis; the caller still owns and frees `reply`.
-    static RedisReply fromHiredis(const redisReply *reply);
     // Parses one RESP2 reply from raw bytes (used by tests and fuzzers). Returns false
     // with `error` set when the bytes are malformed or do not hold a whole reply.
     static bool parse(const QByteArray &resp, RedisReply *out, QString *error = nullptr);
@@ -52,6 +48,8 @@ public:
     bool operator==(const RedisReply &other) const;
 
 private:
+    friend struct RedisReplyReader; // hiredis builds replies in place (boundedreader.cpp)
+
     Type m_type = Type::Nil;
     qint64 m_integer = 0;
     QByteArray m_bytes;
