@@ -90,6 +90,14 @@ void TestLockNames::glob_data()
     QTest::newRow("empty text") << QByteArray("*") << QByteArray() << true;
     QTest::newRow("backtrack") << QByteArray("*a*b") << QByteArray("xaxxaxb") << true;
     QTest::newRow("binary") << QByteArray("lock:*") << QByteArray("lock:\xff\x00", 7) << true;
+    // "*word*" takes a substring search instead of the general matcher: the same answers.
+    QTest::newRow("word is the whole text") << QByteArray("*lock*") << QByteArray("lock") << true;
+    QTest::newRow("word cut short") << QByteArray("*lock*") << QByteArray("loc") << false;
+    QTest::newRow("word at the end") << QByteArray("*mutex*") << QByteArray("a:mutex") << true;
+    QTest::newRow("word after a NUL") << QByteArray("*lock*") << QByteArray("\x00lock", 5) << true;
+    QTest::newRow("two stars") << QByteArray("**") << QByteArray("anything") << true;
+    QTest::newRow("word with a class") << QByteArray("*l[o]ck*") << QByteArray("a:lock") << true;
+    QTest::newRow("word with an escape") << QByteArray("*a\\*b*") << QByteArray("xa*bx") << true;
     QTest::newRow("unterminated class") << QByteArray("a[bc") << QByteArray("ab") << true;
 }
 

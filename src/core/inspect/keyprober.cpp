@@ -1,6 +1,7 @@
-// KeyProber: round 1 (TYPE + PTTL) for every key, round 2 (GETRANGE / HSCAN / a size) for the candidates,
-// and a small round 3 only when a page needs it: the companions of hashes that look like Redisson locks, and
-// the rare keys whose first reads were ambiguous (an empty string: empty or deleted meanwhile? a string or
+// KeyProber: round 1 (TYPE, and PTTL of keys named like locks) for every key, round 2 (GETRANGE / HSCAN / a
+// size) for the candidates, and a round 3 only when a page needs it: the PTTL of keys whose value turned out
+// lock-like, the companions of hashes that look like Redisson locks, and the rare keys whose first reads were
+// ambiguous (an empty string: empty or deleted meanwhile? a string or
 // hash that filled its bound: how big?). Each round is one pipelined write and one read of its replies.
 #include "keyprober.h"
 
@@ -23,7 +24,8 @@ enum class Read {
     Queue,
     Deadlines,
     Token,
-    Channels
+    Channels,
+    Ttl
 };
 
 struct Round
@@ -62,8 +64,9 @@ QByteArray sizeCommand(const QByteArray &type)
     return {};
 }
 
-// One pipelined round: every command written at once, then every reply read. Commands go one by one
-// through append(), so each passes the read-only guard exactly once. A transport error fails the round.
+// One pipelined round: every command written at once, then every reply read (RedisConnection::pipeline
+// checks each command against the read-only guard before anything is sent). A transport error, or a refusal
+// of the whole round, fails the round; a single key's error reply does not.
 bool runRound(RedisConnection &c, const QList<RedisCommand> &commands, QList<RedisResult> *results,
               RedisError *error)
 {
@@ -76,21 +79,14 @@ bool runRound(RedisConnection &c, const QList<RedisCommand> &commands, QList<Red
             return false;
         }
     }
-    for (const RedisCommand &command : commands) {
-        if (const RedisError e = c.append(command)) {
-            *error = e;
-            while (c.pendingReplies() > 0 && c.readReply().ok()) { }
-            return false;
-        }
-    }
-    results->reserve(commands.size());
-    for (qsizetype i = 0; i < commands.size(); ++i) {
-        RedisResult r = c.readReply();
-        if (r.error.breaksConnection() || r.error.code() == RedisError::Code::NotConnected) {
+    *results = c.pipeline(commands);
+    for (const RedisResult &r : std::as_const(*results)) {
+        const RedisError::Code code = r.error.code();
+        if (r.error.breaksConnection() || code == RedisError::Code::NotConnected
+            || code == RedisError::Code::ReadOnlyRefused || code == RedisError::Code::BadArgument) {
             *error = r.error;
             return false;
         }
-        results->append(std::move(r));
     }
     return true;
 }
@@ -116,36 +112,47 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
     if (targets.isEmpty())
         return true;
 
-    // Round 1: TYPE and PTTL of every key.
+    // Round 1: TYPE of every key, and PTTL of those that are locks by name or by purpose. The others (most
+    // of a keyspace) get their PTTL in round 3 only if their value could be a lock: a scan of "all keys"
+    // then costs the server one command per key that is not a lock instead of two.
     QList<RedisCommand> first;
     first.reserve(targets.size() * 2);
-    for (const ProbeTarget &t : targets) {
+    QList<qsizetype> pttlReply(targets.size(), -1); // index of each target's PTTL reply, -1: deferred
+    for (qsizetype i = 0; i < targets.size(); ++i) {
+        const ProbeTarget &t = targets.at(i);
         first.append({QByteArrayLiteral("TYPE"), t.key});
-        first.append({QByteArrayLiteral("PTTL"), t.key});
+        if (t.lockNamed || t.purpose != ProbeTarget::Purpose::Lock) {
+            pttlReply[i] = first.size();
+            first.append({QByteArrayLiteral("PTTL"), t.key});
+        }
     }
-    const qint64 sentAt = InspectClock::monotonicMs();
+    qint64 sentAt = InspectClock::monotonicMs();
     QList<RedisResult> replies;
     if (!runRound(connection, first, &replies, error))
         return false;
-    const qint64 readAt = (sentAt + InspectClock::monotonicMs()) / 2;
+    qint64 readAt = (sentAt + InspectClock::monotonicMs()) / 2;
 
     QList<ScannedKey> keys;
     keys.reserve(targets.size());
+    qsizetype reply = 0;
     for (qsizetype i = 0; i < targets.size(); ++i) {
         const ProbeTarget &t = targets.at(i);
         ScannedKey k;
         k.key = t.key;
         k.lockNamed = t.lockNamed;
-        k.readAtMs = readAt;
-        const RedisResult &type = replies.at(2 * i);
-        const RedisResult &pttl = replies.at(2 * i + 1);
+        const RedisResult &type = replies.at(reply);
+        reply += pttlReply.at(i) < 0 ? 1 : 2;
         if (!type.ok()) {
             if (type.error.code() == RedisError::Code::NoPermission)
                 ++m_unreadable;
             k.readErrors << type.error.message();
         } else {
             k.type = internedType(type.reply.bytes());
-            k.pttlMs = pttl.ok() ? pttl.reply.toInteger() : -2;
+            if (pttlReply.at(i) >= 0) {
+                const RedisResult &pttl = replies.at(pttlReply.at(i));
+                k.pttlMs = pttl.ok() ? pttl.reply.toInteger() : -2;
+                k.readAtMs = readAt;
+            }
         }
         keys.append(std::move(k));
     }
@@ -164,9 +171,12 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
         if (t.purpose == ProbeTarget::Purpose::Companion || k.type.isEmpty())
             continue;
         if (k.type == "string") {
-            second.add(i, Read::Value, {"GETRANGE", k.key, "0", valueEnd});
+            second.add(i, Read::Value,
+                       {QByteArrayLiteral("GETRANGE"), k.key, QByteArrayLiteral("0"), valueEnd});
         } else if (k.type == "hash") {
-            second.add(i, Read::HashScan, {"HSCAN", k.key, "0", "COUNT", fieldCount});
+            second.add(i, Read::HashScan,
+                       {QByteArrayLiteral("HSCAN"), k.key, QByteArrayLiteral("0"), QByteArrayLiteral("COUNT"),
+                        fieldCount});
         } else if (k.type == "none") {
             if (t.purpose == ProbeTarget::Purpose::LockViaQueue)
                 viaQueue.append(i);
@@ -227,6 +237,16 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
             break;
         }
     }
+    // The deferred PTTLs: only for keys that may be locks (or companions) after all.
+    for (qsizetype i = 0; i < keys.size(); ++i) {
+        const ScannedKey &k = keys.at(i);
+        if (pttlReply.at(i) >= 0 || !k.exists())
+            continue;
+        if (LockClassifier::mayBeLock(k)
+            || LockNames::companionOf(k.key).role != LockNames::CompanionRole::None) {
+            third.add(i, Read::Ttl, {QByteArrayLiteral("PTTL"), k.key});
+        }
+    }
     const QByteArray queueEnd = QByteArray::number(m_options.maxQueue - 1);
     RedisCommand channels {"PUBSUB", "NUMSUB"};
     for (qsizetype i : std::as_const(redisson)) {
@@ -242,8 +262,10 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
     }
     if (!redisson.isEmpty())
         third.add(-1, Read::Channels, channels); // every channel of the page in one command
+    sentAt = InspectClock::monotonicMs();
     if (!runRound(connection, third.commands, &replies, error))
         return false;
+    readAt = (sentAt + InspectClock::monotonicMs()) / 2;
 
     for (qsizetype n = 0; n < third.plan.size(); ++n) {
         const auto [target, read] = third.plan.at(n);
@@ -266,6 +288,12 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
             continue;
         }
         switch (read) {
+        case Read::Ttl:
+            k.pttlMs = r.reply.toInteger();
+            k.readAtMs = readAt;
+            if (k.pttlMs == -2)
+                k.type = "none"; // deleted since its value was read
+            break;
         case Read::Exists:
             if (r.reply.toInteger() == 0)
                 k.type = "none";

@@ -1,5 +1,6 @@
-// Reads what the classifier needs about a batch of keys in two pipelined round trips: TYPE + PTTL of every
-// key, then the bounded detail reads for the candidates. Shared by the scanner's pages and live refreshes.
+// Reads what the classifier needs about a batch of keys in two or three pipelined round trips: TYPE of every
+// key, the bounded detail reads for the candidates, then what only lock-like keys need (PTTL, companions).
+// Shared by the scanner's pages and live refreshes.
 #pragma once
 
 #include "redis/rediserror.h"

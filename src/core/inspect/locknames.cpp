@@ -4,6 +4,8 @@
 #include <QtGlobal>
 
 #include <cctype>
+#include <cstring> // memmem (glibc), much faster than std::string_view::find here
+#include <string_view>
 #include <utility>
 
 namespace LockNames {
@@ -173,6 +175,13 @@ Companion companionOf(const QByteArray &key)
 
 bool globMatch(const QByteArray &pattern, const QByteArray &text, bool caseInsensitive)
 {
+    // "*word*", the shape of every default lock-name pattern, is a plain substring search: a scan of all keys
+    // tests each key against each pattern, and the general matcher's backtracking was most of that time.
+    if (!caseInsensitive && pattern.size() >= 2 && pattern.front() == '*' && pattern.back() == '*') {
+        const std::string_view word(pattern.constData() + 1, size_t(pattern.size() - 2));
+        if (word.find_first_of("*?[]\\") == std::string_view::npos)
+            return word.empty() || ::memmem(text.constData(), size_t(text.size()), word.data(), word.size());
+    }
     return match(pattern.constData(), pattern.size(), text.constData(), text.size(), caseInsensitive);
 }
 

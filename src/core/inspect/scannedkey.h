@@ -25,8 +25,8 @@ struct ScannedKey
 
     QByteArray key;
     QByteArray type; // TYPE: string, hash, list, set, zset, stream, none; empty when it could not be read
-    qint64 pttlMs = -2; // PTTL: -1 no TTL, -2 the key is gone
-    qint64 readAtMs = 0; // InspectClock::monotonicMs() when PTTL was read
+    qint64 pttlMs = -2; // PTTL: -1 no TTL, -2 the key is gone (or, for a key that cannot be a lock: not read)
+    qint64 readAtMs = 0; // InspectClock::monotonicMs() when PTTL was read, 0 when it was not
     bool lockNamed = false; // the name says "lock" (a lock-name pattern or an explicit scan pattern matched)
 
     QByteArray value; // string: its first bytes (GETRANGE)
