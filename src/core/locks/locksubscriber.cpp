@@ -80,19 +80,24 @@ void LockSubscriberListener::handle(const RedisReply &reply)
         ++*dropped;
         return;
     }
-    std::lock_guard lock(mutex);
-    const auto it = channels.find(name);
-    if (it == channels.end())
-        return;
-    LockSubscriberChannel &channel = *it->second;
-    // Redisson: "0" releases one permit, "1" (read-write unlock) one per waiting thread.
-    channel.permits += payload == "1" ? qMax(1, channel.waiting) : 1;
+    std::shared_ptr<LockSubscriberChannel> channel;
+    {
+        std::lock_guard lock(mutex);
+        const auto it = channels.find(name);
+        if (it == channels.end())
+            return;
+        channel = it->second;
+        // Redisson: "0" releases one permit, "1" (read-write unlock) one per waiting thread.
+        channel->permits += payload == "1" ? qMax(1, channel->waiting) : 1;
+    }
     // One permit wakes one waiter, as Redisson's semaphore does: waking every waiter for one permit makes
-    // them all race for the CPU (and the mutex) before the one that gets it can send its attempt.
+    // them all race for the CPU (and the mutex) before the one that gets it can send its attempt. Notified
+    // after the mutex is released, so the woken waiter does not wake only to block on it (the hand-off
+    // benchmark measures every wake-up on this path).
     if (payload == "1")
-        channel.cv.notify_all();
+        channel->cv.notify_all();
     else
-        channel.cv.notify_one();
+        channel->cv.notify_one();
 }
 
 void LockSubscriberListener::run()
