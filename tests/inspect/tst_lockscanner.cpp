@@ -19,6 +19,7 @@ private slots:
     void refreshSeesChangesAndGoneLocks();
     void probeKeysFindsNewLocksAndIgnoresOthers();
     void wrongPassword();
+    void sentinelGivenAsAServerIsExplained();
     void serverKilledMidScan();
     void readOnlyAclUserDoesEverything();
 };
@@ -221,6 +222,28 @@ void TestLockScanner::wrongPassword()
     const RedisError e = failed.first().at(0).value<RedisError>();
     QCOMPARE(e.code(), RedisError::Code::AuthFailed);
     QVERIFY(e.message().contains(QLatin1String("Authentication failed")));
+    QVERIFY(!scanner.isScanning());
+}
+
+void TestLockScanner::sentinelGivenAsAServerIsExplained()
+{
+    // A sentinel's port typed where a data server's belongs: the scan says what it is and what to do,
+    // instead of "unknown command 'SCAN'".
+    SandboxServer master;
+    LS_START(master);
+    SandboxServer::Options so;
+    so.sentinel = true;
+    so.configLines << QStringLiteral("sentinel monitor lockscope 127.0.0.1 %1 1").arg(master.port());
+    SandboxServer sentinel(so);
+    LS_START(sentinel);
+    LockScanner scanner;
+    scanner.setConnectionSettings(sentinel.connectionSettings());
+    QSignalSpy failed(&scanner, &LockScanner::scanFailed);
+    QVERIFY(scanner.start(ScanOptions {}));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+    const RedisError e = failed.first().at(0).value<RedisError>();
+    QCOMPARE(e.code(), RedisError::Code::BadSettings);
+    QVERIFY2(e.message().contains(QLatin1String("is a Redis Sentinel")), qPrintable(e.message()));
     QVERIFY(!scanner.isScanning());
 }
 

@@ -95,9 +95,18 @@ struct LockScanner::Shared
         s.readOnly = true;
         s.clientName = QStringLiteral("lockscope-inspector");
         auto c = std::make_unique<RedisConnection>(s);
-        const RedisError e = c->open();
+        RedisError e = c->open();
         // The server says whether it is a cluster node (HELLO's mode), --cluster or not.
-        cluster = s.cluster || (!e && ServerInfo::fetch(*c).mode == QLatin1String("cluster"));
+        const QString mode = e ? QString() : ServerInfo::fetch(*c).mode;
+        cluster = s.cluster || mode == QLatin1String("cluster");
+        if (mode == QLatin1String("sentinel")) {
+            c->close();
+            e = {RedisError::Code::BadSettings,
+                 QStringLiteral(
+                     "%1 is a Redis Sentinel, not a data server: connect through it with the topology "
+                     "\"Redis Sentinel\" and pick the master it monitors")
+                     .arg(s.endpoint())};
+        }
         clusterMap = {};
         QMutexLocker lock(&mutex);
         nodeConnections.clear();
