@@ -147,6 +147,7 @@ void ConnectionDialog::setSettings(const ConnectionSettings &s)
     m_ui->topologyCombo->setCurrentIndex(s.sentinel.enabled() ? kSentinel : s.cluster ? kCluster : kSingle);
     m_ui->sentinelsEdit->setText(s.sentinel.nodes.join(QStringLiteral(", ")));
     m_ui->masterCombo->setEditText(s.sentinel.masterName);
+    m_ui->sentinelPasswordEdit->setText(s.sentinel.password);
     m_ui->userEdit->setText(s.user);
     m_ui->passwordEdit->setText(s.password);
     m_ui->readOnlyCheck->setChecked(s.readOnly);
@@ -181,6 +182,7 @@ ConnectionSettings ConnectionDialog::settings() const
         s.socketPath.clear();
         s.sentinel.nodes = sentinelNodes(m_ui->sentinelsEdit->text());
         s.sentinel.masterName = m_ui->masterCombo->currentText().trimmed();
+        s.sentinel.password = m_ui->sentinelPasswordEdit->text();
     }
     s.user = m_ui->userEdit->text().trimmed();
     s.password = m_ui->passwordEdit->text();
@@ -274,7 +276,9 @@ void ConnectionDialog::updateState()
     for (QWidget *w :
          {static_cast<QWidget *>(m_ui->sentinelsLabel), static_cast<QWidget *>(m_ui->sentinelsEdit),
           static_cast<QWidget *>(m_ui->masterLabel), static_cast<QWidget *>(m_ui->masterCombo),
-          static_cast<QWidget *>(m_ui->listMastersButton)})
+          static_cast<QWidget *>(m_ui->listMastersButton),
+          static_cast<QWidget *>(m_ui->sentinelPasswordLabel),
+          static_cast<QWidget *>(m_ui->sentinelPasswordEdit)})
         w->setVisible(topology == kSentinel);
     m_ui->listMastersButton->setEnabled(!m_listing && !sentinelNodes(m_ui->sentinelsEdit->text()).isEmpty());
     m_ui->dbSpin->setEnabled(topology != kCluster);

@@ -71,6 +71,12 @@ void ConnectionOptions::addTo(QCommandLineParser &parser)
         {QStringLiteral("master"),
          QStringLiteral("The name of the master the sentinels monitor (without it, the names are listed)."),
          QStringLiteral("NAME")},
+        {QStringLiteral("sentinel-user"),
+         QStringLiteral("ACL user to log in to the sentinels with (their own login, not the data nodes')."),
+         QStringLiteral("NAME")},
+        {QStringLiteral("sentinel-password-env"),
+         QStringLiteral("Read the sentinels' password (their requirepass) from environment variable VAR."),
+         QStringLiteral("VAR")},
         {QStringLiteral("profile"),
          QStringLiteral(
              "Connect as the saved connection profile NAME says (made in the app: Connection > Profiles); "
@@ -231,6 +237,32 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
         }
         s.sentinel.masterName = value("master");
         o.serverGiven = true;
+    }
+    // The sentinels' login, for --sentinel or a profile that goes through sentinels.
+    if (parser.isSet(QStringLiteral("sentinel-user"))
+        || parser.isSet(QStringLiteral("sentinel-password-env"))) {
+        if (!s.sentinel.enabled()) {
+            *error
+                = QStringLiteral("--sentinel-user and --sentinel-password-env are the sentinels' login: give "
+                                 "--sentinel host:port too");
+            return false;
+        }
+        if (parser.isSet(QStringLiteral("sentinel-user")))
+            s.sentinel.user = value("sentinel-user");
+        if (parser.isSet(QStringLiteral("sentinel-password-env"))) {
+            const QString var = parser.value(QStringLiteral("sentinel-password-env"));
+            if (!qEnvironmentVariableIsSet(var.toLocal8Bit().constData())) {
+                *error = QStringLiteral("--sentinel-password-env %1: the environment variable %1 is not set")
+                             .arg(var);
+                return false;
+            }
+            s.sentinel.password = qEnvironmentVariable(var.toLocal8Bit().constData());
+        }
+        if (!s.sentinel.user.isEmpty() && s.sentinel.password.isEmpty()) {
+            *error = QStringLiteral("--sentinel-user %1 needs a password: give --sentinel-password-env VAR")
+                         .arg(s.sentinel.user);
+            return false;
+        }
     }
     if (o.sandbox && o.serverGiven) {
         *error = QStringLiteral(

@@ -22,6 +22,7 @@ private slots:
     void sshDestinations_data();
     void sshDestinations();
     void clusterAndSentinelOptions();
+    void sentinelLogin();
     void hostPortParsing();
 };
 
@@ -276,6 +277,38 @@ void TestConnectionOptions::clusterAndSentinelOptions()
         QVERIFY2(!parse(bad, &o, &error), qPrintable(bad.join(u' ')));
         QVERIFY(!error.isEmpty());
     }
+}
+
+void TestConnectionOptions::sentinelLogin()
+{
+    // The sentinels' own login comes from its own variable and never becomes the data nodes' login.
+    ConnectionOptions o;
+    QString error;
+    qputenv("LS_TEST_SENTINEL_PASSWORD", "sentinel-secret");
+    QVERIFY2(parse({"--sentinel", "s1:26379", "--master", "m", "--sentinel-user", "watcher",
+                    "--sentinel-password-env", "LS_TEST_SENTINEL_PASSWORD"},
+                   &o, &error),
+             qPrintable(error));
+    QCOMPARE(o.settings.sentinel.user, QStringLiteral("watcher"));
+    QCOMPARE(o.settings.sentinel.password, QStringLiteral("sentinel-secret"));
+    QVERIFY(o.settings.password.isEmpty());
+    QVERIFY(o.settings.user.isEmpty());
+    QVERIFY(!o.settings.describe().contains(QLatin1String("sentinel-secret")));
+
+    qunsetenv("LS_TEST_SENTINEL_UNSET");
+    const QList<QPair<QStringList, QString>> bad {
+        {{"--sentinel", "s1:26379", "--master", "m", "--sentinel-password-env", "LS_TEST_SENTINEL_UNSET"},
+         QStringLiteral("LS_TEST_SENTINEL_UNSET is not set")},
+        {{"--sentinel", "s1:26379", "--master", "m", "--sentinel-user", "watcher"},
+         QStringLiteral("--sentinel-user watcher needs a password")},
+        {{"--host", "h", "--sentinel-password-env", "LS_TEST_SENTINEL_PASSWORD"},
+         QStringLiteral("give --sentinel host:port too")},
+    };
+    for (const auto &[arguments, expected] : bad) {
+        QVERIFY2(!parse(arguments, &o, &error), qPrintable(arguments.join(u' ')));
+        QVERIFY2(error.contains(expected), qPrintable(error));
+    }
+    qunsetenv("LS_TEST_SENTINEL_PASSWORD");
 }
 
 void TestConnectionOptions::hostPortParsing()

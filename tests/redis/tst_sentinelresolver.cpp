@@ -17,6 +17,7 @@ private slots:
     void explainsAnUnknownMasterName();
     void connectsToTheMasterThroughSentinel();
     void detectsASentinelFromTheServerItself();
+    void sentinelsWithTheirOwnPassword();
     void followsAForcedFailover();
 
 private:
@@ -104,6 +105,51 @@ void TestSentinelResolver::detectsASentinelFromTheServerItself()
     const ServerInfo info = ServerInfo::fetch(c, &error);
     QVERIFY2(!error, qPrintable(error.message()));
     QCOMPARE(info.mode, QStringLiteral("sentinel"));
+}
+
+void TestSentinelResolver::sentinelsWithTheirOwnPassword()
+{
+    // A sentinel with its own requirepass in front of a master with none: the sentinel password is sent to
+    // the sentinel only, and its absence or a wrong one is explained.
+    SandboxServer master;
+    LS_START(master);
+    SandboxServer::Options so;
+    so.sentinel = true;
+    so.configLines << QStringLiteral("sentinel monitor guarded 127.0.0.1 %1 1").arg(master.port())
+                   << QStringLiteral("requirepass sentinel-secret");
+    SandboxServer sentinel(so);
+    LS_START(sentinel);
+
+    ConnectionSettings s;
+    s.sentinel.nodes << QStringLiteral("127.0.0.1:%1").arg(sentinel.port());
+    s.sentinel.masterName = QStringLiteral("guarded");
+    QString host;
+    int port = 0;
+    RedisError e = SentinelResolver::resolve(s, &host, &port);
+    QVERIFY(e);
+    QVERIFY2(e.message().contains(QLatin1String("wants a password of its own")), qPrintable(e.message()));
+    QVERIFY2(e.message().contains(QLatin1String("--sentinel-password-env")), qPrintable(e.message()));
+
+    s.sentinel.password = QStringLiteral("wrong");
+    e = SentinelResolver::resolve(s, &host, &port);
+    QVERIFY(e);
+    QVERIFY2(e.message().contains(QLatin1String("refused the sentinel password")), qPrintable(e.message()));
+    QVERIFY(!e.message().contains(QLatin1String("wrong")));
+
+    s.sentinel.password = QStringLiteral("sentinel-secret");
+    e = SentinelResolver::resolve(s, &host, &port);
+    QVERIFY2(!e, qPrintable(e.message()));
+    QCOMPARE(port, master.port());
+    RedisError listError;
+    const QList<SentinelResolver::Master> masters = SentinelResolver::masters(s, &listError);
+    QVERIFY2(!listError, qPrintable(listError.message()));
+    QCOMPARE(masters.size(), 1);
+
+    // The data connection through the sentinel: the master has no password, so it would refuse the open
+    // with "AUTH … called without any password configured" had the sentinel's been sent to it.
+    RedisConnection data(s);
+    LS_OPEN(data);
+    QCOMPARE(data.command({"PING"}).reply.bytes(), QByteArrayLiteral("PONG"));
 }
 
 void TestSentinelResolver::followsAForcedFailover()

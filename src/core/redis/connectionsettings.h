@@ -45,6 +45,10 @@ struct ConnectionSettings
     {
         QStringList nodes; // "host:port" of one or more sentinels, asked in order
         QString masterName; // the name the sentinels monitor it under (SENTINEL MASTERS lists them)
+        // The sentinels' own login (their requirepass / ACL), which is not the data nodes'; held in memory
+        // only, like `password`. Empty: the sentinels are reached without AUTH.
+        QString user;
+        QString password;
 
         bool enabled() const { return !nodes.isEmpty(); }
         bool operator==(const Sentinel &other) const = default;

@@ -4,6 +4,33 @@
 
 #include "redisconnection.h"
 
+#include <memory>
+
+namespace {
+
+// Opens one sentinel, or adds to `problems` why it could not be, saying what to do when it wants a login.
+std::unique_ptr<RedisConnection> openSentinel(const ConnectionSettings &settings, const QString &node,
+                                              QStringList *problems)
+{
+    auto sentinel = std::make_unique<RedisConnection>(SentinelResolver::sentinelSettings(settings, node));
+    const RedisError e = sentinel->open();
+    if (!e)
+        return sentinel;
+    if (e.code() == RedisError::Code::NoAuth)
+        *problems << QStringLiteral("sentinel %1 wants a password of its own (its requirepass, not the data "
+                                    "nodes'): give it with --sentinel-password-env VAR, or as the connection "
+                                    "dialog's Sentinel password")
+                         .arg(node);
+    else if (e.code() == RedisError::Code::AuthFailed)
+        *problems
+            << QStringLiteral("sentinel %1 refused the sentinel password given: %2").arg(node, e.message());
+    else
+        *problems << e.message();
+    return nullptr;
+}
+
+} // namespace
+
 QString SentinelResolver::Master::endpoint() const
 {
     return QStringLiteral("%1:%2").arg(host).arg(port);
@@ -15,8 +42,10 @@ ConnectionSettings SentinelResolver::sentinelSettings(const ConnectionSettings &
     s.sentinel = {};
     s.cluster = false;
     s.db = 0;
-    s.user.clear();
-    s.password.clear(); // sentinels usually have no password, and never the data nodes' one
+    // The sentinels' own login: never the data nodes' one (a sentinel with its own requirepass would refuse
+    // it, and it must not be sent where it is not asked for).
+    s.user = settings.sentinel.user;
+    s.password = settings.sentinel.password;
     s.readOnly = true;
     ConnectionSettings::parseHostPort(node, &s.host, &s.port);
     return s;
@@ -27,12 +56,10 @@ RedisError SentinelResolver::resolve(const ConnectionSettings &settings, QString
     const QString &name = settings.sentinel.masterName;
     QStringList problems;
     for (const QString &node : settings.sentinel.nodes) {
-        RedisConnection sentinel(sentinelSettings(settings, node));
-        if (const RedisError e = sentinel.open()) {
-            problems << e.message();
+        const std::unique_ptr<RedisConnection> sentinel = openSentinel(settings, node, &problems);
+        if (!sentinel)
             continue;
-        }
-        const RedisResult r = sentinel.command({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", name.toUtf8()});
+        const RedisResult r = sentinel->command({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", name.toUtf8()});
         if (!r.ok()) {
             problems << QStringLiteral("sentinel %1: %2").arg(node, r.error.message());
             continue;
@@ -61,12 +88,10 @@ QList<SentinelResolver::Master> SentinelResolver::masters(const ConnectionSettin
 {
     QStringList problems;
     for (const QString &node : settings.sentinel.nodes) {
-        RedisConnection sentinel(sentinelSettings(settings, node));
-        if (const RedisError e = sentinel.open()) {
-            problems << e.message();
+        const std::unique_ptr<RedisConnection> sentinel = openSentinel(settings, node, &problems);
+        if (!sentinel)
             continue;
-        }
-        const RedisResult r = sentinel.command({"SENTINEL", "MASTERS"});
+        const RedisResult r = sentinel->command({"SENTINEL", "MASTERS"});
         if (!r.ok() || !r.reply.isArray()) {
             problems << QStringLiteral("sentinel %1: %2").arg(node, r.error.message());
             continue;
