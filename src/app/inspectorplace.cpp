@@ -16,6 +16,7 @@
 #include "redis/redisconnection.h"
 #include "redis/redissession.h"
 #include "serverpanel.h"
+#include "textformat.h"
 #include "ttlbardelegate.h"
 
 #include <QAction>
@@ -433,10 +434,10 @@ void InspectorPlace::onScanEnded(const ScanProgress &progress, const QString &me
     }
     showProgress(progress, false);
     if (complete) {
-        QString text
-            = tr("%1 locks in %2 keys scanned (%3).")
-                  .arg(InspectFormat::count(progress.locks), InspectFormat::count(progress.scannedKeys),
-                       InspectFormat::duration(progress.elapsedMs));
+        QString text = tr("%1 in %2 scanned (%3).")
+                           .arg(TextFormat::count(progress.locks, tr("lock"), tr("locks")),
+                                TextFormat::count(progress.scannedKeys, tr("key"), tr("keys")),
+                                InspectFormat::duration(progress.elapsedMs));
         if (progress.unreadableKeys > 0)
             text += tr(" %1 keys could not be read: the ACL does not allow it.")
                         .arg(InspectFormat::count(progress.unreadableKeys));
@@ -467,10 +468,11 @@ void InspectorPlace::showProgress(const ScanProgress &p, bool running)
 {
     m_progress->setValue(running ? int(p.fraction * 1000) : (p.finished ? 1000 : m_progress->value()));
     QString text = p.dbSize >= 0
-        ? tr("%1 of ~%2 keys · %3 locks")
-              .arg(InspectFormat::count(p.scannedKeys), InspectFormat::count(p.dbSize),
-                   InspectFormat::count(p.locks))
-        : tr("%1 keys · %2 locks").arg(InspectFormat::count(p.scannedKeys), InspectFormat::count(p.locks));
+        ? tr("%1 of ~%2 · %3")
+              .arg(InspectFormat::count(p.scannedKeys), TextFormat::count(p.dbSize, tr("key"), tr("keys")),
+                   TextFormat::count(p.locks, tr("lock"), tr("locks")))
+        : tr("%1 · %2").arg(TextFormat::count(p.scannedKeys, tr("key"), tr("keys")),
+                            TextFormat::count(p.locks, tr("lock"), tr("locks")));
     if (p.elapsedMs > 0)
         text += QStringLiteral(" · ") + InspectFormat::duration(p.elapsedMs);
     m_progressText->setText(text);
