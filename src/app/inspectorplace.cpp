@@ -315,8 +315,12 @@ void InspectorPlace::onOpened(const ServerInfo &info)
         m_view->setColumnHidden(LockTableModel::NodeColumn, true);
         m_scanner->setConnectionSettings(s);
     }
-    if (!sameServer || m_watcher->state() == KeyspaceWatcher::State::Stopped)
-        m_watcher->start(s);
+    if (!sameServer || m_watcher->state() == KeyspaceWatcher::State::Stopped) {
+        // A cluster node (given as a cluster or not): every master publishes its own keys' changes.
+        ConnectionSettings watched = s;
+        watched.cluster = s.cluster || info.mode == QLatin1String("cluster");
+        m_watcher->start(watched);
+    }
     updateActionsAllowed();
     updateLiveState();
     rescan();
@@ -600,7 +604,9 @@ void InspectorPlace::updateLiveState()
     m_live->setText(text);
     m_live->setToolTip(text);
     const bool readOnly = m_settings.readOnly;
-    const bool offerable = m_watcher->configReadable()
+    // On a cluster the setting is per master, and the one-click fix sets it on one server only.
+    const bool cluster = m_settings.cluster || m_session->info().mode == QLatin1String("cluster");
+    const bool offerable = !cluster && m_watcher->configReadable()
         && (state == KeyspaceWatcher::State::NotificationsOff
             || (state == KeyspaceWatcher::State::Listening && !events));
     m_enableNotifications->setVisible(offerable && !readOnly && m_connected);
