@@ -445,6 +445,10 @@ void InspectorPlace::noteNode(const QString &node)
 {
     if (node.isEmpty() || m_proxy->nodes().contains(node))
         return;
+    if (m_proxy->nodes().isEmpty()) // the first cluster lock: room for "127.0.0.1:40000"
+        m_view->setColumnWidth(LockTableModel::NodeColumn,
+                               m_view->fontMetrics().horizontalAdvance(node)
+                                   + 3 * fontMetrics().horizontalAdvance(u'M'));
     m_proxy->addNode(node);
     m_view->setColumnHidden(LockTableModel::NodeColumn, false);
     m_nodeFilter->setVisible(true);
