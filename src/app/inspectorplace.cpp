@@ -191,6 +191,18 @@ void InspectorPlace::buildUi()
     filterRow->addWidget(m_kind);
     m_problemsOnly = new QCheckBox(tr("Only with diagnoses"), this);
     filterRow->addWidget(m_problemsOnly);
+    m_nodeFilter = new QComboBox(this);
+    m_nodeFilter->setObjectName(QStringLiteral("nodeFilter"));
+    m_nodeFilter->addItem(tr("All nodes"));
+    m_nodeFilter->setToolTip(tr("Only the locks on one master of the cluster"));
+    m_nodeFilter->setVisible(false);
+    filterRow->addWidget(m_nodeFilter);
+    m_groupByNode = new QCheckBox(tr("Group by node"), this);
+    m_groupByNode->setObjectName(QStringLiteral("groupByNode"));
+    m_groupByNode->setToolTip(tr("Keep each cluster master's locks together (masters in order), sorted by "
+                                 "the chosen column within each"));
+    m_groupByNode->setVisible(false);
+    filterRow->addWidget(m_groupByNode);
     filterRow->addStretch(1);
     m_live = new QLabel(this);
     m_live->setObjectName(QStringLiteral("liveState"));
@@ -282,6 +294,17 @@ void InspectorPlace::buildUi()
         m_proxy->setKind(data.isValid() ? std::optional<LockKind>(LockKind(data.toInt())) : std::nullopt);
     });
     connect(m_problemsOnly, &QCheckBox::toggled, m_proxy, &LockFilterProxy::setProblemsOnly);
+    connect(m_nodeFilter, &QComboBox::currentIndexChanged, this, [this](int index) {
+        const QString node = index > 0 ? m_nodeFilter->itemText(index) : QString();
+        m_proxy->setNode(node);
+        if (m_nodeFilter->isVisible()) // not while the list is rebuilt for another server
+            AppSettings().setValue(QStringLiteral("inspector/nodeFilter"), node);
+    });
+    connect(m_groupByNode, &QCheckBox::toggled, this, [this](bool on) {
+        AppSettings().setValue(QStringLiteral("inspector/groupByNode"), on);
+        setGrouped(on);
+    });
+    m_groupByNode->setChecked(AppSettings().value(QStringLiteral("inspector/groupByNode"), false).toBool());
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
                 m_selectedKey
@@ -314,10 +337,19 @@ void InspectorPlace::onOpened(const ServerInfo &info)
         m_selectedKey.clear();
         m_details->showNothing();
         m_view->setColumnHidden(LockTableModel::NodeColumn, true);
+        m_proxy->clearNodes();
+        m_nodeFilter->setVisible(false);
+        m_groupByNode->setVisible(false);
+        while (m_nodeFilter->count() > 1)
+            m_nodeFilter->removeItem(1);
         m_scanner->setConnectionSettings(s);
     }
-    if (!sameServer || m_watcher->state() == KeyspaceWatcher::State::Stopped)
-        m_watcher->start(s);
+    if (!sameServer || m_watcher->state() == KeyspaceWatcher::State::Stopped) {
+        // A cluster node (given as a cluster or not): every master publishes its own keys' changes.
+        ConnectionSettings watched = s;
+        watched.cluster = s.cluster || info.mode == QLatin1String("cluster");
+        m_watcher->start(watched);
+    }
     updateActionsAllowed();
     updateLiveState();
     rescan();
@@ -401,6 +433,7 @@ void InspectorPlace::applyRecords(const QList<LockRecord> &records, LockTracker:
     QList<LockRecord> processed = records;
     bool selectedChanged = false;
     for (LockRecord &r : processed) {
+        noteNode(r.node);
         m_tracker.observeAndDiagnose(r, source, base);
         selectedChanged |= r.key == m_selectedKey;
     }
@@ -409,13 +442,41 @@ void InspectorPlace::applyRecords(const QList<LockRecord> &records, LockTracker:
         showSelected();
 }
 
+void InspectorPlace::noteNode(const QString &node)
+{
+    if (node.isEmpty() || m_proxy->nodes().contains(node))
+        return;
+    if (m_proxy->nodes().isEmpty()) // the first cluster lock: room for "127.0.0.1:40000"
+        m_view->setColumnWidth(LockTableModel::NodeColumn,
+                               m_view->fontMetrics().horizontalAdvance(node)
+                                   + 3 * fontMetrics().horizontalAdvance(u'M'));
+    m_proxy->addNode(node);
+    m_view->setColumnHidden(LockTableModel::NodeColumn, false);
+    m_nodeFilter->setVisible(true);
+    m_groupByNode->setVisible(true);
+    // Masters in order in the list, as in the grouped table.
+    const QStringList nodes = m_proxy->nodes();
+    m_nodeFilter->insertItem(int(nodes.indexOf(node)) + 1, node);
+    if (node == AppSettings().value(QStringLiteral("inspector/nodeFilter")).toString())
+        m_nodeFilter->setCurrentIndex(m_nodeFilter->findText(node));
+    setGrouped(m_groupByNode->isChecked()); // the Node column is shown now: put it first when grouped
+}
+
+void InspectorPlace::setGrouped(bool grouped)
+{
+    m_proxy->setGroupByNode(grouped);
+    // Grouped, the node is the first thing a row says; ungrouped, the column goes back to its place.
+    QHeaderView *header = m_view->horizontalHeader();
+    const int from = header->visualIndex(LockTableModel::NodeColumn);
+    const int to = grouped ? 0 : int(LockTableModel::NodeColumn);
+    if (from != to)
+        header->moveSection(from, to);
+}
+
 void InspectorPlace::onPage(const QList<LockRecord> &records, const ScanProgress &progress)
 {
-    for (const LockRecord &r : records) {
+    for (const LockRecord &r : records)
         m_seenThisScan.insert(r.key);
-        if (!r.node.isEmpty() && m_view->isColumnHidden(LockTableModel::NodeColumn))
-            m_view->setColumnHidden(LockTableModel::NodeColumn, false); // a cluster: sort by it to group
-    }
     applyRecords(records, LockTracker::Source::Scan);
     showProgress(progress, true);
 }
@@ -602,7 +663,9 @@ void InspectorPlace::updateLiveState()
     m_live->setText(text);
     m_live->setToolTip(text);
     const bool readOnly = m_settings.readOnly;
-    const bool offerable = m_watcher->configReadable()
+    // On a cluster the setting is per master, and the one-click fix sets it on one server only.
+    const bool cluster = m_settings.cluster || m_session->info().mode == QLatin1String("cluster");
+    const bool offerable = !cluster && m_watcher->configReadable()
         && (state == KeyspaceWatcher::State::NotificationsOff
             || (state == KeyspaceWatcher::State::Listening && !events));
     m_enableNotifications->setVisible(offerable && !readOnly && m_connected);

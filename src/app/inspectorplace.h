@@ -82,6 +82,9 @@ private:
     void pollVisibleRows();
     void tick();
     void applyRecords(const QList<LockRecord> &records, LockTracker::Source source);
+    // A cluster's lock: show the Node column and the node controls, and offer its master in the filter.
+    void noteNode(const QString &node);
+    void setGrouped(bool grouped);
     void showSelected();
     void updateLiveState();
     void updateActionsAllowed();
@@ -110,6 +113,8 @@ private:
     QLineEdit *m_filter = nullptr;
     QComboBox *m_kind = nullptr;
     QCheckBox *m_problemsOnly = nullptr;
+    QComboBox *m_nodeFilter = nullptr; // a cluster's masters; hidden on a single server
+    QCheckBox *m_groupByNode = nullptr;
     QLabel *m_live = nullptr;
     QPushButton *m_enableNotifications = nullptr;
     QPushButton *m_sampleLocks = nullptr;

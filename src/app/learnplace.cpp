@@ -119,6 +119,11 @@ const Guide kGuides[] = {
      "The server lane shows the replica frozen, then the <b>failover</b> marker. B gets the lock on the "
      "promoted "
      "replica while A still holds it on the dead master: a <b>red band</b>.",
+     "cluster-locks"},
+    {"cluster-locks", "Redis Cluster",
+     "Eight workers, six locks, three masters: the lock lanes fill with blue bars side by side (different "
+     "locks, different masters) and never two blue bars on one lock. Open the Inspector during a run to see "
+     "each lock's master and slot.",
      nullptr},
 };
 

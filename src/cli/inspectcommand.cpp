@@ -231,11 +231,6 @@ int runInspectCommand(const QStringList &arguments)
     }
     // The server itself says whether it is a cluster node: then every master is scanned, --cluster or not.
     const bool cluster = server.settings().cluster || info.mode == QLatin1String("cluster");
-    if (cluster && parser.isSet(QStringLiteral("watch"))) {
-        CliIo::err() << kName << ": --watch on a Redis Cluster is not supported yet (scan without --watch)\n"
-                     << Qt::flush;
-        return CliIo::Usage;
-    }
 
     // Pages stream in; a later page may update a lock met earlier (another resource key, a companion).
     QHash<QPair<QString, QByteArray>, qsizetype> indexOf;
@@ -316,7 +311,10 @@ int runInspectCommand(const QStringList &arguments)
     if (parser.isSet(QStringLiteral("watch"))) {
         if (!json)
             CliIo::out() << "\nWatching (Ctrl-C to stop)…\n" << Qt::flush;
-        InspectWatch watch(server.settings(), options, json, intervalMs);
+        // On a cluster every master is watched: each publishes only its own keys' changes.
+        ConnectionSettings watched = server.settings();
+        watched.cluster = cluster;
+        InspectWatch watch(watched, options, json, intervalMs);
         InterruptWatcher interrupts;
         QObject::connect(&interrupts, &InterruptWatcher::interrupted, qApp, &QCoreApplication::quit);
         watch.start(records);

@@ -46,7 +46,8 @@ int runSimulateCommand(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Run a contention scenario (a JSON file, or --preset ID) on private sandbox servers (the default) "
-        "or on a server you give with connection options and --read-write.\n"
+        "or on a server you give with connection options and --read-write (a Redis Cluster with --cluster "
+        "HOST:PORT: each lock goes to the master of its slot).\n"
         "Exit codes: 0 the scenario's expectations hold, 3 they do not, 2 bad scenario or arguments, "
         "1 the run failed."));
     parser.addHelpOption();
@@ -84,10 +85,6 @@ int runSimulateCommand(const QStringList &arguments)
     QString error;
     if (!ConnectionOptions::read(parser, &connection, &error))
         return usage(error);
-    if (connection.settings.cluster)
-        return usage(
-            QStringLiteral("simulate on a Redis Cluster is not supported yet: its workers talk to one "
-                           "server (a master given with --host/--port, or --sentinel)"));
     if (connection.settings.sentinel.enabled() && connection.settings.sentinel.masterName.isEmpty())
         return usage(QStringLiteral("--sentinel needs --master NAME for a simulation (lockscope-cli inspect "
                                     "--sentinel … lists the names)"));

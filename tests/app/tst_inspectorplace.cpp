@@ -9,15 +9,19 @@
 #include "lockdetailspane.h"
 #include "lockfilterproxy.h"
 #include "locktablemodel.h"
+#include "redis/clusterconnection.h"
 #include "redis/redissession.h"
+#include "redis/sandboxcluster.h"
 #include "serverpanel.h"
 #include "testsupport.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -40,6 +44,7 @@ private slots:
     void refusedWhenTheLockChanged();
     void readOnlyAclUserSendsNoWrites();
     void screenshots();
+    void clusterGroupsByNodeWithoutResets();
 
 private:
     struct Rig
@@ -357,6 +362,88 @@ void TestInspectorPlace::screenshots()
     QTest::qWait(200);
     QVERIFY(dialog->grab().save(QDir(dir).filePath(QStringLiteral("inspector-confirm.png"))));
     dialog->reject();
+}
+
+void TestInspectorPlace::clusterGroupsByNodeWithoutResets()
+{
+    SandboxCluster::Options options;
+    options.configLines << QStringLiteral("notify-keyspace-events KEA");
+    SandboxCluster cluster(options);
+    LS_START(cluster);
+    ClusterConnection c(cluster.seedSettings());
+    LS_OPEN(c);
+    QHash<QString, int> perNode;
+    for (int i = 0; i < 12; ++i) {
+        const QByteArray key = "lock:job:" + QByteArray::number(i);
+        QVERIFY(c.command({"SET", key, SampleLocks::randomHex32(), "NX", "PX", "600000"}).ok());
+        ++perNode[c.slotMap().masterOfKey(key)->endpoint()];
+    }
+    QCOMPARE(perNode.size(), 3);
+    ConnectionSettings seed = cluster.seedSettings();
+    seed.readOnly = true;
+    Rig rig;
+    QVERIFY(open(rig, seed));
+    InspectorPlace &place = *rig.place;
+    QAbstractItemModelTester proxyTester(place.proxy(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy modelResets(place.model(), &QAbstractItemModel::modelReset);
+    QSignalSpy proxyResets(place.proxy(), &QAbstractItemModel::modelReset);
+    QCOMPARE(place.model()->rowCount(), 12);
+    auto *nodeFilter = place.findChild<QComboBox *>(QStringLiteral("nodeFilter"));
+    auto *group = place.findChild<QCheckBox *>(QStringLiteral("groupByNode"));
+    QVERIFY(nodeFilter && group);
+    QVERIFY(nodeFilter->isVisible() && group->isVisible());
+    QCOMPARE(nodeFilter->count(), 4); // "All nodes" and the three masters, in order
+    QVERIFY(nodeFilter->itemText(1) < nodeFilter->itemText(2)
+            && nodeFilter->itemText(2) < nodeFilter->itemText(3));
+
+    // Grouped: each master's locks together, masters in order whichever way the table is sorted.
+    const auto nodesInViewOrder = [&place] {
+        QStringList nodes;
+        for (int row = 0; row < place.proxy()->rowCount(); ++row)
+            nodes << place.proxy()->index(row, LockTableModel::NodeColumn).data().toString();
+        return nodes;
+    };
+    const auto isGrouped = [](QStringList nodes) {
+        QStringList sorted = nodes;
+        std::sort(sorted.begin(), sorted.end());
+        return nodes == sorted;
+    };
+    group->setChecked(true);
+    QCOMPARE(place.view()->horizontalHeader()->visualIndex(LockTableModel::NodeColumn), 0);
+    for (Qt::SortOrder order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
+        place.view()->sortByColumn(LockTableModel::KeyColumn, order);
+        QVERIFY2(isGrouped(nodesInViewOrder()), qPrintable(nodesInViewOrder().join(u' ')));
+    }
+    QVERIFY(place.proxy()->index(0, 0).data(Qt::BackgroundRole).isNull()); // first section plain
+    QVERIFY(place.proxy()
+                ->index(perNode.value(nodeFilter->itemText(1)), 0)
+                .data(Qt::BackgroundRole)
+                .isValid()); // the second one tinted
+
+    // A lock taken meanwhile arrives live (its master's notification) into its group: rows, not resets.
+    const QByteArray fresh = "lock:job:fresh";
+    QVERIFY(c.command({"SET", fresh, SampleLocks::randomHex32(), "NX", "PX", "600000"}).ok());
+    QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 13, 10000);
+    QVERIFY(isGrouped(nodesInViewOrder()));
+    QCOMPARE(modelResets.count(), 0);
+    QCOMPARE(proxyResets.count(), 0);
+
+    // One master only.
+    const QString second = nodeFilter->itemText(2);
+    nodeFilter->setCurrentIndex(2);
+    const QStringList shown = nodesInViewOrder();
+    QVERIFY(!shown.isEmpty());
+    QCOMPARE(shown.count(second), shown.size());
+    QCOMPARE(QSettings().value(QStringLiteral("inspector/groupByNode")).toBool(), true);
+    QCOMPARE(QSettings().value(QStringLiteral("inspector/nodeFilter")).toString(), second);
+
+    // Remembered: the next Inspector groups and filters the same way once that master shows up.
+    Rig again;
+    QVERIFY(open(again, seed));
+    QVERIFY(again.place->findChild<QCheckBox *>(QStringLiteral("groupByNode"))->isChecked());
+    QCOMPARE(again.place->findChild<QComboBox *>(QStringLiteral("nodeFilter"))->currentText(), second);
+    QCOMPARE(again.place->proxy()->rowCount(), shown.size());
 }
 
 QTEST_MAIN(TestInspectorPlace)

@@ -4,6 +4,7 @@
 #include "chartspanel.h"
 #include "eventlogmodel.h"
 #include "redis/redissession.h"
+#include "redis/sandboxcluster.h"
 #include "scenarioeditor.h"
 #include "sim/historycsv.h"
 #include "sim/presetlibrary.h"
@@ -18,6 +19,7 @@
 #include "timelineview.h"
 #include "violationmodel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QImage>
@@ -41,6 +43,7 @@ private slots:
     void readOnlyConnectionIsRefusedWithTheReason();
     void runsOnAConnectedServerThatAllowsWrites();
     void editorReportsBadFieldsAndBlocksRun();
+    void runsOnAConnectedCluster();
 
 private:
     static Scenario smallStory(bool variants);
@@ -339,6 +342,34 @@ void TestSimulatorPlace::editorReportsBadFieldsAndBlocksRun()
     QVERIFY(place.editor()->scenario(&edited, &problems));
     QCOMPARE(ScenarioParser::toJson(edited),
              ScenarioParser::toJson(PresetLibrary::find(QStringLiteral("seed-short-lease"))->scenario));
+}
+
+void TestSimulatorPlace::runsOnAConnectedCluster()
+{
+    SandboxCluster cluster;
+    LS_START(cluster);
+    RedisSession session;
+    session.open(cluster.seedSettings()); // as the connection dialog's "Redis Cluster" with writes allowed
+    QTRY_VERIFY_WITH_TIMEOUT(session.isOpen(), 10000);
+    SimulatorPlace place(&session);
+    place.show();
+    QTRY_VERIFY(
+        qobject_cast<QStandardItemModel *>(place.findChild<QComboBox *>()->model())->item(1)->isEnabled());
+    place.setTarget(SimulatorPlace::Target::ConnectedServer);
+    QVERIFY(place.loadPreset(QStringLiteral("cluster-locks")));
+    auto *clusterCheck = place.editor()->findChild<QCheckBox *>(QStringLiteral("clusterCheck"));
+    QVERIFY(clusterCheck && clusterCheck->isChecked());
+    Scenario edited;
+    QStringList problems;
+    QVERIFY(place.editor()->scenario(&edited, &problems));
+    QVERIFY(edited.servers.cluster);
+    QVERIFY(place.run());
+    QVERIFY(waitForRun(place));
+    QVERIFY2(place.controller()->errorString().isEmpty(), qPrintable(place.controller()->errorString()));
+    const QString server = place.controller()->run(0).report.server;
+    QVERIFY2(server == QStringLiteral("cluster 127.0.0.1:%1").arg(cluster.master(0).port()),
+             qPrintable(server));
+    QVERIFY2(place.controller()->outcome().passed(), qPrintable(place.controller()->outcome().summaryText()));
 }
 
 QTEST_MAIN(TestSimulatorPlace)

@@ -29,6 +29,7 @@ private slots:
     void sentinelMasterIsInspectedAndNamesAreListed();
     void sandboxClusterServesInspect();
     void sandboxSentinelServesInspect();
+    void clusterWatchFollowsEveryMaster();
 
 private:
     // Checks the inspect --json output against the locks written in initTestCase.
@@ -245,6 +246,59 @@ void TestInspectTopologies::sandboxSentinelServesInspect()
     ::kill(pid_t(sandbox.processId()), SIGINT);
     QVERIFY(sandbox.waitForFinished(10000));
     QCOMPARE(sandbox.exitCode(), 0);
+}
+
+void TestInspectTopologies::clusterWatchFollowsEveryMaster()
+{
+    for (int i = 0; i < m_cluster->masterCount(); ++i) {
+        RedisConnection admin(m_cluster->master(i).connectionSettings());
+        LS_OPEN(admin);
+        QVERIFY(admin.command({"CONFIG", "SET", "notify-keyspace-events", "KEA"}).ok());
+    }
+    QProcess cli;
+    cli.start(TestSupport::cliPath(),
+              {"inspect", "--cluster", endpointOf(m_cluster->master(1)), "--watch", "--json"});
+    QVERIFY(cli.waitForStarted());
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += cli.readAllStandardError()).contains("on all 3 masters"), 15000);
+
+    // A lock taken and released on each master (keyspace events are per node: each master's must arrive).
+    ClusterConnection cluster(m_cluster->seedSettings());
+    LS_OPEN(cluster);
+    QHash<QString, QString> nodeOf; // key → master
+    for (int n = 0; n < 1000 && nodeOf.size() < 3; ++n) {
+        const QByteArray key = "lock:live:" + QByteArray::number(n);
+        const QString node = cluster.slotMap().masterOfKey(key)->endpoint();
+        if (!QList<QString>(nodeOf.cbegin(), nodeOf.cend()).contains(node))
+            nodeOf.insert(QString::fromUtf8(key), node);
+    }
+    QCOMPARE(nodeOf.size(), 3);
+    for (auto it = nodeOf.cbegin(); it != nodeOf.cend(); ++it)
+        QVERIFY(cluster.command({"SET", it.key().toUtf8(), SampleLocks::randomHex32(), "NX", "PX", "60000"})
+                    .ok());
+    QByteArray out;
+    const auto seen = [&](const char *event) {
+        out += cli.readAllStandardOutput();
+        int found = 0;
+        for (const QByteArray &line : out.split('\n')) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            const QString key = o.value("key").toString();
+            if (nodeOf.contains(key) && o.value("event").toString() == QLatin1String(event)) {
+                if (o.value("lock").toObject().value("node").toString() != nodeOf.value(key))
+                    return -1; // reported on the wrong master
+                ++found;
+            }
+        }
+        return found;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(seen("acquired"), 3, 10000);
+    for (auto it = nodeOf.cbegin(); it != nodeOf.cend(); ++it)
+        QVERIFY(cluster.command({"DEL", it.key().toUtf8()}).ok());
+    QTRY_COMPARE_WITH_TIMEOUT(seen("released"), 3, 10000);
+    ::kill(pid_t(cli.processId()), SIGINT);
+    QVERIFY(cli.waitForFinished(10000));
+    QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(cli.exitCode(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestInspectTopologies)

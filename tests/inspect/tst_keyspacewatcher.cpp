@@ -1,6 +1,8 @@
 // KeyspaceWatcher: events when notifications are on, a clear "off" when not, graceful when CONFIG is
-// denied by ACL, and recovery after the server dies.
+// denied by ACL, and recovery after the server dies; on a Redis Cluster, events from every master.
 #include "inspect/keyspacewatcher.h"
+#include "redis/clusterconnection.h"
+#include "redis/sandboxcluster.h"
 #include "testsupport.h"
 
 #include <QSignalSpy>
@@ -16,6 +18,8 @@ private slots:
     void configDeniedByAcl();
     void recoversAfterServerDies();
     void stopIsPrompt();
+    void clusterEventsFromEveryMaster();
+    void clusterWithAMasterSilentSaysSo();
 };
 
 namespace {
@@ -170,6 +174,75 @@ void TestKeyspaceWatcher::stopIsPrompt()
     watcher.stop();
     QVERIFY(server.resume());
     QVERIFY(timer.elapsed() < 10000);
+}
+
+void TestKeyspaceWatcher::clusterEventsFromEveryMaster()
+{
+    SandboxCluster::Options options;
+    options.configLines << QStringLiteral("notify-keyspace-events KEA");
+    SandboxCluster cluster(options);
+    LS_START(cluster);
+    KeyspaceWatcher watcher;
+    QSignalSpy spy(&watcher, &KeyspaceWatcher::events);
+    ConnectionSettings seed = cluster.seedSettings();
+    seed.readOnly = true; // as the inspector connects
+    watcher.start(seed);
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Listening, 10000);
+    QVERIFY2(watcher.stateText().contains(QLatin1String("on all 3 masters")),
+             qPrintable(watcher.stateText()));
+    QVERIFY(KeyspaceWatcher::flagsSuffice(watcher.flags()));
+
+    // A lock taken and released on each master: each master publishes its own key's events.
+    ClusterConnection c(cluster.seedSettings());
+    LS_OPEN(c);
+    QHash<QByteArray, QString> nodeOf;
+    for (int master = 0; master < cluster.masterCount(); ++master) {
+        const QString endpoint = cluster.master(master).connectionSettings().endpoint();
+        for (int n = 0; n < 1000; ++n) {
+            const QByteArray key = "lock:watched:" + QByteArray::number(n);
+            if (c.slotMap().masterOfKey(key)->endpoint() == endpoint) {
+                nodeOf.insert(key, endpoint);
+                break;
+            }
+        }
+    }
+    QCOMPARE(nodeOf.size(), 3);
+    for (auto it = nodeOf.cbegin(); it != nodeOf.cend(); ++it) {
+        QVERIFY(c.command({"SET", it.key(), "owner", "NX", "PX", "30000"}).ok());
+        QVERIFY(c.command({"DEL", it.key()}).ok());
+    }
+    for (auto it = nodeOf.cbegin(); it != nodeOf.cend(); ++it) {
+        QTRY_COMPARE_WITH_TIMEOUT(eventsFor(spy, it.key()), (QList<QByteArray> {"set", "expire", "del"}),
+                                  5000);
+        for (const auto &args : spy) {
+            for (const KeyspaceEvent &e : args.at(0).value<QList<KeyspaceEvent>>()) {
+                if (e.key == it.key())
+                    QCOMPARE(e.node, it.value()); // the master that holds the key published it
+            }
+        }
+    }
+    QVERIFY(watcher.hasReceivedEvents());
+    watcher.stop();
+    QCOMPARE(watcher.state(), KeyspaceWatcher::State::Stopped);
+}
+
+void TestKeyspaceWatcher::clusterWithAMasterSilentSaysSo()
+{
+    // Notifications on two masters only: the watcher must not claim the whole cluster is live.
+    SandboxCluster cluster;
+    LS_START(cluster);
+    for (int master = 0; master < 2; ++master) {
+        RedisConnection admin(cluster.master(master).connectionSettings());
+        LS_OPEN(admin);
+        QVERIFY(admin.command({"CONFIG", "SET", "notify-keyspace-events", "KEA"}).ok());
+    }
+    KeyspaceWatcher watcher;
+    watcher.start(cluster.seedSettings());
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::NotificationsOff, 10000);
+    const QString silent = cluster.master(2).connectionSettings().endpoint();
+    QVERIFY2(watcher.stateText().startsWith(silent), qPrintable(watcher.stateText()));
+    QVERIFY2(watcher.stateText().contains(QLatin1String("2 of 3 masters listening")),
+             qPrintable(watcher.stateText()));
 }
 
 QTEST_GUILESS_MAIN(TestKeyspaceWatcher)

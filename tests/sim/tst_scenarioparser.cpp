@@ -37,6 +37,16 @@ void TestScenarioParser::minimalScenarioGetsDefaults()
     QCOMPARE(s.workload.threadsPerProcess, 4);
     QCOMPARE(s.workerCount(), 4);
     QVERIFY(s.resource.counter);
+    QVERIFY(!s.servers.cluster);
+
+    // A sandbox cluster survives the trip to JSON and back (the GUI's editor saves scenarios so).
+    Scenario cluster;
+    QVERIFY2(ScenarioParser().parse(minimal(", \"servers\": {\"cluster\": true}"), &cluster, &errors),
+             qPrintable(errors.join(u'\n')));
+    QVERIFY(cluster.servers.cluster);
+    Scenario again;
+    QVERIFY(ScenarioParser().parse(QJsonDocument(ScenarioParser::toJson(cluster)).toJson(), &again, &errors));
+    QVERIFY(again.servers.cluster);
 }
 
 void TestScenarioParser::fullStoryRoundTrips()
@@ -129,6 +139,25 @@ void TestScenarioParser::mistakes_data()
     QTest::newRow("server fault on given server") << minimal(
         ", \"servers\": {\"mode\": \"given\"}, \"faults\": [{\"type\": \"server-restart\", \"at_ms\": 5}]")
                                                   << "never a server you gave";
+    QTest::newRow("redlock on a cluster")
+        << QByteArray(R"({"lockscope_scenario": 1, "id": "t", "title": "T", "algorithm": {"id": "redlock"},
+                          "servers": {"cluster": true}})")
+        << "algorithm.id: redlock needs independent masters (servers.count), not a Redis Cluster";
+    QTest::newRow("count on a cluster") << minimal(", \"servers\": {\"cluster\": true, \"count\": 3}")
+                                        << "servers.count: counts independent servers";
+    QTest::newRow("replicas on a cluster") << minimal(", \"servers\": {\"cluster\": true, \"replicas\": 1}")
+                                           << "servers.replicas: failover stories run on independent";
+    QTest::newRow("given cluster in the scenario")
+        << minimal(", \"servers\": {\"cluster\": true, \"mode\": \"given\"}")
+        << "servers.cluster: starts a sandbox cluster";
+    QTest::newRow("server fault on a cluster")
+        << minimal(
+               ", \"servers\": {\"cluster\": true}, \"faults\": [{\"type\": \"server-kill\", \"at_ms\": 5}]")
+        << "faults[0]: server faults (restart, pause, kill, failover) are not supported on a cluster";
+    QTest::newRow("pool on a cluster")
+        << minimal(", \"servers\": {\"cluster\": true}")
+               .replace("\"set-nx-px-lua\"", "\"set-nx-px-lua\", \"pool_size\": 4")
+        << "algorithm.pool_size: a shared pool talks to one server";
     QTest::newRow("fault not an object")
         << minimal(", \"faults\": [3]") << "faults[0]: expected an object, got a number";
     QTest::newRow("story without steps")

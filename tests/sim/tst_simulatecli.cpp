@@ -1,4 +1,6 @@
 // `lockscope-cli presets` and `simulate` as a user runs them: exit codes, JSON, CSV, errors that say what.
+#include "redis/clusterconnection.h"
+#include "redis/sandboxcluster.h"
 #include "testsupport.h"
 
 #include <QJsonArray>
@@ -18,6 +20,7 @@ private slots:
     void badArguments();
     void eventsCsvAndGivenServer();
     void readOnlyGivenServerExitsOne();
+    void givenClusterAndSandboxCluster();
 
 private:
     QTemporaryDir m_dir;
@@ -154,6 +157,55 @@ void TestSimulateCli::readOnlyGivenServerExitsOne()
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains(QLatin1String("read-only")) && r.err.contains(QLatin1String("--read-write")),
              qPrintable(r.err));
+}
+
+void TestSimulateCli::givenClusterAndSandboxCluster()
+{
+    static const QByteArray kSpread = R"({"lockscope_scenario": 1, "id": "spread", "title": "Spread",
+        "algorithm": {"id": "redisson-reentrant", "lease_ms": 2000, "retry": {"strategy": "pubsub"}},
+        "workload": {"processes": 2, "threads_per_process": 2, "locks": 6, "duration_s": 5, "operations": 10},
+        "expect": ["violations == 0", "acquisitions >= 40"]})";
+    SandboxCluster cluster;
+    LS_START(cluster);
+    const QString seed = QStringLiteral("127.0.0.1:%1").arg(cluster.master(0).port());
+    const auto given
+        = run(TestSupport::cliPath(),
+              {"simulate", write("spread.json", kSpread), "--cluster", seed, "--read-write", "--json", "-"});
+    QVERIFY2(given.exitCode == 0, qPrintable(given.out + given.err));
+    const QJsonObject report = QJsonDocument::fromJson(given.out.toUtf8()).object();
+    QCOMPARE(report.value(QStringLiteral("server")).toString(), QStringLiteral("cluster ") + seed);
+    // The counters (one per lock, each on its slot's master) add up to what the report says.
+    const QJsonObject counter = report.value(QStringLiteral("counter")).toObject();
+    QByteArray first = counter.value(QStringLiteral("key")).toString().toUtf8();
+    QVERIFY2(first.endsWith(":0"), first.constData());
+    first.chop(1);
+    ClusterConnection c(cluster.seedSettings());
+    LS_OPEN(c);
+    qint64 sum = 0;
+    for (int i = 0; i < 6; ++i)
+        sum += c.command({"GET", first + QByteArray::number(i)}).reply.bytes().toLongLong();
+    QCOMPARE(sum, counter.value(QStringLiteral("actual")).toInteger());
+    QCOMPARE(c.slotMap().masters().size(), 3);
+
+    // Redlock needs independent masters: refused, naming the field, before anything is written.
+    const auto redlock = run(TestSupport::cliPath(),
+                             {"simulate", "--preset", "redlock-basic", "--cluster", seed, "--read-write"});
+    QCOMPARE(redlock.exitCode, 1);
+    QVERIFY2(redlock.err.contains(QLatin1String("algorithm.id: redlock needs independent masters")),
+             qPrintable(redlock.err));
+
+    // The same scenario on a sandbox cluster of its own.
+    QByteArray sandboxed = kSpread;
+    sandboxed.replace(R"("algorithm")", R"("servers": {"cluster": true}, "algorithm")");
+    const auto sandbox
+        = run(TestSupport::cliPath(), {"simulate", write("spread-sandbox.json", sandboxed), "--json", "-"});
+    QVERIFY2(sandbox.exitCode == 0, qPrintable(sandbox.out + sandbox.err));
+    QVERIFY2(QJsonDocument::fromJson(sandbox.out.toUtf8())
+                 .object()
+                 .value(QStringLiteral("server"))
+                 .toString()
+                 .startsWith(QLatin1String("sandbox cluster 127.0.0.1:")),
+             qPrintable(sandbox.out));
 }
 
 QTEST_GUILESS_MAIN(TestSimulateCli)

@@ -1,11 +1,14 @@
 // KeyspaceWatcher: a blocking subscribe loop on a std::thread that shares only `Shared` with the watcher,
 // woken by RedisConnection::interrupt(). Stopped threads are joined later, never while the GUI waits.
+// On a cluster one thread reads the masters, then runs one subscriber thread per master (keyspace events are
+// published only by the node that holds the key) and their states merge into one.
 // Events are batched (everything already in the socket, up to a bound) so a busy server does not flood the
 // GUI with one signal per key change.
 #include "keyspacewatcher.h"
 
 #include "inspectclock.h"
 #include "logging.h"
+#include "redis/clusterslotmap.h"
 #include "redis/redisconnection.h"
 
 #include <QMetaObject>
@@ -30,19 +33,29 @@ struct KeyspaceWatcher::Shared
     std::atomic_bool stop = false;
     QMutex mutex;
     QWaitCondition wake;
-    RedisConnection *connection = nullptr; // guarded by mutex, for interrupt()
+    QList<RedisConnection *> connections; // guarded by mutex, for interrupt()
     KeyspaceWatcher *owner = nullptr; // guarded by mutex; cleared when the watcher lets go of this thread
 
-    // Tells the thread to stop without waiting for it: a connect in progress cannot be interrupted, and the
-    // GUI thread must not wait out a connect timeout. The thread ends on its own and reports to nobody.
+    // Tells the threads to stop without waiting for them: a connect in progress cannot be interrupted, and
+    // the GUI thread must not wait out a connect timeout. They end on their own and report to nobody.
     void release()
     {
         QMutexLocker lock(&mutex);
         stop = true;
         owner = nullptr;
-        if (connection)
-            connection->interrupt();
+        for (RedisConnection *c : std::as_const(connections))
+            c->interrupt();
         wake.wakeAll();
+    }
+    void attach(RedisConnection *c)
+    {
+        QMutexLocker lock(&mutex);
+        connections.append(c);
+    }
+    void detach(RedisConnection *c)
+    {
+        QMutexLocker lock(&mutex);
+        connections.removeAll(c);
     }
     // Runs `fn` on the owner's thread, if there still is an owner.
     void post(std::function<void(KeyspaceWatcher *)> fn)
@@ -58,6 +71,18 @@ struct KeyspaceWatcher::Shared
                     fn(guard);
             },
             Qt::QueuedConnection);
+    }
+    // The state of one node's subscription (the node is empty on a single server).
+    void report(const QString &node, State state, const QString &text, const QString &flags, bool readable)
+    {
+        post([=](KeyspaceWatcher *w) { w->setNodeState(node, state, text, flags, readable); });
+    }
+    void deliver(const QList<KeyspaceEvent> &batch)
+    {
+        post([batch](KeyspaceWatcher *w) {
+            w->m_received = true;
+            emit w->events(batch);
+        });
     }
     // Sleeps up to `ms`, returning early (true) when asked to stop.
     bool sleep(int ms)
@@ -151,7 +176,59 @@ void KeyspaceWatcher::stop()
     m_retired.push_back({m_shared, std::move(m_thread)});
     m_shared.reset();
     m_received = false;
+    m_nodes.clear();
+    m_nodeStates.clear();
     setState(State::Stopped, tr("Not watching"), {}, false);
+}
+
+void KeyspaceWatcher::setNodeState(const QString &node, State state, const QString &text,
+                                   const QString &flags, bool configReadable)
+{
+    m_nodeStates.insert(node, {state, text, flags, configReadable});
+    if (m_nodes.isEmpty()) { // a single server: its state is the watcher's
+        setState(state, text, flags, configReadable);
+        return;
+    }
+    // A cluster: the weakest node decides (a failed or silent master means polling must fill in).
+    QStringList listening;
+    const NodeState *failed = nullptr, *off = nullptr, *unconfirmed = nullptr, *weakFlags = nullptr;
+    QString failedNode, offNode;
+    bool readable = true;
+    int reported = 0;
+    for (const QString &n : std::as_const(m_nodes)) {
+        const auto it = m_nodeStates.constFind(n);
+        if (it == m_nodeStates.constEnd() || it->state == State::Connecting)
+            continue;
+        ++reported;
+        readable = readable && it->configReadable;
+        if (it->state == State::Failed && !failed) {
+            failed = &*it;
+            failedNode = n;
+        } else if (it->state == State::NotificationsOff && !off) {
+            off = &*it;
+            offNode = n;
+        } else if (it->state == State::ListeningUnconfirmed) {
+            unconfirmed = &*it;
+        } else if (it->state == State::Listening) {
+            listening << n;
+            if (!weakFlags || !flagsSuffice(it->flags))
+                weakFlags = &*it;
+        }
+    }
+    const int total = int(m_nodes.size());
+    const QString of = tr("%1 of %2 masters listening").arg(listening.size()).arg(total);
+    if (failed)
+        setState(State::Failed, QStringLiteral("%1: %2 (%3)").arg(failedNode, failed->text, of), {}, false);
+    else if (off)
+        setState(State::NotificationsOff, QStringLiteral("%1: %2 (%3)").arg(offNode, off->text, of),
+                 off->flags, true);
+    else if (reported < total)
+        setState(State::Connecting, tr("Subscribing on the cluster's masters (%1)…").arg(of), {}, false);
+    else if (unconfirmed)
+        setState(State::ListeningUnconfirmed, unconfirmed->text, {}, false);
+    else
+        setState(State::Listening, QStringLiteral("%1 — on all %2 masters").arg(weakFlags->text).arg(total),
+                 weakFlags->flags, readable);
 }
 
 void KeyspaceWatcher::start(const ConnectionSettings &settings)
@@ -165,146 +242,185 @@ void KeyspaceWatcher::start(const ConnectionSettings &settings)
 
     m_shared->owner = this;
     std::shared_ptr<Shared> shared = m_shared;
-    const auto report = [shared](State state, const QString &text, const QString &flags, bool readable) {
-        shared->post([=](KeyspaceWatcher *w) { w->setState(state, text, flags, readable); });
-    };
-    const auto deliver = [shared](const QList<KeyspaceEvent> &batch) {
-        shared->post([batch](KeyspaceWatcher *w) {
-            w->m_received = true;
-            emit w->events(batch);
+    if (!s.cluster) {
+        m_thread = std::thread([shared, s] {
+            watchNode(*shared, s, QString());
+            shared->finished = true;
         });
-    };
-
-    m_thread = std::thread([shared, s, report, deliver] {
-        const QByteArray db = QByteArray::number(s.db);
-        const QByteArray spacePrefix = "__keyspace@" + db + "__:";
-        const QByteArray eventPrefix = "__keyevent@" + db + "__:";
+        return;
+    }
+    // A cluster publishes key changes on the node that holds the key only: subscribe on every master, each
+    // on a thread and connection of its own, and merge what they hear.
+    m_thread = std::thread([shared, s] {
+        ClusterSlotMap map;
         while (!shared->stop) {
-            RedisConnection c(s);
+            ConnectionSettings seed = s;
+            seed.cluster = false;
+            RedisConnection c(seed);
             c.setAutoReconnect(false);
-            {
-                QMutexLocker lock(&shared->mutex);
-                shared->connection = &c;
-            }
-            const auto detach = [&] {
-                QMutexLocker lock(&shared->mutex);
-                shared->connection = nullptr;
-            };
-            if (const RedisError e = c.open()) {
-                detach();
-                if (shared->stop)
-                    break;
-                report(State::Failed, QStringLiteral("Live view: %1 (retrying)").arg(e.message()), {}, false);
-                shared->sleep(kRetryMs);
-                continue;
-            }
-            const RedisResult config = c.command({"CONFIG", "GET", "notify-keyspace-events"});
-            bool readable = config.ok() && config.reply.size() == 2;
-            const QString flags = readable ? QString::fromUtf8(config.reply.at(1).bytes()) : QString();
-            if (!config.ok() && config.error.breaksConnection()) {
-                detach();
-                report(State::Failed, QStringLiteral("Live view: %1 (retrying)").arg(config.error.message()),
-                       {}, false);
-                shared->sleep(kRetryMs);
-                continue;
-            }
-            const bool keyspace = !readable || flags.contains(u'K');
-            const bool keyevent = !readable || (flags.contains(u'E') && !flags.contains(u'K'));
-            if (readable && !keyspace && !keyevent) {
-                detach();
-                report(State::NotificationsOff,
-                       QStringLiteral("Keyspace notifications are off on this server: polling TTLs instead"),
-                       flags, true);
-                if (shared->sleep(kRecheckConfigMs))
-                    break;
-                continue;
-            }
-            RedisCommand subscribe {"PSUBSCRIBE"};
-            if (keyspace)
-                subscribe << spacePrefix + '*';
-            if (keyevent)
-                subscribe << eventPrefix + '*';
-            RedisError error;
-            for (qsizetype i = 1; i < subscribe.size() && !error; ++i) {
-                // PSUBSCRIBE answers once per pattern; append once, then read each confirmation.
-                if (i == 1)
-                    error = c.append(subscribe);
-                if (!error) {
-                    const RedisResult confirm = c.readReply(s.commandTimeoutMs);
-                    if (!confirm.ok())
-                        error = confirm.error;
-                }
-            }
-            if (error) {
-                detach();
-                if (shared->stop)
-                    break;
-                report(State::Failed, QStringLiteral("Live view: cannot subscribe: %1").arg(error.message()),
-                       {}, readable);
-                shared->sleep(kRetryMs);
-                continue;
-            }
-            QString missing;
-            if (readable) {
-                const bool enough = flagsSuffice(flags, &missing);
-                report(State::Listening,
-                       enough
-                           ? QStringLiteral("Live: keyspace notifications (%1)").arg(flags)
-                           : QStringLiteral("Live: keyspace notifications (%1) — not published: %2; polling "
-                                            "fills the gaps")
-                                 .arg(flags, missing),
-                       flags, true);
-            } else {
-                report(
-                    State::ListeningUnconfirmed,
-                    QStringLiteral("CONFIG GET is not allowed for this user, so whether the server publishes "
-                                   "key changes is unknown: listening for them, and polling TTLs meanwhile"),
-                    {}, false);
-            }
-
-            bool sawKeyspace = false;
-            while (!shared->stop) {
-                RedisResult r = c.readReply(kPollMs);
-                if (r.error.code() == RedisError::Code::Timeout)
-                    continue;
-                if (!r.ok()) {
-                    error = r.error;
-                    break;
-                }
-                QList<KeyspaceEvent> batch;
-                while (true) {
-                    const RedisReply &m = r.reply;
-                    // ["pmessage", pattern, channel, payload]
-                    if (m.size() == 4 && m.at(0).bytes() == "pmessage") {
-                        const QByteArray &channel = m.at(2).bytes();
-                        const qint64 now = InspectClock::monotonicMs();
-                        if (channel.startsWith(spacePrefix)) {
-                            sawKeyspace = true;
-                            batch.append({channel.mid(spacePrefix.size()), m.at(3).bytes(), now});
-                        } else if (channel.startsWith(eventPrefix) && !sawKeyspace) {
-                            batch.append({m.at(3).bytes(), channel.mid(eventPrefix.size()), now});
-                        }
-                    }
-                    if (batch.size() >= kMaxBatch)
-                        break;
-                    r = c.readReply(0);
-                    if (!r.ok())
-                        break;
-                }
-                if (!batch.isEmpty())
-                    deliver(batch);
-                if (!r.ok() && r.error.code() != RedisError::Code::Timeout) {
-                    error = r.error;
-                    break;
-                }
-            }
-            detach();
+            shared->attach(&c);
+            RedisError error = c.open();
+            if (!error)
+                map = ClusterSlotMap::fetch(c, &error);
+            shared->detach(&c);
+            if (!error)
+                break;
             if (shared->stop)
                 break;
-            report(State::Failed, QStringLiteral("Live view: %1 (retrying)").arg(error.message()), {},
-                   readable);
+            shared->report(QString(), State::Failed,
+                           QStringLiteral("Live view: cannot read the cluster's masters: %1 (retrying)")
+                               .arg(error.message()),
+                           {}, false);
             shared->sleep(kRetryMs);
         }
+        QStringList nodes;
+        for (const ClusterSlotMap::Node &n : map.masters())
+            nodes << n.endpoint();
+        shared->post([nodes](KeyspaceWatcher *w) {
+            w->m_nodes = nodes;
+            w->m_nodeStates.clear();
+            w->setNodeState(QString(), State::Connecting, {}, {}, false);
+        });
+        std::vector<std::thread> watchers;
+        for (const ClusterSlotMap::Node &n : map.masters()) {
+            if (shared->stop)
+                break;
+            ConnectionSettings node = s;
+            node.host = n.host;
+            node.port = n.port;
+            node.cluster = false;
+            watchers.emplace_back([shared, node, name = n.endpoint()] { watchNode(*shared, node, name); });
+        }
+        for (std::thread &t : watchers)
+            t.join();
         shared->finished = true;
     });
+}
+
+void KeyspaceWatcher::watchNode(Shared &shared, const ConnectionSettings &s, const QString &node)
+{
+    const QByteArray db = QByteArray::number(s.db);
+    const QByteArray spacePrefix = "__keyspace@" + db + "__:";
+    const QByteArray eventPrefix = "__keyevent@" + db + "__:";
+    const auto report
+        = [&shared, &node](State state, const QString &text, const QString &flags, bool readable) {
+              shared.report(node, state, text, flags, readable);
+          };
+    while (!shared.stop) {
+        RedisConnection c(s);
+        c.setAutoReconnect(false);
+        shared.attach(&c);
+        const auto detach = [&] { shared.detach(&c); };
+        if (const RedisError e = c.open()) {
+            detach();
+            if (shared.stop)
+                break;
+            report(State::Failed, QStringLiteral("Live view: %1 (retrying)").arg(e.message()), {}, false);
+            shared.sleep(kRetryMs);
+            continue;
+        }
+        const RedisResult config = c.command({"CONFIG", "GET", "notify-keyspace-events"});
+        bool readable = config.ok() && config.reply.size() == 2;
+        const QString flags = readable ? QString::fromUtf8(config.reply.at(1).bytes()) : QString();
+        if (!config.ok() && config.error.breaksConnection()) {
+            detach();
+            report(State::Failed, QStringLiteral("Live view: %1 (retrying)").arg(config.error.message()), {},
+                   false);
+            shared.sleep(kRetryMs);
+            continue;
+        }
+        const bool keyspace = !readable || flags.contains(u'K');
+        const bool keyevent = !readable || (flags.contains(u'E') && !flags.contains(u'K'));
+        if (readable && !keyspace && !keyevent) {
+            detach();
+            report(State::NotificationsOff,
+                   QStringLiteral("Keyspace notifications are off on this server: polling TTLs instead"),
+                   flags, true);
+            if (shared.sleep(kRecheckConfigMs))
+                break;
+            continue;
+        }
+        RedisCommand subscribe {"PSUBSCRIBE"};
+        if (keyspace)
+            subscribe << spacePrefix + '*';
+        if (keyevent)
+            subscribe << eventPrefix + '*';
+        RedisError error;
+        for (qsizetype i = 1; i < subscribe.size() && !error; ++i) {
+            // PSUBSCRIBE answers once per pattern; append once, then read each confirmation.
+            if (i == 1)
+                error = c.append(subscribe);
+            if (!error) {
+                const RedisResult confirm = c.readReply(s.commandTimeoutMs);
+                if (!confirm.ok())
+                    error = confirm.error;
+            }
+        }
+        if (error) {
+            detach();
+            if (shared.stop)
+                break;
+            report(State::Failed, QStringLiteral("Live view: cannot subscribe: %1").arg(error.message()), {},
+                   readable);
+            shared.sleep(kRetryMs);
+            continue;
+        }
+        QString missing;
+        if (readable) {
+            const bool enough = flagsSuffice(flags, &missing);
+            report(State::Listening,
+                   enough ? QStringLiteral("Live: keyspace notifications (%1)").arg(flags)
+                          : QStringLiteral("Live: keyspace notifications (%1) — not published: %2; polling "
+                                           "fills the gaps")
+                                .arg(flags, missing),
+                   flags, true);
+        } else {
+            report(State::ListeningUnconfirmed,
+                   QStringLiteral("CONFIG GET is not allowed for this user, so whether the server publishes "
+                                  "key changes is unknown: listening for them, and polling TTLs meanwhile"),
+                   {}, false);
+        }
+
+        bool sawKeyspace = false;
+        while (!shared.stop) {
+            RedisResult r = c.readReply(kPollMs);
+            if (r.error.code() == RedisError::Code::Timeout)
+                continue;
+            if (!r.ok()) {
+                error = r.error;
+                break;
+            }
+            QList<KeyspaceEvent> batch;
+            while (true) {
+                const RedisReply &m = r.reply;
+                // ["pmessage", pattern, channel, payload]
+                if (m.size() == 4 && m.at(0).bytes() == "pmessage") {
+                    const QByteArray &channel = m.at(2).bytes();
+                    const qint64 now = InspectClock::monotonicMs();
+                    if (channel.startsWith(spacePrefix)) {
+                        sawKeyspace = true;
+                        batch.append({channel.mid(spacePrefix.size()), m.at(3).bytes(), now, node});
+                    } else if (channel.startsWith(eventPrefix) && !sawKeyspace) {
+                        batch.append({m.at(3).bytes(), channel.mid(eventPrefix.size()), now, node});
+                    }
+                }
+                if (batch.size() >= kMaxBatch)
+                    break;
+                r = c.readReply(0);
+                if (!r.ok())
+                    break;
+            }
+            if (!batch.isEmpty())
+                shared.deliver(batch);
+            if (!r.ok() && r.error.code() != RedisError::Code::Timeout) {
+                error = r.error;
+                break;
+            }
+        }
+        detach();
+        if (shared.stop)
+            break;
+        report(State::Failed, QStringLiteral("Live view: %1 (retrying)").arg(error.message()), {}, readable);
+        shared.sleep(kRetryMs);
+    }
 }

@@ -1,13 +1,17 @@
 // Live key changes from the server's keyspace notifications, on a thread and subscriber connection of its
 // own. Checks CONFIG GET notify-keyspace-events first; when CONFIG is denied (a read-only ACL user) it
-// listens anyway and says so, so the caller keeps polling until events actually arrive.
+// listens anyway and says so, so the caller keeps polling until events actually arrive. On a Redis Cluster
+// (settings.cluster) it subscribes on every master — a node publishes only its own keys' changes — and
+// merges the events; its state is the weakest master's (one master down means polling must fill in).
 #pragma once
 
 #include "redis/connectionsettings.h"
 
+#include <QHash>
 #include <QList>
 #include <QMetaType>
 #include <QObject>
+#include <QStringList>
 
 #include <memory>
 #include <thread>
@@ -18,6 +22,7 @@ struct KeyspaceEvent
     QByteArray key;
     QByteArray event; // "set", "del", "expired", "expire", "hincrby", …
     qint64 atMs = 0; // InspectClock::monotonicMs() when it arrived
+    QString node; // on a cluster: the master that published it ("127.0.0.1:7000"); empty otherwise
 };
 
 Q_DECLARE_METATYPE(KeyspaceEvent)
@@ -69,7 +74,19 @@ private:
         std::shared_ptr<Shared> shared;
         std::thread thread;
     };
+    struct NodeState
+    {
+        State state = State::Connecting;
+        QString text;
+        QString flags;
+        bool configReadable = false;
+    };
     void setState(State state, const QString &text, const QString &flags, bool configReadable);
+    // One node's subscription changed state; on a cluster the watcher's state is then merged again.
+    void setNodeState(const QString &node, State state, const QString &text, const QString &flags,
+                      bool configReadable);
+    // Subscribes on one server and delivers its events until told to stop (on the calling thread).
+    static void watchNode(Shared &shared, const ConnectionSettings &settings, const QString &node);
     void reapRetired(); // joins stopped threads that have already returned
 
     std::shared_ptr<Shared> m_shared;
@@ -80,4 +97,6 @@ private:
     QString m_flags;
     bool m_configReadable = false;
     bool m_received = false;
+    QStringList m_nodes; // a cluster's masters, once known; empty on a single server
+    QHash<QString, NodeState> m_nodeStates;
 };

@@ -20,6 +20,9 @@ struct Scenario
         int count = 1; // independent masters (Redlock uses all of them)
         int replicas = 0; // per master, for failover stories
         bool keyspaceEvents = false;
+        // A sandbox Redis Cluster of 3 masters instead of independent servers: every lock lives on the
+        // master of its key's slot. (A given cluster is the connection's business: --cluster.)
+        bool cluster = false;
         double restartDelayMs = 0; // every restart stays down this long (F2's "delayed restart" mitigation)
     };
 

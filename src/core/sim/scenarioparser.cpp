@@ -354,6 +354,7 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         s.servers.count = int(f.integer(QStringLiteral("count"), 1, 1, 9));
         s.servers.replicas = int(f.integer(QStringLiteral("replicas"), 0, 0, 2));
         s.servers.keyspaceEvents = f.boolean(QStringLiteral("keyspace_events"), false);
+        s.servers.cluster = f.boolean(QStringLiteral("cluster"), false);
         s.servers.restartDelayMs
             = f.number(QStringLiteral("restart_delay_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
         f.rejectUnknown();
@@ -647,6 +648,20 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
     }
     if (s.algorithm.id == QLatin1String("redlock") && s.servers.count < 1)
         errors->append(QStringLiteral("servers.count: redlock needs at least one server"));
+    if (s.servers.cluster) {
+        if (s.servers.mode == Scenario::Servers::Mode::Given)
+            errors->append(QStringLiteral(
+                "servers.cluster: starts a sandbox cluster, so it goes with mode \"sandbox\"; a cluster of "
+                "yours is given by the connection (lockscope-cli simulate --cluster HOST:PORT)"));
+        if (s.servers.count > 1)
+            errors->append(QStringLiteral("servers.count: counts independent servers (for Redlock); a "
+                                          "sandbox cluster (servers.cluster) "
+                                          "always has 3 masters, so leave count at 1"));
+        if (s.servers.replicas > 0)
+            errors->append(QStringLiteral("servers.replicas: failover stories run on independent sandbox "
+                                          "servers; a sandbox cluster has no replicas here"));
+        errors->append(clusterProblems(s));
+    }
     if (s.resource.fencedStore && !s.algorithm.fencing)
         errors->append(
             QStringLiteral("resource.fenced_store: needs a fencing token; set algorithm.fencing to true "
@@ -667,6 +682,36 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         return false;
     *out = s;
     return true;
+}
+
+QStringList ScenarioParser::clusterProblems(const Scenario &s)
+{
+    QStringList problems;
+    if (s.algorithm.id == QLatin1String("redlock"))
+        problems << QStringLiteral(
+            "algorithm.id: redlock needs independent masters (servers.count), not a Redis Cluster: a cluster "
+            "keeps each key on exactly one master, so there is no quorum to gather. Run it on independent "
+            "sandbox servers (drop servers.cluster, set servers.count), or pick a single-server algorithm");
+    if (s.algorithm.poolSize > 0)
+        problems << QStringLiteral("algorithm.pool_size: a shared pool talks to one server; on a cluster "
+                                   "each worker routes every lock to its slot's master (leave it at 0)");
+    using T = Scenario::Fault::Type;
+    for (qsizetype i = 0; i < s.faults.size(); ++i) {
+        const T t = s.faults.at(i).type;
+        if (t == T::ServerRestart || t == T::ServerPause || t == T::ServerKill || t == T::Failover)
+            problems << QStringLiteral("faults[%1]: server faults (restart, pause, kill, failover) are not "
+                                       "supported on a cluster; run them on sandbox servers")
+                            .arg(i);
+    }
+    using A = Scenario::Step::Action;
+    for (qsizetype i = 0; i < s.story.steps.size(); ++i) {
+        const A a = s.story.steps.at(i).action;
+        if (a == A::ServerRestart || a == A::ServerPause || a == A::ServerKill || a == A::Failover)
+            problems << QStringLiteral("story.steps[%1]: server actions (restart, pause, kill, failover) "
+                                       "are not supported on a cluster; run them on sandbox servers")
+                            .arg(i);
+    }
+    return problems;
 }
 
 QJsonObject ScenarioParser::merged(const QJsonObject &base, const QJsonObject &overrides)
@@ -712,6 +757,7 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
                          {QStringLiteral("count"), s.servers.count},
                          {QStringLiteral("replicas"), s.servers.replicas},
                          {QStringLiteral("keyspace_events"), s.servers.keyspaceEvents},
+                         {QStringLiteral("cluster"), s.servers.cluster},
                          {QStringLiteral("restart_delay_ms"), s.servers.restartDelayMs}};
     QJsonObject retry {{QStringLiteral("strategy"), kStrategies.at(int(s.algorithm.retry.strategy))},
                        {QStringLiteral("interval_ms"), s.algorithm.retry.intervalMs},

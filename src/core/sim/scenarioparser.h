@@ -30,6 +30,10 @@ public:
     static QJsonObject merged(const QJsonObject &base, const QJsonObject &overrides);
 
     static QStringList defaultAlgorithmIds();
+    // What `scenario` asks that a Redis Cluster cannot give (Redlock's independent masters, server faults,
+    // one shared pool), one field-path sentence each; empty when it can run on a cluster. The parser adds
+    // these for servers.cluster; the simulation asks again for a cluster the user gave.
+    static QStringList clusterProblems(const Scenario &scenario);
 
 private:
     QStringList m_algorithmIds;

@@ -9,7 +9,9 @@
 #include "locks/connectionpool.h"
 #include "locks/lockcatalog.h"
 #include "logging.h"
+#include "redis/clusterconnection.h"
 #include "redis/redisconnection.h"
+#include "scenarioparser.h"
 
 #include <QSet>
 
@@ -80,6 +82,44 @@ bool needsSandbox(const Scenario &s, QString *why)
     }
     return false;
 }
+
+// Commands on the run's own keys from the controller thread: on a cluster each goes to its key's master,
+// otherwise to the one server of the settings.
+class KeyAdmin
+{
+public:
+    explicit KeyAdmin(ConnectionSettings settings)
+    {
+        settings.clientName = QStringLiteral("lockscope-sim-admin");
+        if (settings.cluster)
+            m_cluster = std::make_unique<ClusterConnection>(settings);
+        else
+            m_single = std::make_unique<RedisConnection>(settings);
+    }
+    RedisError open() { return m_cluster ? m_cluster->open() : m_single->open(); }
+    bool isCluster() const { return m_cluster != nullptr; }
+    RedisResult command(const RedisCommand &args)
+    {
+        return m_cluster ? m_cluster->command(args) : m_single->command(args);
+    }
+    // DEL of `keys`: one command on a server, one per key on a cluster (keys of different slots).
+    RedisError remove(const QList<QByteArray> &keys)
+    {
+        if (keys.isEmpty())
+            return {};
+        if (!m_cluster)
+            return m_single->command(RedisCommand {"DEL"} + keys).error;
+        for (const QByteArray &key : keys) {
+            if (const RedisResult r = m_cluster->command({"DEL", key}); !r.ok())
+                return r.error;
+        }
+        return {};
+    }
+
+private:
+    std::unique_ptr<ClusterConnection> m_cluster;
+    std::unique_ptr<RedisConnection> m_single;
+};
 
 QString seconds(qint64 us)
 {
@@ -235,8 +275,25 @@ bool Simulation::setup(QString *error)
     so.masters = s.servers.count;
     so.replicas = s.servers.replicas;
     so.keyspaceEvents = s.servers.keyspaceEvents;
+    so.cluster = s.servers.cluster;
     QString why;
     if (m_options.server) {
+        // On a cluster, what a cluster cannot do comes first (Redlock there is a mistake, not a lack of
+        // sandboxes).
+        if (m_options.server->cluster) {
+            const QStringList problems = ScenarioParser::clusterProblems(s);
+            if (!problems.isEmpty()) {
+                *error = QStringLiteral("%1 cannot run on the cluster %2: %3")
+                             .arg(s.id, m_options.server->endpoint(), problems.join(QStringLiteral("; ")));
+                return false;
+            }
+        } else if (s.servers.cluster) {
+            *error
+                = QStringLiteral("%1 runs on a Redis Cluster (servers.cluster), and %2 is a single server: "
+                                 "give a cluster node with --cluster, or run it on the sandbox.")
+                      .arg(s.id, m_options.server->endpoint());
+            return false;
+        }
         if (needsSandbox(s, &why)) {
             *error
                 = QStringLiteral("%1 cannot run on a server you gave: %2. Run it on the sandbox (--sandbox).")
@@ -275,46 +332,8 @@ bool Simulation::setup(QString *error)
     }
 
     // Clean slate on every server: the lock keys with their companions, and the counters.
-    LockClient scratchClient;
-    for (int server = 0; server < m_servers->count(); ++server) {
-        ConnectionSettings admin = m_servers->settings(server);
-        admin.clientName = QStringLiteral("lockscope-sim-admin");
-        RedisConnection c(admin);
-        if (const RedisError e = c.open()) {
-            *error = QStringLiteral("cannot connect to %1: %2").arg(admin.endpoint(), e.message());
-            return false;
-        }
-        RedisCommand del {"DEL"};
-        for (const QByteArray &key : m_run->lockKeys) {
-            std::unique_ptr<DistributedLock> probe;
-            if (!m_run->noLock)
-                probe = LockCatalog::create(s.algorithm.id, scratchClient, key, 1, m_run->lockOptions);
-            if (probe) {
-                for (const QByteArray &k : probe->keys())
-                    del << k;
-            } else {
-                del << key;
-            }
-        }
-        del << m_run->counterKeys;
-        if (del.size() > 1 && !c.command(del).ok()) {
-            *error = QStringLiteral("cannot clear the run's keys on %1").arg(admin.endpoint());
-            return false;
-        }
-        if (server == 0) {
-            for (const QByteArray &key : m_run->counterKeys) {
-                const QByteArray initial = QByteArray::number(s.resource.counterInitial);
-                const RedisResult r = s.resource.fencedStore
-                    ? c.command({"HSET", key, "value", initial, "fence", "0"})
-                    : c.command({"SET", key, initial});
-                if (!r.ok()) {
-                    *error = QStringLiteral("cannot set the counter %1: %2")
-                                 .arg(QString::fromUtf8(key), r.error.message());
-                    return false;
-                }
-            }
-        }
-    }
+    if (!clearKeys(error))
+        return false;
 
     // Processes, each with its clock (clock-skew faults apply from the start) and its watchdog log.
     const int processes = s.processCount();
@@ -405,6 +424,46 @@ bool Simulation::setup(QString *error)
     scheduleFaults();
     scheduleStory();
     m_run->releaseGo();
+    return true;
+}
+
+bool Simulation::clearKeys(QString *error)
+{
+    const Scenario &s = m_scenario;
+    QList<QByteArray> keys;
+    LockClient scratchClient;
+    for (const QByteArray &key : m_run->lockKeys) {
+        std::unique_ptr<DistributedLock> probe;
+        if (!m_run->noLock)
+            probe = LockCatalog::create(s.algorithm.id, scratchClient, key, 1, m_run->lockOptions);
+        keys << (probe ? probe->keys() : QList<QByteArray> {key});
+    }
+    keys << m_run->counterKeys;
+    for (int server = 0; server < m_servers->count(); ++server) {
+        KeyAdmin admin(m_servers->settings(server));
+        const QString where = m_servers->settings(server).endpoint();
+        if (const RedisError e = admin.open()) {
+            *error = QStringLiteral("cannot connect to %1: %2").arg(where, e.message());
+            return false;
+        }
+        if (const RedisError e = admin.remove(keys)) {
+            *error = QStringLiteral("cannot clear the run's keys on %1: %2").arg(where, e.message());
+            return false;
+        }
+        if (server > 0)
+            continue; // the counters live on server 0 (or, on a cluster, on their slots' masters)
+        for (const QByteArray &key : m_run->counterKeys) {
+            const QByteArray initial = QByteArray::number(s.resource.counterInitial);
+            const RedisResult r = s.resource.fencedStore
+                ? admin.command({"HSET", key, "value", initial, "fence", "0"})
+                : admin.command({"SET", key, initial});
+            if (!r.ok()) {
+                *error = QStringLiteral("cannot set the counter %1: %2")
+                             .arg(QString::fromUtf8(key), r.error.message());
+                return false;
+            }
+        }
+    }
     return true;
 }
 
@@ -799,17 +858,15 @@ void Simulation::collect()
 
     // Read the counters and look for keys left without a TTL (server 0 holds the data).
     QHash<int, SafetyChecker::Counter> counters;
-    ConnectionSettings admin = m_servers->settings(0);
-    admin.clientName = QStringLiteral("lockscope-sim-admin");
-    RedisConnection c(admin);
-    const bool reachable = !c.open();
+    KeyAdmin admin(m_servers->settings(0));
+    const bool reachable = !admin.open();
     for (int i = 0; i < m_run->counterKeys.size(); ++i) {
         SafetyChecker::Counter counter;
         counter.initial = m_scenario.resource.counterInitial;
         if (reachable) {
             const RedisResult r = m_scenario.resource.fencedStore
-                ? c.command({"HGET", m_run->counterKeys.at(i), "value"})
-                : c.command({"GET", m_run->counterKeys.at(i)});
+                ? admin.command({"HGET", m_run->counterKeys.at(i), "value"})
+                : admin.command({"GET", m_run->counterKeys.at(i)});
             bool ok = false;
             counter.final = r.reply.bytes().toLongLong(&ok);
             counter.observed = r.ok() && ok;
@@ -819,9 +876,7 @@ void Simulation::collect()
     if (!m_run->counterKeys.isEmpty())
         report.counterKey = QString::fromUtf8(m_run->counterKeys.first());
     for (int server = 0; server < m_servers->count(); ++server) {
-        ConnectionSettings s = m_servers->settings(server);
-        s.clientName = QStringLiteral("lockscope-sim-admin");
-        RedisConnection probe(s);
+        KeyAdmin probe(m_servers->settings(server));
         if (probe.open())
             continue;
         for (const QByteArray &key : m_run->lockKeys) {

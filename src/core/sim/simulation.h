@@ -82,6 +82,8 @@ private:
     struct Timed;
     void run();
     bool setup(QString *error);
+    // Deletes the run's keys (every lock with its companions, the counters) and sets the counters.
+    bool clearKeys(QString *error);
     void loop();
     void finish();
     void collect();

@@ -17,6 +17,19 @@ bool SimulationServers::start(const Options &options, QString *error)
     m_given = options.given;
     if (m_given)
         return true;
+    if (options.cluster) {
+        SandboxCluster::Options co;
+        if (options.keyspaceEvents)
+            co.configLines << QStringLiteral("notify-keyspace-events KEA");
+        auto cluster = std::make_unique<SandboxCluster>(co);
+        if (!cluster->start()) {
+            *error = QStringLiteral("sandbox cluster: %1").arg(cluster->errorString());
+            return false;
+        }
+        QMutexLocker lock(&m_mutex);
+        m_cluster = std::move(cluster);
+        return true;
+    }
     for (int i = 0; i < options.masters; ++i) {
         auto slot = std::make_shared<Slot>();
         SandboxServer::Options so;
@@ -70,17 +83,20 @@ bool SimulationServers::waitForReplicaSync(SandboxServer &replica, QString *erro
 void SimulationServers::stopAll()
 {
     QList<std::shared_ptr<Slot>> doomed;
+    std::unique_ptr<SandboxCluster> cluster;
     {
         QMutexLocker lock(&m_mutex);
         doomed.swap(m_slots);
+        cluster.swap(m_cluster);
     }
     doomed.clear(); // sandboxes are killed by their destructors
+    cluster.reset();
 }
 
 int SimulationServers::count() const
 {
     QMutexLocker lock(&m_mutex);
-    return m_given ? 1 : int(m_slots.size());
+    return m_given || m_cluster ? 1 : int(m_slots.size());
 }
 
 ConnectionSettings SimulationServers::settings(int server) const
@@ -88,6 +104,8 @@ ConnectionSettings SimulationServers::settings(int server) const
     QMutexLocker lock(&m_mutex);
     if (m_given)
         return *m_given;
+    if (m_cluster)
+        return m_cluster->seedSettings();
     const auto &slot = m_slots.at(server);
     ConnectionSettings s = (slot->promoted ? slot->replica : slot->master)->connectionSettings();
     s.readOnly = false;
@@ -97,8 +115,13 @@ ConnectionSettings SimulationServers::settings(int server) const
 QString SimulationServers::describe() const
 {
     if (m_given)
-        return m_given->endpoint();
+        return m_given->cluster ? QStringLiteral("cluster %1").arg(m_given->endpoint()) : m_given->endpoint();
     QStringList parts;
+    if (m_cluster) {
+        for (int i = 0; i < m_cluster->masterCount(); ++i)
+            parts << m_cluster->master(i).connectionSettings().endpoint();
+        return QStringLiteral("sandbox cluster %1").arg(parts.join(QStringLiteral(", ")));
+    }
     for (int i = 0; i < count(); ++i)
         parts << settings(i).endpoint();
     return QStringLiteral("sandbox %1").arg(parts.join(QStringLiteral(", ")));
@@ -109,6 +132,10 @@ SandboxServer *SimulationServers::target(int server, bool replica, QString *erro
     QMutexLocker lock(&m_mutex);
     if (m_given) {
         *error = QStringLiteral("server faults need sandbox servers, never a server you gave");
+        return nullptr;
+    }
+    if (m_cluster) {
+        *error = QStringLiteral("server faults are not supported on a cluster");
         return nullptr;
     }
     if (server < 0 || server >= m_slots.size()) {
@@ -204,7 +231,7 @@ bool SimulationServers::failover(int server, QString *what, QString *error)
     std::shared_ptr<Slot> slot;
     {
         QMutexLocker lock(&m_mutex);
-        if (m_given || server < 0 || server >= m_slots.size() || !m_slots.at(server)->replica
+        if (m_given || m_cluster || server < 0 || server >= m_slots.size() || !m_slots.at(server)->replica
             || m_slots.at(server)->promoted) {
             *error = QStringLiteral("server %1 has no replica to fail over to").arg(server);
             return false;

@@ -1,12 +1,15 @@
-// The Redis servers of one simulation run: private sandbox masters (with replicas for failover stories), or
-// the one server the user gave. Owns the server-side faults: restart without persistence (optionally staying
-// down — the "delayed restart" mitigation), pause, kill, and failover to the replica.
+// The Redis servers of one simulation run: private sandbox masters (with replicas for failover stories), a
+// private sandbox Redis Cluster, or the one server (or cluster) the user gave. Owns the server-side faults:
+// restart without persistence (optionally staying down — the "delayed restart" mitigation), pause, kill, and
+// failover to the replica.
 //
 // Workers ask settings(i) for where logical server i is now; generation() changes when an address changes
-// (a failover), so they know to reconnect. Thread-safe.
+// (a failover), so they know to reconnect. On a cluster there is one logical server: settings(0) is a seed
+// node with `cluster` on, and workers route each key to its slot's master themselves. Thread-safe.
 #pragma once
 
 #include "redis/connectionsettings.h"
+#include "redis/sandboxcluster.h"
 #include "redis/sandboxserver.h"
 
 #include <QList>
@@ -25,7 +28,8 @@ public:
         int masters = 1;
         int replicas = 0; // per master
         bool keyspaceEvents = false;
-        std::optional<ConnectionSettings> given; // use this server instead of sandboxes
+        bool cluster = false; // a sandbox cluster of 3 masters instead of `masters` servers
+        std::optional<ConnectionSettings> given; // use this server (or cluster: given->cluster) instead
     };
 
     SimulationServers() = default;
@@ -39,6 +43,7 @@ public:
 
     int count() const;
     bool isSandbox() const { return !m_given.has_value(); }
+    bool isCluster() const { return m_given ? m_given->cluster : m_cluster != nullptr; }
     ConnectionSettings settings(int server) const;
     quint64 generation() const { return m_generation.load(); }
     QString describe() const;
@@ -65,6 +70,7 @@ private:
 
     mutable QMutex m_mutex;
     QList<std::shared_ptr<Slot>> m_slots;
+    std::unique_ptr<SandboxCluster> m_cluster;
     std::optional<ConnectionSettings> m_given;
     std::atomic<quint64> m_generation {0};
 };

@@ -6,6 +6,7 @@
 #include "locks/connectionpool.h"
 #include "locks/fencedresource.h"
 #include "locks/lockcatalog.h"
+#include "redis/clusterconnection.h"
 
 #include <optional>
 
@@ -60,12 +61,25 @@ SimulationWorker::~SimulationWorker()
     join();
     for (const auto &c : m_connections)
         m_process.unregisterConnection(c.get());
+    for (RedisConnection *c : std::as_const(m_clusterConnections))
+        m_process.unregisterConnection(c);
 }
 
 bool SimulationWorker::ensureConnections()
 {
     if (m_pool)
         return true;
+    if (m_run.servers->isCluster()) {
+        if (m_cluster)
+            return true;
+        ConnectionSettings s = m_run.servers->settings(0);
+        s.clientName = QStringLiteral("lockscope-sim-%1").arg(m_index);
+        if (m_run.servers->isSandbox())
+            s.commandTimeoutMs = std::max(s.commandTimeoutMs, 5000);
+        m_cluster = std::make_unique<ClusterConnection>(s);
+        m_cluster->open(); // reads the slot map; when it fails, the first operation tries again
+        return true;
+    }
     const int servers = m_run.scenario.algorithm.id == QLatin1String("redlock") ? m_run.servers->count() : 1;
     const quint64 generation = m_run.servers->generation();
     if (m_connections.size() == size_t(servers) && generation == m_serversGeneration)
@@ -90,8 +104,48 @@ bool SimulationWorker::ensureConnections()
     return true;
 }
 
-LockServers SimulationWorker::servers()
+RedisConnection *SimulationWorker::clusterConnectionFor(const QByteArray &key, RedisError *error)
 {
+    ensureConnections();
+    if (m_cluster->slotMap().isEmpty()) {
+        if (const RedisError e = m_cluster->open()) {
+            *error = e;
+            return nullptr;
+        }
+    }
+    const ClusterSlotMap::Node *owner = m_cluster->slotMap().masterOfKey(key);
+    if (!owner) {
+        m_cluster->refresh();
+        owner = m_cluster->slotMap().masterOfKey(key);
+    }
+    if (!owner) {
+        *error
+            = {RedisError::Code::Server,
+               QStringLiteral("no master of the cluster serves the slot of %1").arg(QString::fromUtf8(key))};
+        return nullptr;
+    }
+    RedisConnection *c = m_cluster->connectionTo(*owner, error);
+    if (c && !m_clusterConnections.contains(c)) {
+        m_process.registerConnection(c);
+        m_clusterConnections << c;
+    }
+    return c;
+}
+
+void SimulationWorker::noteRedirect(const RedisError &error)
+{
+    if (m_cluster
+        && (error.code() == RedisError::Code::Redirect
+            || (error.breaksConnection() && error.code() != RedisError::Code::Interrupted)))
+        m_cluster->refresh();
+}
+
+LockServers SimulationWorker::servers(int lock, RedisError *error)
+{
+    if (m_run.servers->isCluster()) {
+        RedisConnection *c = clusterConnectionFor(m_run.lockKeys.at(lock), error);
+        return c ? LockServers {c} : LockServers {};
+    }
     LockServers list;
     for (const auto &c : m_connections)
         list << c.get();
@@ -119,7 +173,9 @@ bool SimulationWorker::prepare(QString *error)
             return false;
         }
         if (!m_pool) {
-            if (const RedisError e = lock->prepare(servers())) {
+            RedisError routing;
+            const LockServers list = servers(i, &routing);
+            if (const RedisError e = list.isEmpty() ? routing : lock->prepare(list)) {
                 *error = QStringLiteral("%1: %2").arg(m_name, e.message());
                 return false;
             }
@@ -166,6 +222,8 @@ void SimulationWorker::interruptConnections()
 {
     for (const auto &c : m_connections)
         c->interrupt();
+    if (m_cluster)
+        m_cluster->interrupt();
 }
 
 void SimulationWorker::run()
@@ -378,7 +436,17 @@ bool SimulationWorker::acquire(int lock)
         }
         r = m_locks.at(size_t(lock))->acquire(*connection);
     } else {
-        r = m_locks.at(size_t(lock))->acquire(servers());
+        RedisError routing;
+        const LockServers list = servers(lock, &routing);
+        if (list.isEmpty()) {
+            m_unreachable = OutageTracker::isUnreachable(routing);
+            if (m_unreachable)
+                m_run.outages.failed(m_run.clock.nowUs(), routing.message());
+            complete(op, Kind::Acquire, Phase::Info, lock, -1, 0, 0, 0, routing.message().toUtf8());
+            return false;
+        }
+        r = m_locks.at(size_t(lock))->acquire(list);
+        noteRedirect(r.error);
     }
     // A plain success needs no words (the event says it); everything else is explained.
     QByteArray detail;
@@ -450,7 +518,15 @@ void SimulationWorker::release(int lock)
         }
         r = m_locks.at(size_t(lock))->release(*connection);
     } else {
-        r = m_locks.at(size_t(lock))->release(servers());
+        RedisError routing;
+        const LockServers list = servers(lock, &routing);
+        if (list.isEmpty()) {
+            m_holds[lock] = 0;
+            complete(op, Kind::Release, Phase::Info, lock, 0, 0, 0, 0, routing.message().toUtf8());
+            return;
+        }
+        r = m_locks.at(size_t(lock))->release(list);
+        noteRedirect(r.error);
     }
     const QByteArray detail
         = r.outcome == ReleaseResult::Outcome::Released && r.votes.size() < 2 && r.commands <= 1
@@ -483,9 +559,13 @@ void SimulationWorker::release(int lock)
     }
 }
 
-RedisConnection *SimulationWorker::dataConnection()
+RedisConnection *SimulationWorker::dataConnection(int lock)
 {
     ensureConnections();
+    if (m_cluster) {
+        RedisError error;
+        return clusterConnectionFor(m_run.counterKeys.at(lock), &error);
+    }
     if (!m_connections.empty())
         return m_connections.front().get();
     return nullptr;
@@ -503,7 +583,7 @@ bool SimulationWorker::readCounter(int lock)
         borrowed.emplace(m_pool->borrow(&error));
         connection = borrowed->get();
     } else {
-        connection = dataConnection();
+        connection = dataConnection(lock);
     }
     if (!connection) {
         single(Kind::Error, lock, 0, 0, "no connection for the counter");
@@ -520,6 +600,7 @@ bool SimulationWorker::readCounter(int lock)
     } else {
         const RedisResult r = connection->command({"GET", key});
         if (!r.ok()) {
+            noteRedirect(r.error);
             single(Kind::Error, lock, 0, 0, "reading the counter: " + r.error.message().toUtf8());
             return false;
         }
@@ -548,7 +629,7 @@ bool SimulationWorker::writeCounter(int lock)
         borrowed.emplace(m_pool->borrow(&error));
         connection = borrowed->get();
     } else {
-        connection = dataConnection();
+        connection = dataConnection(lock);
     }
     const qint64 op = invoke(Kind::Write, lock, value, fence);
     if (!connection) {
@@ -576,6 +657,7 @@ bool SimulationWorker::writeCounter(int lock)
     }
     const RedisResult r = connection->command({"SET", key, QByteArray::number(value)});
     if (!r.ok()) {
+        noteRedirect(r.error);
         complete(op, Kind::Write, Phase::Info, lock, value, fence, 0, 0, r.error.message().toUtf8());
         return false;
     }

@@ -1,6 +1,9 @@
 // One worker thread of a run: its own connection(s), one lock object per lock of the scenario, and the
 // loop that acquires, enters the critical section (read → work → write the counter), leaves and releases —
 // or, in a story, the steps the controller hands it. Every operation goes into the worker's own history log.
+// On a Redis Cluster the worker has a ClusterConnection of its own and hands each lock the connection to the
+// master of its key's slot (Redisson companions share the slot through their {name} hash tag); a MOVED or
+// ASK reply fails that operation (recorded as it happened) and the slot map is read again.
 #pragma once
 
 #include "historyevent.h"
@@ -21,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+class ClusterConnection;
 class ConnectionPool;
 class SimulatedProcess;
 
@@ -57,7 +61,7 @@ private:
     // One lock cycle; false when the worker must stop (crashed, stopped). `completed`: the work got done.
     bool cycle(int lock, bool *completed);
     bool leaveAndRelease(int lock);
-    RedisConnection *dataConnection(); // where the counter lives (server 0)
+    RedisConnection *dataConnection(int lock); // where the counter lives (server 0, or its slot's master)
 
     // Operations, each recorded as invoke + completion.
     bool acquire(int lock);
@@ -68,7 +72,12 @@ private:
     void exit(int lock);
 
     bool ensureConnections();
-    LockServers servers();
+    // The connections lock `lock` uses; empty with `error` when its cluster master cannot be reached.
+    LockServers servers(int lock, RedisError *error);
+    // Cluster: the connection to the master of `key`'s slot (read the map again when none serves it).
+    RedisConnection *clusterConnectionFor(const QByteArray &key, RedisError *error);
+    // Cluster: a redirection means the slot moved; read the map so the next operation goes right.
+    void noteRedirect(const RedisError &error);
     qint64 criticalSectionUs();
 
     qint64 invoke(HistoryEvent::Kind kind, int lock, qint64 value, qint64 token = 0);
@@ -84,6 +93,8 @@ private:
     RunContext &m_run;
     ConnectionPool *m_pool;
     std::vector<std::unique_ptr<RedisConnection>> m_connections; // one per server
+    std::unique_ptr<ClusterConnection> m_cluster; // instead of m_connections on a cluster
+    QList<RedisConnection *> m_clusterConnections; // registered with the process (a crash cuts them)
     quint64 m_serversGeneration = 0;
     std::vector<std::unique_ptr<DistributedLock>> m_locks; // one per lock of the scenario
     QList<int> m_holds; // reentrant holds per lock
