@@ -12,6 +12,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QTimer>
 
 namespace {
@@ -31,7 +32,9 @@ QString writeClusterSamples(ClusterConnection &cluster)
             "600000"};
     }
     commands << RedisCommand {"RPUSH", "redisson_lock_queue:{demo:order:0}", client + ":77"}
-             << RedisCommand {"ZADD", "redisson_lock_timeout:{demo:order:0}", "9999999999999",
+             << RedisCommand {"ZADD", "redisson_lock_timeout:{demo:order:0}",
+                              // Redisson's deadline: when the waiter gives up, epoch ms (here in 5 min)
+                              QByteArray::number(QDateTime::currentMSecsSinceEpoch() + 300000),
                               client + ":77"};
     for (const RedisCommand &c : std::as_const(commands)) {
         const RedisResult r = cluster.command(c);
