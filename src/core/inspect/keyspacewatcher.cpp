@@ -12,11 +12,12 @@
 #include "redis/redisconnection.h"
 
 #include <QMetaObject>
-#include <QMutex>
 #include <QPointer>
-#include <QWaitCondition>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 namespace {
@@ -31,8 +32,10 @@ struct KeyspaceWatcher::Shared
 {
     std::atomic_bool finished = false; // the thread has returned: joining it will not wait
     std::atomic_bool stop = false;
-    QMutex mutex;
-    QWaitCondition wake;
+    // std primitives, not QMutex + QWaitCondition: Qt's wait unlocks and relocks the mutex inside the
+    // uninstrumented library, which ThreadSanitizer then reports as a double lock.
+    std::mutex mutex;
+    std::condition_variable wake;
     QList<RedisConnection *> connections; // guarded by mutex, for interrupt()
     KeyspaceWatcher *owner = nullptr; // guarded by mutex; cleared when the watcher lets go of this thread
 
@@ -40,27 +43,27 @@ struct KeyspaceWatcher::Shared
     // the GUI thread must not wait out a connect timeout. They end on their own and report to nobody.
     void release()
     {
-        QMutexLocker lock(&mutex);
+        std::lock_guard lock(mutex);
         stop = true;
         owner = nullptr;
         for (RedisConnection *c : std::as_const(connections))
             c->interrupt();
-        wake.wakeAll();
+        wake.notify_all();
     }
     void attach(RedisConnection *c)
     {
-        QMutexLocker lock(&mutex);
+        std::lock_guard lock(mutex);
         connections.append(c);
     }
     void detach(RedisConnection *c)
     {
-        QMutexLocker lock(&mutex);
+        std::lock_guard lock(mutex);
         connections.removeAll(c);
     }
     // Runs `fn` on the owner's thread, if there still is an owner.
     void post(std::function<void(KeyspaceWatcher *)> fn)
     {
-        QMutexLocker lock(&mutex);
+        std::lock_guard lock(mutex);
         if (!owner)
             return;
         QPointer<KeyspaceWatcher> guard(owner);
@@ -87,9 +90,8 @@ struct KeyspaceWatcher::Shared
     // Sleeps up to `ms`, returning early (true) when asked to stop.
     bool sleep(int ms)
     {
-        QMutexLocker lock(&mutex);
-        if (!stop)
-            wake.wait(&mutex, ms);
+        std::unique_lock lock(mutex);
+        wake.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop.load(); });
         return stop;
     }
 };
