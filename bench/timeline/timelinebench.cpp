@@ -95,7 +95,7 @@ QList<HistoryEvent> syntheticHistory(TimelineData::Layout *layout)
         e.lock = 0;
         e.kind = kind;
         e.phase = phase;
-        e.opId = op;
+        e.opId = quint32(op);
         e.value = value;
         e.log = quint16(log);
         e.commands = phase == HistoryEvent::Phase::Invoke ? 0 : 1;

@@ -147,7 +147,13 @@ QString EventLogModel::outcomeText(const HistoryEvent &e) const
     case HistoryEvent::Kind::Acquire:
         if (HistoryEvent::AcquireOutcome(e.outcome) == HistoryEvent::AcquireOutcome::Stopped)
             return tr("stopped");
-        return QString();
+        // Redlock: how many servers granted the round that decided it.
+        return e.isCompletion() && e.hasVotes() ? e.quorumText(m_data->serverCount()) : QString();
+    case HistoryEvent::Kind::Round:
+        // "won · 3/5 · validity 2.8 s", "2/5 · no quorum (needs 3)", "3/5 · validity spent (-5 ms)"
+        return (HistoryEvent::RoundOutcome(e.outcome) == HistoryEvent::RoundOutcome::Won ? tr("won · ")
+                                                                                         : QString())
+            + e.quorumText(m_data->serverCount());
     default:
         return QString();
     }
@@ -191,8 +197,15 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
         return e.token != 0 ? QVariant(e.token) : QVariant();
     case Commands:
         return e.commands != 0 ? QVariant(int(e.commands)) : QVariant();
-    case Detail:
-        return m_lookup ? m_lookup(e) : QString();
+    case Detail: {
+        QString detail = m_lookup ? m_lookup(e) : QString();
+        if (e.kind == HistoryEvent::Kind::Round) {
+            const QString votes
+                = tr("votes %1").arg(QString::fromLatin1(e.votePattern(m_data->serverCount())));
+            detail = detail.isEmpty() ? votes : votes + QStringLiteral("; ") + detail;
+        }
+        return detail;
+    }
     default:
         return {};
     }

@@ -80,6 +80,14 @@ const Guide kGuides[] = {
      "update is "
      "lost. Then pick the <b>fenced</b> tab above the timeline: A's late write is <b>refused</b> (green "
      "diamond).",
+     "partitioned-holder"},
+    {"partitioned-holder", nullptr,
+     "A's lane gets a <b>dashed orange frame</b> (cut off from the servers) while it keeps working: no "
+     "pause, "
+     "yet its renewal never arrives and its lease runs out at 3 s (hatched red). B, which waited the full "
+     "lease, "
+     "takes the lock; A's write after the network comes back loses B's update. In the <b>fenced</b> tab the "
+     "store refuses it.",
      "seed-redisson-reentrant"},
     {"seed-redisson-reentrant", "Real locks under load",
      "Eight lanes take turns: the blue bars never overlap, the violations card stays at 0, and the counter "
@@ -102,13 +110,15 @@ const Guide kGuides[] = {
      "fastest threads win again and again; the fair lock's queue gives everyone a turn.",
      "redlock-basic"},
     {"redlock-basic", "Redlock and replication",
-     "Five server lanes at the top. Hover a blue bar to see its <b>votes</b> (e.g. 11111: 5 of 5, quorum 3). "
+     "Five server lanes at the top. Under each blue bar, one cell per server shows who granted it; hover "
+     "the cells or the bar for its <b>quorum</b> (e.g. 5/5 · validity 2.9 s). "
      "Six workers share the lock and never overlap.",
      "redlock-split-vote"},
     {"redlock-split-vote", nullptr,
-     "The three amber bars start together and keep waiting through failed rounds (hover them: the votes "
-     "split "
-     "2/2/1). One client wins after its random back-off; there are never two blue bars at once.",
+     "The three amber bars start together; under each, a row of <b>five cells</b> per round: green granted, "
+     "red refused, grey no answer, in a red frame when the round was lost. The votes split 2/2/1; one client "
+     "wins after its random back-off (its cells sit under its blue bar, framed blue). Never two blue bars at "
+     "once.",
      "redlock-restart"},
     {"redlock-restart", nullptr,
      "Servers 3 and 4 are down at the start; server 2 restarts empty at 0.8 s. B's acquire at 1.7 s gets a "

@@ -36,6 +36,7 @@ const FaultType kFaultTypes[] = {
     {"crash-after-setnx", "Seed 001's flaw: the process dies between SETNX and EXPIRE"},
     {"get-del-delay", "Seed 002's flaw: delay_ms between the release's GET and its DEL"},
     {"drop-notifications", "The process's pub/sub listener loses every release message"},
+    {"partition", "The process is cut off from the servers for duration_ms: its commands get no reply"},
 };
 
 enum FaultColumn { FType, FAt, FChance, FProcess, FServer, FDuration, FDelay, FColumns };

@@ -395,7 +395,7 @@ void SimulatorPlace::buildLayout()
     m_logLock->setToolTip(tr("Only events on this lock key"));
     m_logKind->setToolTip(tr("Only this kind of event"));
     m_logKind->addItem(tr("All kinds"), -1);
-    for (int k = 0; k <= int(HistoryEvent::Kind::Error); ++k)
+    for (int k = 0; k <= int(HistoryEvent::Kind::Round); ++k)
         m_logKind->addItem(HistoryEvent::kindName(HistoryEvent::Kind(k)), k);
     filters->addWidget(new QLabel(tr("Filter:"), logPage));
     filters->addWidget(m_logWorker);

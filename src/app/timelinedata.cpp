@@ -2,6 +2,8 @@
 // (leases run from the winning attempt, renewals push them back, two-step releases delete late).
 #include "timelinedata.h"
 
+#include <bit>
+
 using Kind = HistoryEvent::Kind;
 using Phase = HistoryEvent::Phase;
 using FaultType = HistoryEvent::FaultType;
@@ -14,6 +16,17 @@ qint64 TimelineData::Hold::keyEndUs() const
     if (releaseOutcome >= 0 && outcome == HistoryEvent::ReleaseOutcome::Released)
         return std::min(validUntilUs, releaseEffectUs != kOpen ? releaseEffectUs : releaseEndUs);
     return validUntilUs;
+}
+
+int TimelineData::Round::grantedCount() const
+{
+    return std::popcount(granted);
+}
+
+int TimelineData::Round::vote(int server) const
+{
+    const auto bit = quint16(1u << server);
+    return (granted & bit) ? 1 : (answered & bit) ? 0 : -1;
 }
 
 bool TimelineData::Hold::expired(qint64 nowUs) const
@@ -36,8 +49,10 @@ TimelineData::TimelineData(const Layout &layout)
     m_waits.resize(workers);
     m_holds.resize(qsizetype(workers) * locks);
     m_marks.resize(workers);
+    m_rounds.resize(workers);
     m_renewals.resize(workers);
     m_processShades.resize(processCount());
+    m_partitions.resize(processCount());
     m_processMarks.resize(processCount());
     m_layout.servers = std::max(1, m_layout.servers);
     m_serverShades.resize(m_layout.servers);
@@ -79,6 +94,12 @@ void TimelineData::finish(qint64 endUs)
         }
     }
     for (QList<Shade> &shades : m_serverShades) {
+        for (Shade &s : shades) {
+            if (s.endUs == kOpen)
+                s.endUs = m_nowUs;
+        }
+    }
+    for (QList<Shade> &shades : m_partitions) {
         for (Shade &s : shades) {
             if (s.endUs == kOpen)
                 s.endUs = m_nowUs;
@@ -178,6 +199,21 @@ void TimelineData::process(const HistoryEvent &e, quint32 index)
     case Kind::Error:
         m_marks[w].append(Mark {e.timeUs, e.timeUs, index, Mark::Type::Error, lock});
         return;
+    case Kind::Round: {
+        Round round;
+        round.startUs = e.effectUs > 0 ? std::min(e.effectUs, e.timeUs) : e.timeUs;
+        round.endUs = e.timeUs;
+        round.event = index;
+        round.validityMs = qint32(std::clamp<qint64>(e.value, std::numeric_limits<qint32>::min(),
+                                                     std::numeric_limits<qint32>::max()));
+        round.granted = e.votesGranted;
+        round.answered = e.votesAnswered;
+        round.outcome = HistoryEvent::RoundOutcome(e.outcome);
+        ++m_roundCount;
+        m_roundsWon += round.won() ? 1 : 0;
+        m_rounds[w].append(round);
+        return;
+    }
     case Kind::Enter:
     case Kind::Exit:
     case Kind::Expire:
@@ -346,6 +382,20 @@ void TimelineData::fault(const HistoryEvent &e, quint32 index)
         }
         crash(e.process, e.timeUs, index);
         return;
+    case FaultType::PartitionStart:
+        for (int p : processesOf(e.process)) {
+            QList<Shade> &shades = m_partitions[p];
+            if (shades.isEmpty() || shades.last().endUs != kOpen)
+                shades.append(Shade {e.timeUs, kOpen, index, Shade::Type::Partitioned});
+        }
+        return;
+    case FaultType::PartitionEnd:
+        for (int p : processesOf(e.process)) {
+            QList<Shade> &shades = m_partitions[p];
+            if (!shades.isEmpty() && shades.last().endUs == kOpen)
+                shades.last().endUs = e.timeUs;
+        }
+        return;
     case FaultType::NetworkDelay:
     case FaultType::ClockSkew:
         for (int p : processesOf(e.process))
@@ -390,6 +440,19 @@ void TimelineData::fault(const HistoryEvent &e, quint32 index)
     case FaultType::None:
         return;
     }
+}
+
+const TimelineData::Round *TimelineData::roundOf(int worker, const Hold &hold) const
+{
+    if (!validWorker(worker))
+        return nullptr;
+    const QList<Round> &list = m_rounds.at(worker);
+    const auto it = std::partition_point(list.begin(), list.end(),
+                                         [&](const Round &r) { return r.endUs <= hold.startUs; });
+    if (it == list.begin())
+        return nullptr;
+    const Round &r = *(it - 1);
+    return r.won() && r.startUs >= hold.leaseFromUs - 1000 ? &r : nullptr;
 }
 
 const TimelineData::Step *TimelineData::stepAt(qint64 timeUs) const
@@ -455,6 +518,8 @@ qint64 TimelineData::memoryBytes() const
         bytes += l.capacity() * qint64(sizeof(Hold)) + qint64(sizeof(l));
     for (const auto &l : m_marks)
         bytes += l.capacity() * qint64(sizeof(Mark));
+    for (const auto &l : m_rounds)
+        bytes += l.capacity() * qint64(sizeof(Round));
     for (const auto &l : m_renewals)
         bytes += l.capacity() * qint64(sizeof(Mark));
     bytes += m_pendingInvokes.size() * 32;

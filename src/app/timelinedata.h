@@ -42,6 +42,23 @@ public:
         Outcome outcome = Outcome::Waiting;
     };
 
+    // One Redlock round inside a wait (an attempt on every server): who granted it, who refused, who did not
+    // answer, and the validity it left.
+    struct Round
+    {
+        qint64 startUs = 0; // the round sent its first command
+        qint64 endUs = 0; // it was decided (and, when lost, its partial votes taken back)
+        quint32 event = kNoEvent;
+        qint32 validityMs = 0;
+        quint16 granted = 0; // bit per server, as HistoryEvent::votesGranted
+        quint16 answered = 0;
+        HistoryEvent::RoundOutcome outcome = HistoryEvent::RoundOutcome::None;
+        bool won() const { return outcome == HistoryEvent::RoundOutcome::Won; }
+        int grantedCount() const;
+        // 1 granted · 0 refused · -1 no answer
+        int vote(int server) const;
+    };
+
     // One tenure of a lock by one worker (reentrant re-acquisitions fold into it).
     struct Hold
     {
@@ -91,7 +108,7 @@ public:
     // A stretch of time a process or a server spent in a state.
     struct Shade
     {
-        enum class Type : quint8 { Paused, Crashed, ServerDown, ServerPaused };
+        enum class Type : quint8 { Paused, Crashed, ServerDown, ServerPaused, Partitioned };
         qint64 startUs = 0;
         qint64 endUs = kOpen;
         quint32 event = kNoEvent;
@@ -141,8 +158,17 @@ public:
     const QList<Wait> &waits(int worker) const { return m_waits.at(worker); }
     const QList<Hold> &holds(int worker, int lock) const { return m_holds.at(worker * lockCount() + lock); }
     const QList<Mark> &marks(int worker) const { return m_marks.at(worker); } // worker's own, by time
+    const QList<Round> &rounds(int worker) const { return m_rounds.at(worker); } // Redlock, by time
+    bool hasRounds() const { return m_roundCount > 0; }
+    qint64 roundCount() const { return m_roundCount; }
+    qint64 roundsWon() const { return m_roundsWon; }
+    // The round that decided `hold` (the last one its worker finished by the time it got the lock), or
+    // nullptr.
+    const Round *roundOf(int worker, const Hold &hold) const;
     const QList<Mark> &renewals(int worker) const { return m_renewals.at(worker); } // from its watchdog
     const QList<Shade> &processShades(int process) const { return m_processShades.at(process); }
+    // Network partitions of a process (they overlap pauses, so they have a list of their own).
+    const QList<Shade> &partitions(int process) const { return m_partitions.at(process); }
     const QList<Mark> &processMarks(int process) const { return m_processMarks.at(process); }
     const QList<Shade> &serverShades(int server) const { return m_serverShades.at(server); }
     const QList<ServerMark> &serverMarks(int server) const { return m_serverMarks.at(server); }
@@ -190,8 +216,10 @@ private:
     QList<QList<Wait>> m_waits;
     QList<QList<Hold>> m_holds; // worker * locks + lock
     QList<QList<Mark>> m_marks;
+    QList<QList<Round>> m_rounds;
     QList<QList<Mark>> m_renewals;
     QList<QList<Shade>> m_processShades;
+    QList<QList<Shade>> m_partitions;
     QList<QList<Mark>> m_processMarks;
     QList<QList<Shade>> m_serverShades;
     QList<QList<ServerMark>> m_serverMarks;
@@ -202,6 +230,8 @@ private:
     QHash<int, int> m_depth; // worker * locks + lock → reentrant depth of its open hold
     int m_closedExpiries = 0;
     qint64 m_renewalCount = 0;
+    qint64 m_roundCount = 0;
+    qint64 m_roundsWon = 0;
     qint64 m_nowUs = 0;
     qint64 m_firstUs = kOpen;
     qint64 m_lastUs = 0;

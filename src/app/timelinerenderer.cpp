@@ -25,6 +25,8 @@ constexpr int kPrettyLimit = 400; // spans per lane below which corners are roun
 constexpr double kPrettySpacingPx = 12; // and when they are at least this far apart on average
 constexpr double kMarkSpacingPx = 6; // read/write marks are drawn when they are this far apart on average
 constexpr int kPrettyViolations = 40; // visible violations below which bands are antialiased and tagged
+constexpr double kVoteCellPx = 4; // Redlock: one cell per server under each round, this wide (+1 px gap)
+constexpr int kVoteCellsMinLane = 20; // worker lanes at least this tall show the cells; smaller: ticks
 
 // Accumulates sub-pixel spans per pixel column; painted as one stretched image row.
 class Coverage
@@ -133,6 +135,40 @@ void zigzag(QPainter &p, const QPointF &top, double h, const QColor &color)
     p.setPen(QPen(color, 1.6, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
     p.setBrush(Qt::NoBrush);
     p.drawPolyline(z);
+}
+
+// A Redlock round as one cell per server (granted: green, refused: red, no answer: hollow grey), in a frame
+// that says how the round ended (won: the holder's blue; lost: red, hatched when the validity was spent).
+QRectF voteCells(QPainter &p, const QPointF &topLeft, double cellH, int servers, const TimelineData::Round &r,
+                 const TimelinePalette &pal)
+{
+    const double step = kVoteCellPx + 1;
+    const QRectF frame(topLeft, QSizeF(servers * step + 1, cellH + 2));
+    p.setPen(Qt::NoPen);
+    p.setBrush(pal.background);
+    p.drawRect(frame.adjusted(-1, -1, 1, 1));
+    for (int s = 0; s < servers; ++s) {
+        const QRectF cell(topLeft.x() + 1 + s * step, topLeft.y() + 1, kVoteCellPx, cellH);
+        switch (r.vote(s)) {
+        case 1:
+            p.fillRect(cell, pal.renewOk);
+            break;
+        case 0:
+            p.fillRect(cell, pal.stale);
+            break;
+        default:
+            p.setPen(QPen(pal.mutedText, 1));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(cell.adjusted(0.5, 0.5, -0.5, -0.5));
+            break;
+        }
+    }
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(r.won() ? pal.holdingEdge : pal.stale, 1));
+    p.drawRect(frame.adjusted(0.5, 0.5, -0.5, -0.5));
+    if (r.outcome == HistoryEvent::RoundOutcome::ValiditySpent)
+        hatch(p, frame, withAlpha(pal.stale, 160), 3, 0.8);
+    return frame;
 }
 
 // A rounded tag with text (violation labels, the cursor time).
@@ -864,6 +900,8 @@ void TimelineRenderer::paintWorkerLane(QPainter &p, const Context &c, const Lane
         }
     }
 
+    paintRounds(p, c, lane, r, waitBand);
+
     // Renewals: ticks over the bar (green: renewed; red: the lock was already lost).
     if (lane.height >= 10) {
         const QList<Mark> &renewals = m_data->renewals(w);
@@ -975,6 +1013,29 @@ void TimelineRenderer::paintWorkerLane(QPainter &p, const Context &c, const Lane
             }
         }
     }
+    // Network partitions of the worker's process: dashed fault-coloured edges over the lane (the worker runs
+    // on, but nothing it sends arrives).
+    if (process >= 0 && process < m_data->processCount()) {
+        for (const Shade &s : m_data->partitions(process)) {
+            if (s.startUs > c.visibleEnd || c.clamp(s.endUs) < c.visibleStart)
+                continue;
+            const QRectF area(QPointF(c.x(s.startUs), r.top()), QPointF(c.x(s.endUs), r.bottom()));
+            p.fillRect(area, withAlpha(m_palette.fault, 28));
+            p.setPen(QPen(m_palette.fault, 2, Qt::DashLine));
+            p.drawLine(QPointF(area.left(), r.top() + 1), QPointF(area.right(), r.top() + 1));
+            p.drawLine(QPointF(area.left(), r.bottom() - 1), QPointF(area.right(), r.bottom() - 1));
+            p.drawLine(QPointF(area.left(), r.top()), QPointF(area.left(), r.bottom()));
+            if (tall && area.width() > 120) {
+                p.save();
+                p.setRenderHint(QPainter::Antialiasing, true);
+                pill(
+                    p, QPointF(std::max(area.left(), c.lanes.left()) + 4, r.top() + 3),
+                    fm.elidedText(QObject::tr("cut off from the servers"), Qt::ElideRight, area.width() - 20),
+                    m_smallFont, m_palette.fault, m_palette.dark ? m_palette.background : QColor(Qt::white));
+                p.restore();
+            }
+        }
+    }
     // Gave up waiting: a red end cap.
     for (const QPointF &pt : gaveUp) {
         p.setPen(QPen(m_palette.stale, 2.5));
@@ -993,6 +1054,63 @@ void TimelineRenderer::paintWorkerLane(QPainter &p, const Context &c, const Lane
         }
     }
     p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+void TimelineRenderer::paintRounds(QPainter &p, const Context &c, const Lane &lane, const QRectF &r,
+                                   const QRectF &waitBand) const
+{
+    // Redlock rounds: at a glance, who granted each one (a row of cells just under the waiting bar, at the
+    // start of the hold it won); dense or small lanes get a red tick per lost round instead.
+    const QList<TimelineData::Round> &rounds = m_data->rounds(lane.index);
+    if (rounds.isEmpty() || lane.height < 10)
+        return;
+    const int servers = m_data->serverCount();
+    const double rowW = servers * (kVoteCellPx + 1) + 1;
+    const qsizetype first = std::partition_point(rounds.begin(), rounds.end(),
+                                                 [&](const TimelineData::Round &x) {
+                                                     return c.x(x.startUs) + rowW < c.lanes.left();
+                                                 })
+        - rounds.begin();
+    const qsizetype end = std::partition_point(rounds.begin() + first, rounds.end(),
+                                               [&](const TimelineData::Round &x) {
+                                                   return x.startUs <= c.visibleEnd && x.startUs <= c.limitUs;
+                                               })
+        - rounds.begin();
+    if (end <= first)
+        return;
+    const bool cells = lane.height >= kVoteCellsMinLane && double(end - first) * (rowW + 3) < c.lanes.width();
+    const double cellH = std::clamp(r.bottom() - waitBand.bottom() - 4, 3.0, 6.0);
+    const double y = std::min(waitBand.bottom() + 1, r.bottom() - cellH - 2);
+    p.save();
+    p.setClipRect(c.lanes);
+    double lastX = -1e9;
+    for (qsizetype i = first; i < end; ++i) {
+        const TimelineData::Round &round = rounds.at(i);
+        const double x = c.x(round.startUs);
+        if (cells) {
+            // Rows never overlap: a round right after another is drawn just after it.
+            const double left = std::max(x, lastX + 2);
+            const QRectF frame = voteCells(p, QPointF(left, y), cellH, servers, round, m_palette);
+            lastX = frame.right();
+            if (round.won() && lane.height >= 24) {
+                // "3/5" at the start of the hold the round won (white on the blue bar).
+                const QString text = QStringLiteral("%1/%2").arg(round.grantedCount()).arg(servers);
+                p.setFont(m_smallFont);
+                p.setPen(m_palette.dark ? m_palette.text : QColor(Qt::white));
+                const QFontMetricsF fm(m_smallFont);
+                const double holdH = std::max(2.0, r.height() * 0.72);
+                const QRectF label(c.x(round.endUs) + 4, r.top() + (r.height() - holdH) / 2,
+                                   fm.horizontalAdvance(text) + 4, y - r.top() - (r.height() - holdH) / 2);
+                if (label.height() >= fm.height() - 4 && label.right() < c.lanes.right())
+                    p.drawText(label, Qt::AlignLeft | Qt::AlignVCenter, text);
+            }
+        } else if (!round.won() && x - lastX >= 2) {
+            p.setPen(QPen(m_palette.stale, 1.5));
+            p.drawLine(QPointF(x, y), QPointF(x, r.bottom() - 1));
+            lastX = x;
+        }
+    }
+    p.restore();
 }
 
 void TimelineRenderer::paintViolations(QPainter &p, const Context &c) const
@@ -1321,6 +1439,11 @@ QString TimelineRenderer::holdHtml(int worker, int lock, const Hold &h) const
     html += QObject::tr("<br>acquired at %1").arg(formatTime(h.startUs, 1000));
     if (acquire.token > 0)
         html += QObject::tr(", token %1").arg(acquire.token);
+    if (const TimelineData::Round *round = m_data->roundOf(worker, h))
+        html += QObject::tr("<br>Redlock quorum: %1 (votes %2)")
+                    .arg(m_data->events().value(round->event).quorumText(m_data->serverCount()),
+                         QString::fromLatin1(
+                             m_data->events().value(round->event).votePattern(m_data->serverCount())));
     if (h.leaseMs > 0)
         html += QObject::tr("<br>lease %1 ms from %2").arg(h.leaseMs).arg(formatTime(h.leaseFromUs, 1000));
     else
@@ -1348,6 +1471,63 @@ QString TimelineRenderer::holdHtml(int worker, int lock, const Hold &h) const
     if (!detail.isEmpty())
         html += QStringLiteral("<br><i>%1</i>").arg(detail.toHtmlEscaped());
     return html;
+}
+
+QString TimelineRenderer::roundHtml(int worker, const TimelineData::Round &round) const
+{
+    const HistoryEvent e = m_data->events().value(round.event);
+    const int servers = m_data->serverCount();
+    QString title;
+    switch (round.outcome) {
+    case HistoryEvent::RoundOutcome::Won:
+        title = QObject::tr("Redlock round won");
+        break;
+    case HistoryEvent::RoundOutcome::ValiditySpent:
+        title = QObject::tr("Redlock round lost: validity spent");
+        break;
+    default:
+        title = QObject::tr("Redlock round lost: no quorum");
+        break;
+    }
+    QString html = QObject::tr("<b>%1: %2</b> at %3<br>%4 (quorum %5 of %6)")
+                       .arg(m_data->layout().workers.value(worker).toHtmlEscaped(), title,
+                            formatTime(round.startUs, 1000), e.quorumText(servers).toHtmlEscaped())
+                       .arg(servers / 2 + 1)
+                       .arg(servers);
+    QStringList votes;
+    for (int s = 0; s < servers; ++s) {
+        const int v = round.vote(s);
+        votes << QObject::tr("server %1: %2")
+                     .arg(s)
+                     .arg(v == 1       ? QObject::tr("granted")
+                              : v == 0 ? QObject::tr("refused")
+                                       : QObject::tr("no answer"));
+    }
+    html += QStringLiteral("<br>") + votes.join(QStringLiteral(" · "));
+    if (!round.won())
+        html += QObject::tr("<br>its partial votes were taken back on every server");
+    const QString detail = eventText(round.event);
+    if (!detail.isEmpty())
+        html += QStringLiteral("<br><i>%1</i>").arg(detail.toHtmlEscaped());
+    return html;
+}
+
+const TimelineData::Round *TimelineRenderer::roundAt(int worker, qint64 t, qint64 tol, const View &view) const
+{
+    const QList<TimelineData::Round> &rounds = m_data->rounds(worker);
+    if (rounds.isEmpty())
+        return nullptr;
+    const double rowPx = m_data->serverCount() * (kVoteCellPx + 1) + 1;
+    const qint64 rowUs
+        = qint64(rowPx * double(view.endUs - view.startUs) / std::max(1, lanesRect(view).width()));
+    const auto it = std::partition_point(rounds.begin(), rounds.end(), [&](const TimelineData::Round &r) {
+        return r.startUs + rowUs + tol < t;
+    });
+    for (auto i = it; i != rounds.end() && i->startUs <= t + tol; ++i) {
+        if (t >= i->startUs - tol && t <= i->startUs + rowUs + tol)
+            return &*i;
+    }
+    return nullptr;
 }
 
 TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &view) const
@@ -1512,13 +1692,35 @@ TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &v
         hit.html = markHtml(*best);
         return hit;
     }
+    // Redlock vote cells sit in the lower half of the lane.
+    const double laneTop = lanes.top() + lane.y - view.scrollY;
+    if (pos.y() >= laneTop + lane.height / 2.0) {
+        if (const TimelineData::Round *round = roundAt(w, t, tol, view)) {
+            hit.html = roundHtml(w, *round);
+            return hit;
+        }
+    }
+    // Cut off by a network partition: said first, whatever the worker was doing.
+    QString partition;
+    if (process >= 0 && process < m_data->processCount()) {
+        for (const Shade &s : m_data->partitions(process)) {
+            if (s.startUs <= t && t <= s.endUs) {
+                partition
+                    = QObject::tr("<b>%1 is cut off from the servers</b> (network partition) from %2 for "
+                                  "%3: nothing it sends gets a reply, nothing renews its lease<br>")
+                          .arg(name, formatTime(s.startUs, 1000),
+                               formatDuration(std::min(s.endUs, limit) - s.startUs));
+                break;
+            }
+        }
+    }
     for (int l = 0; l < m_data->lockCount(); ++l) {
         const QList<Hold> &holds = m_data->holds(w, l);
         const qsizetype i = TimelineData::firstEndingAfter(holds, t, [](const Hold &h) {
             return h.releaseEndUs != TimelineData::kOpen ? h.releaseEndUs : h.endUs;
         });
         if (i < holds.size() && holds.at(i).startUs <= t && !(holds.at(i).flags & Hold::NoTtl)) {
-            hit.html = holdHtml(w, l, holds.at(i));
+            hit.html = partition + holdHtml(w, l, holds.at(i));
             return hit;
         }
     }
@@ -1550,9 +1752,25 @@ TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &v
         hit.html = QObject::tr("<b>%1 waits for the lock</b><br>from %2 for %3: %4")
                        .arg(name, formatTime(s.startUs, 1000),
                             formatDuration(std::min(s.endUs, limit) - s.startUs), outcome);
+        int rounds = 0, lost = 0;
+        for (const TimelineData::Round &round : m_data->rounds(w)) {
+            if (round.startUs >= s.startUs && round.endUs <= s.endUs) {
+                ++rounds;
+                lost += round.won() ? 0 : 1;
+            }
+        }
+        if (rounds > 0)
+            hit.html += QObject::tr("<br>Redlock: %1, %2 lost")
+                            .arg(TextFormat::count(rounds, QObject::tr("round"), QObject::tr("rounds")))
+                            .arg(lost);
         const QString detail = eventText(s.endEvent);
         if (!detail.isEmpty())
             hit.html += QStringLiteral("<br><i>%1</i>").arg(detail.toHtmlEscaped());
+        hit.html.prepend(partition);
+        return hit;
+    }
+    if (!partition.isEmpty()) {
+        hit.html = partition;
         return hit;
     }
     if (process >= 0 && process < m_data->processCount()) {

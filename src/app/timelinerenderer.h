@@ -96,12 +96,17 @@ private:
     void paintServerLane(QPainter &p, const Context &c, const Lane &lane) const;
     void paintLockLane(QPainter &p, const Context &c, const Lane &lane) const;
     void paintWorkerLane(QPainter &p, const Context &c, const Lane &lane) const;
+    void paintRounds(QPainter &p, const Context &c, const Lane &lane, const QRectF &r,
+                     const QRectF &waitBand) const;
     void paintViolations(QPainter &p, const Context &c) const;
     void paintStepGuides(QPainter &p, const Context &c) const;
     QRectF laneRect(const Context &c, const Lane &lane) const;
     QString workerStateText(TimelineData::WorkerState state) const;
     QString eventText(quint32 event) const;
     QString holdHtml(int worker, int lock, const TimelineData::Hold &h) const;
+    QString roundHtml(int worker, const TimelineData::Round &round) const;
+    // The round whose cells are under `pos` on `worker`'s lane, or nullptr.
+    const TimelineData::Round *roundAt(int worker, qint64 t, qint64 tol, const View &view) const;
 
     const TimelineData *m_data = nullptr;
     TimelinePalette m_palette = TimelinePalette::light();

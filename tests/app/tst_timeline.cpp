@@ -2,6 +2,7 @@
 // winning attempt and are pushed back by renewals, pauses/crashes/server faults/story steps are placed where
 // they happened, and the painted pixels say so (offscreen, no Redis needed).
 #include "../sim/historybuilder.h"
+#include "eventlogmodel.h"
 #include "timelinedata.h"
 #include "timelinerenderer.h"
 #include "timelineview.h"
@@ -29,6 +30,7 @@ private slots:
     void hitTestDescribesWhatIsThere();
     void violationBandsAreHitAndSelectable();
     void denseRunsPaintAtEveryZoom();
+    void redlockRoundsShowTheirVotes();
 
 private:
     static TimelineData::Layout twoWorkers();
@@ -463,6 +465,131 @@ void TestTimeline::denseRunsPaintAtEveryZoom()
         blue += c.blue() - c.red() > 60 ? 1 : 0; // sub-pixel holds are drawn as a paler blue
     }
     QVERIFY2(blue >= 40, qPrintable(QString::number(blue)));
+}
+
+void TestTimeline::redlockRoundsShowTheirVotes()
+{
+    using RO = HistoryEvent::RoundOutcome;
+    // Five servers. A: a round at 5 ms that only 0 and 1 granted (2/5, lost), then one at 100 ms granted by
+    // 0, 1, 2 and 4 (server 3 did not answer) that won the lock with 2.8 s of validity left.
+    // B: two lost rounds while A holds (everyone refused; server 3 silent), then it gives up.
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 105, 3000)
+        .round(0, 0, 5, 8, RO::NoQuorum, 0b00011, 0b11111, 2990)
+        .round(0, 0, 100, 104, RO::Won, 0b10111, 0b10111, 2800)
+        .release(0, 0, 1500, 1501)
+        .acquireFailed(1, 0, 200, 700, 3000)
+        .round(1, 0, 210, 212, RO::NoQuorum, 0, 0b10111, 2990)
+        .round(1, 0, 450, 452, RO::ValiditySpent, 0b00111, 0b10111, -5);
+    QList<HistoryEvent> events = b.events();
+    for (HistoryEvent &e : events) {
+        if (e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok) {
+            e.effectUs = 100000; // the winning round's start
+            e.votesGranted = 0b10111;
+            e.votesAnswered = 0b10111;
+        }
+    }
+    TimelineData::Layout layout = twoWorkers();
+    layout.servers = 5;
+    TimelineData data(layout);
+    data.append(events);
+    data.finish(2000000);
+    QCOMPARE(data.roundCount(), 4);
+    QCOMPARE(data.roundsWon(), 1);
+    QCOMPARE(data.rounds(0).size(), 2);
+    QCOMPARE(data.rounds(1).size(), 2);
+    const TimelineData::Round &lost = data.rounds(0).at(0);
+    QVERIFY(!lost.won());
+    QCOMPARE(lost.startUs, 5000);
+    QCOMPARE(lost.grantedCount(), 2);
+    QCOMPARE(lost.vote(0), 1);
+    QCOMPARE(lost.vote(2), 0);
+    QCOMPARE(data.holds(0, 0).size(), 1);
+    const TimelineData::Round *won = data.roundOf(0, data.holds(0, 0).first());
+    QVERIFY(won);
+    QVERIFY(won->won());
+    QCOMPARE(won->validityMs, 2800);
+    QCOMPARE(won->vote(3), -1); // no answer
+    QCOMPARE(won->vote(4), 1);
+    QCOMPARE(data.events().at(won->event).votePattern(5), QByteArray("111x1"));
+
+    TimelineRenderer renderer;
+    const TimelinePalette palette = TimelinePalette::light();
+    renderer.setPalette(palette);
+    renderer.setData(&data);
+    renderer.setWorkerLaneHeight(30);
+    TimelineRenderer::View view;
+    view.endUs = 2000000;
+    view.rect = QRect(0, 0, 1200, 420);
+    const TimelineRenderer::Lane &laneA
+        = renderer.lanes().at(renderer.laneOf(TimelineRenderer::LaneType::Worker, 0));
+    const TimelineRenderer::Lane &laneB
+        = renderer.lanes().at(renderer.laneOf(TimelineRenderer::LaneType::Worker, 1));
+    const int top = renderer.lanesRect(view).top();
+    const auto lower = [&](const TimelineRenderer::Lane &lane, qint64 ms) {
+        // Just right of the round's start, in the lower part of the lane where the cells are.
+        return QPoint(int(renderer.xForTime(ms * 1000, view)) + 4, top + lane.y + lane.height * 3 / 4);
+    };
+    QString html = renderer.hitTest(lower(laneA, 100), view).html;
+    QVERIFY2(html.contains(QLatin1String("round won")), qPrintable(html));
+    QVERIFY2(html.contains(QStringLiteral("4/5 · validity 2.8 s")), qPrintable(html));
+    QVERIFY(html.contains(QLatin1String("server 3: no answer")));
+    QVERIFY(html.contains(QLatin1String("server 4: granted")));
+    html = renderer.hitTest(lower(laneA, 5), view).html;
+    QVERIFY2(html.contains(QLatin1String("no quorum")) && html.contains(QLatin1String("2/5")),
+             qPrintable(html));
+    QVERIFY(html.contains(QLatin1String("server 2: refused")));
+    html = renderer.hitTest(lower(laneB, 450), view).html;
+    QVERIFY2(html.contains(QLatin1String("validity spent")), qPrintable(html));
+    // The hold says which quorum it stands on; the wait counts its rounds.
+    html = renderer
+               .hitTest(QPoint(int(renderer.xForTime(1000000, view)), top + laneA.y + laneA.height / 2), view)
+               .html;
+    QVERIFY2(html.contains(QStringLiteral("Redlock quorum: 4/5 · validity 2.8 s (votes 111x1)")), qPrintable(html));
+    html = renderer
+               .hitTest(QPoint(int(renderer.xForTime(600000, view)), top + laneB.y + laneB.height / 2), view)
+               .html;
+    QVERIFY2(html.contains(QLatin1String("2 rounds, 2 lost")), qPrintable(html));
+
+    // Painted: under B's first round, green cells (granted by nobody: none), red ones (refused) and a grey
+    // outline (server 3); under A's lost round, green for servers 0 and 1.
+    QImage image(view.rect.size(), QImage::Format_ARGB32);
+    {
+        QPainter p(&image);
+        renderer.paint(p, view);
+    }
+    const auto colours = [&](const TimelineRenderer::Lane &lane, qint64 ms) {
+        int green = 0, red = 0;
+        const int x0 = int(renderer.xForTime(ms * 1000, view));
+        for (int x = x0; x < x0 + 30; ++x) {
+            for (int y = top + lane.y + lane.height / 2; y < top + lane.y + lane.height; ++y) {
+                const QColor c = image.pixelColor(x, y);
+                green += near(c, palette.renewOk, 30) ? 1 : 0;
+                red += near(c, palette.stale, 30) ? 1 : 0;
+            }
+        }
+        return std::make_pair(green, red);
+    };
+    const auto [lostGreen, lostRed] = colours(laneA, 5);
+    QVERIFY2(lostGreen >= 8 && lostRed >= 8, qPrintable(QStringLiteral("%1 %2").arg(lostGreen).arg(lostRed)));
+    const auto [refusedGreen, refusedRed] = colours(laneB, 210);
+    QCOMPARE(refusedGreen, 0);
+    QVERIFY(refusedRed >= 12);
+
+    // The event log: each round's outcome and votes.
+    EventLogModel log;
+    log.setRun(&data, [](const HistoryEvent &) { return QString(); });
+    QStringList rounds;
+    for (int r = 0; r < log.rowCount(); ++r) {
+        if (log.index(r, EventLogModel::Kind).data().toString() == QLatin1String("round"))
+            rounds << log.index(r, EventLogModel::Outcome).data().toString() + u'|'
+                    + log.index(r, EventLogModel::Detail).data().toString();
+    }
+    QCOMPARE(rounds,
+             (QStringList {QStringLiteral("2/5 · no quorum (needs 3)|votes 11000"),
+                           QStringLiteral("won · 4/5 · validity 2.8 s|votes 111x1"),
+                           QStringLiteral("0/5 · no quorum (needs 3)|votes 000x0"),
+                           QStringLiteral("3/5 · validity spent (-5 ms)|votes 111x0")}));
 }
 
 QTEST_MAIN(TestTimeline)

@@ -28,6 +28,8 @@ private slots:
     void clockRateChangesValidity();
     void extend();
     void fiveServersTwoPaused();
+    void quorumWithPausedServers_data();
+    void quorumWithPausedServers();
 
 private:
     QList<SandboxServer *> servers(int n);
@@ -306,6 +308,90 @@ void TestRedlock::fiveServersTwoPaused()
     QCOMPARE(r.quorum, 3);
     QCOMPARE(r.grantedCount(), 3);
     QVERIFY(lock->release(w.servers).ok());
+}
+
+void TestRedlock::quorumWithPausedServers_data()
+{
+    QTest::addColumn<int>("masters");
+    QTest::addColumn<int>("paused");
+    QTest::addColumn<bool>("acquired");
+    QTest::newRow("3 masters, 1 paused: 2 votes, a quorum") << 3 << 1 << true;
+    QTest::newRow("3 masters, 2 paused: 1 vote, no quorum") << 3 << 2 << false;
+    QTest::newRow("5 masters, 2 paused: 3 votes, a quorum") << 5 << 2 << true;
+    QTest::newRow("5 masters, 3 paused: 2 votes, no quorum") << 5 << 3 << false;
+}
+
+void TestRedlock::quorumWithPausedServers()
+{
+    QFETCH(int, masters);
+    QFETCH(int, paused);
+    QFETCH(bool, acquired);
+    LockClient client;
+    QString error;
+    Worker w = openWorker(servers(masters), &error);
+    QVERIFY2(!w.connections.empty(), qPrintable(error));
+    // The last `paused` masters are frozen (SIGSTOP): they accept bytes and never answer.
+    for (int i = masters - paused; i < masters; ++i)
+        QVERIFY(m_servers[i].pause());
+    auto resume = qScopeGuard([&] {
+        for (int i = masters - paused; i < masters; ++i)
+            m_servers[i].resume();
+    });
+    LockOptions o = LockCatalog::find(QStringLiteral("redlock"))->defaults;
+    o.leaseMs = 10000;
+    o.acquireTimeoutMs = 0;
+    o.serverTimeoutMs = 40; // a frozen server costs 40 ms, not the connection's timeout
+    auto lock = LockCatalog::create(QStringLiteral("redlock"), client, "t:red", 1, o);
+    QList<AcquireResult> rounds;
+    lock->setAttemptObserver([&](const AcquireResult &attempt) { rounds << attempt; });
+    const AcquireResult r = lock->tryAcquire(w.servers);
+
+    QCOMPARE(r.acquired(), acquired);
+    QCOMPARE(r.quorum, masters / 2 + 1);
+    QCOMPARE(r.grantedCount(), masters - paused);
+    QCOMPARE(r.votes.size(), masters);
+    for (int i = 0; i < masters; ++i) {
+        const ServerVote &v = r.votes.at(i);
+        QCOMPARE(v.server, m_servers[i].connectionSettings().endpoint());
+        if (i < masters - paused) {
+            QVERIFY2(v.granted, qPrintable(v.server)); // a live master says yes, won or lost
+            QCOMPARE(v.reply, RedisReply::status("OK"));
+        } else {
+            QVERIFY(!v.granted);
+            QCOMPARE(v.error.code(), RedisError::Code::Timeout);
+            QVERIFY2(v.latencyUs < 500 * 1000, qPrintable(QString::number(v.latencyUs)));
+        }
+    }
+    QVERIFY2(r.endUs - r.startUs < 1000 * 1000, qPrintable(QString::number(r.endUs - r.startUs)));
+    // The observer saw that one round, with the same votes.
+    QCOMPARE(rounds.size(), 1);
+    QCOMPARE(rounds.first().grantedCount(), masters - paused);
+    QCOMPARE(rounds.first().outcome, r.outcome);
+    QCOMPARE(lock->isHeld(), acquired);
+    for (int i = 0; i < masters - paused; ++i) {
+        if (acquired) {
+            QCOMPARE(get(*m_admin[i], "t:red"), r.token);
+            QVERIFY(pttl(*m_admin[i], "t:red") > 9000);
+        } else {
+            QVERIFY2(!exists(*m_admin[i], "t:red"), "a lost round leaves nothing held on the live masters");
+        }
+    }
+    if (acquired) {
+        QVERIFY(r.validityMs > 9000);
+        QCOMPARE(lock->release(w.servers).outcome, ReleaseResult::Outcome::Released);
+        for (int i = 0; i < masters - paused; ++i)
+            QVERIFY(!exists(*m_admin[i], "t:red"));
+    } else {
+        QCOMPARE(r.outcome, AcquireResult::Outcome::Refused);
+    }
+    resume.dismiss();
+    for (int i = masters - paused; i < masters; ++i) {
+        QVERIFY(m_servers[i].resume());
+        // A thawed master may still run the SET that waited in its socket: a late grant with our token and a
+        // TTL, which nobody can take back — only its lease ends it.
+        const QByteArray late = get(*m_admin[i], "t:red");
+        QVERIFY(late.isEmpty() || (late == r.token && pttl(*m_admin[i], "t:red") <= 10000));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestRedlock)

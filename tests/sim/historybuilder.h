@@ -69,6 +69,20 @@ public:
             quint8(HistoryEvent::WriteOutcome::FencedOut));
         return *this;
     }
+    // A Redlock round from startMs to endMs: granted/answered are bit masks per server.
+    HistoryBuilder &round(int w, int lock, double startMs, double endMs, HistoryEvent::RoundOutcome outcome,
+                          quint16 granted, quint16 answered, qint64 validityMs)
+    {
+        add(w, lock, endMs,
+            outcome == HistoryEvent::RoundOutcome::Won ? HistoryEvent::Phase::Ok : HistoryEvent::Phase::Fail,
+            HistoryEvent::Kind::Round, ++m_op, validityMs, 0, quint8(outcome));
+        HistoryEvent &e = m_events.last();
+        e.effectUs = qint64(startMs * 1000);
+        e.votesGranted = granted;
+        e.votesAnswered = answered;
+        e.commands = 0;
+        return *this;
+    }
     HistoryBuilder &fault(HistoryEvent::FaultType type, int process, double ms)
     {
         HistoryEvent e;
@@ -105,7 +119,7 @@ private:
         e.lock = lock;
         e.phase = phase;
         e.kind = kind;
-        e.opId = op;
+        e.opId = quint32(op);
         e.value = value;
         e.token = token;
         e.outcome = outcome;

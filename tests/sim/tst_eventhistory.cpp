@@ -23,7 +23,7 @@ static HistoryEvent makeEvent(qint64 t, int worker, qint64 op)
     HistoryEvent e;
     e.timeUs = t;
     e.worker = worker;
-    e.opId = op;
+    e.opId = quint32(op);
     e.kind = HistoryEvent::Kind::Enter;
     return e;
 }
@@ -76,14 +76,14 @@ void TestEventHistory::liveReaderSeesEverythingOnce()
         });
     }
     EventHistory::Cursor cursor;
-    QList<qint64> nextOp(kWriters, 1);
+    QList<quint32> nextOp(kWriters, 1);
     qint64 seen = 0;
     // Bounded: at most as many reads as it takes the writers to finish, plus a final one.
     for (;;) {
         const bool done = finished.load() == kWriters;
         for (const HistoryEvent &e : h.readNew(cursor)) {
             QCOMPARE(e.opId, nextOp[e.worker]); // every event exactly once, in order, never torn
-            QCOMPARE(e.timeUs, e.opId - 1);
+            QCOMPARE(e.timeUs, qint64(e.opId) - 1);
             ++nextOp[e.worker];
             ++seen;
         }

@@ -270,7 +270,7 @@ void TestSimulation::historyExportsAsCsv()
     QCOMPARE(rows, sim.history()->size());
     const QList<QByteArray> lines = buffer.data().split('\n');
     QVERIFY(lines.first().startsWith("variant,time_us,worker"));
-    QCOMPARE(lines.first().count(','), 12);
+    QCOMPARE(lines.first().count(','), 13); // 14 columns, votes included
     bool sawAcquire = false;
     for (const QByteArray &line : lines.mid(1)) {
         if (line.startsWith("base,") && line.contains(",acquire,ok,"))

@@ -179,6 +179,18 @@ qint64 DistributedLock::plannedDelayMs(int attempt)
     return interval;
 }
 
+void DistributedLock::notifyAttempt(AcquireResult &attempt, qint64 startUs, int commands) const
+{
+    if (!m_attemptObserver)
+        return;
+    // The attempt's own figures; acquire() puts the whole call's back afterwards.
+    attempt.startUs = startUs;
+    attempt.endUs = LockClock::monotonicUs();
+    attempt.commands = commands;
+    attempt.attempts = 1;
+    m_attemptObserver(attempt);
+}
+
 AcquireResult DistributedLock::tryAcquire(const LockServers &servers)
 {
     AcquireResult r;
@@ -189,6 +201,8 @@ AcquireResult DistributedLock::tryAcquire(const LockServers &servers)
         LockIo io(m_client.faultHooks(), m_threadId);
         const bool wasHeld = isHeld();
         r = attemptAcquire(servers, io);
+        r.attemptStartUs = io.firstSendUs() > 0 ? io.firstSendUs() : startUs;
+        notifyAttempt(r, startUs, io.commands());
         r.commands = io.commands();
         r.attempts = 1;
         if (r.acquired() && (!wasHeld || renewalLost())) {
@@ -225,6 +239,7 @@ AcquireResult DistributedLock::acquire(const LockServers &servers)
         const qint64 attemptStartUs = LockClock::monotonicUs();
         r = attemptAcquire(servers, io);
         r.attemptStartUs = io.firstSendUs() > 0 ? io.firstSendUs() : attemptStartUs;
+        notifyAttempt(r, attemptStartUs, io.commands());
         commands += io.commands();
         ++attempts;
         if (r.acquired()) {

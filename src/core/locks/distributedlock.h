@@ -41,6 +41,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <random>
 
 // The connections one lock operation uses: one for single-server algorithms, N for Redlock.
@@ -67,6 +68,11 @@ public:
 
     AcquireResult tryAcquire(const LockServers &servers);
     AcquireResult acquire(const LockServers &servers);
+    // Called on the calling thread after every attempt of tryAcquire()/acquire(), with that attempt's
+    // result (outcome, votes, validity; startUs/endUs and commands of the attempt alone): how the simulator
+    // records each Redlock round, the failed ones included, inside one waiting acquire.
+    using AttemptObserver = std::function<void(const AcquireResult &attempt)>;
+    void setAttemptObserver(AttemptObserver observer) { m_attemptObserver = std::move(observer); }
     ReleaseResult release(const LockServers &servers);
     ExtendResult extend(const LockServers &servers, qint64 leaseMs = 0);
 
@@ -147,6 +153,9 @@ private:
     void startRenewal(const LockServers &servers);
     void stopRenewal();
 
+    void notifyAttempt(AcquireResult &attempt, qint64 startUs, int commands) const;
+
     quint64 m_renewal = 0; // watchdog registration, 0 when none
+    AttemptObserver m_attemptObserver;
     std::mt19937_64 m_random;
 };

@@ -36,6 +36,13 @@ struct FaultHooks
     std::function<void(qint64 threadId, const QString &server, const RedisCommand &command)> beforeSendTo;
     std::function<void(qint64 threadId, const QString &server, const RedisResult &result)> afterReceiveFrom;
 
+    // A network partition between this process and `server`: return true when a command sent now is lost.
+    // The hook waits `timeoutMs` first (the connection's command timeout: how long a client waits for a
+    // reply that never comes); the command is then not sent and the operation sees a Timeout error. Called
+    // before every command a lock sends (renewals included); Redlock rounds ask with timeoutMs 0 and wait for
+    // all their servers at once.
+    std::function<bool(qint64 threadId, const QString &server, int timeoutMs)> cutOff;
+
     // Called before each watchdog renewal. Return false to skip it: nothing is sent, the timer re-arms.
     // (A paused process is LockClient::setPaused, which stops the whole watchdog.)
     std::function<bool(qint64 threadId, const QByteArray &key)> allowRenewal;
@@ -47,6 +54,6 @@ struct FaultHooks
     bool any() const
     {
         return crashAfterSetnx || betweenGetAndDel || beforeSend || afterReceive || beforeSendTo
-            || afterReceiveFrom || allowRenewal || deliverMessage;
+            || afterReceiveFrom || cutOff || allowRenewal || deliverMessage;
     }
 };

@@ -20,10 +20,25 @@ void LockIo::afterReceive(const RedisConnection &connection, const RedisResult &
     if (m_hooks.afterReceiveFrom)
         m_hooks.afterReceiveFrom(m_threadId, connection.endpoint(), result);
 }
+bool LockIo::isCutOff(const RedisConnection &connection, int timeoutMs) const
+{
+    return m_hooks.cutOff && m_hooks.cutOff(m_threadId, connection.endpoint(), timeoutMs);
+}
+
+RedisResult LockIo::lostReply(const RedisConnection &connection, int timeoutMs)
+{
+    return RedisResult::failure({RedisError::Code::Timeout,
+                                 QStringLiteral("no reply from %1 within %2 ms (network partition)")
+                                     .arg(connection.endpoint())
+                                     .arg(timeoutMs)});
+}
+
 RedisResult LockIo::command(RedisConnection &connection, const RedisCommand &command)
 {
     beforeSend(connection, command);
-    const RedisResult result = connection.command(command);
+    const int timeoutMs = connection.settings().commandTimeoutMs;
+    const RedisResult result
+        = isCutOff(connection, timeoutMs) ? lostReply(connection, timeoutMs) : connection.command(command);
     ++m_commands;
     afterReceive(connection, result);
     return result;
@@ -33,7 +48,10 @@ QList<RedisResult> LockIo::pipeline(RedisConnection &connection, const QList<Red
 {
     for (const RedisCommand &c : commands)
         beforeSend(connection, c);
-    const QList<RedisResult> results = connection.pipeline(commands);
+    const int timeoutMs = connection.settings().commandTimeoutMs;
+    const QList<RedisResult> results = isCutOff(connection, timeoutMs)
+        ? QList<RedisResult>(commands.size(), lostReply(connection, timeoutMs))
+        : connection.pipeline(commands);
     m_commands += int(commands.size());
     for (const RedisResult &r : results)
         afterReceive(connection, r);

@@ -29,6 +29,10 @@ public:
     void beforeSend(const RedisConnection &connection, const RedisCommand &command) const;
     void afterReceive(const RedisConnection &connection, const RedisResult &result) const;
     void countSent(int n = 1) { m_commands += n; }
+    // The partition hook (FaultHooks::cutOff): true when a command to `connection`'s server is lost now,
+    // after waiting `timeoutMs`. Nothing may be sent then; lostReply() is what the caller sees.
+    bool isCutOff(const RedisConnection &connection, int timeoutMs) const;
+    static RedisResult lostReply(const RedisConnection &connection, int timeoutMs);
 
     int commands() const { return m_commands; }
     // LockClock::monotonicUs() when the first command of this operation was handed to the socket (after the

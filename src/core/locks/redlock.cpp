@@ -1,8 +1,10 @@
 // Redlock: parallel rounds with per-server timeouts, quorum and validity, release everywhere on failure.
 #include "redlock.h"
 
+#include <chrono>
 #include <cmath>
 #include <optional>
+#include <thread>
 
 Redlock::Redlock(LockClient &client, const QByteArray &name, qint64 threadId, const LockOptions &options)
     : DistributedLock(client, QStringLiteral("redlock"), name, threadId, options)
@@ -35,10 +37,18 @@ QList<ServerVote> Redlock::round(const LockServers &servers, LockIo &io,
     QList<int> savedTimeouts(n);
     QList<qint64> sentUs(n, -1);
     QList<std::optional<RedisResult>> early(n);
+    QList<bool> lost(n, false); // cut off by a network partition: sent into the void
     const int timeoutMs = m_options.serverTimeoutMs;
     auto send = [&](qsizetype i) {
         RedisConnection &c = *servers.at(i);
         const qint64 startUs = LockClock::monotonicUs();
+        if (io.isCutOff(c, 0)) { // no connection can be made either
+            io.beforeSend(c, commandFor(int(i)));
+            io.countSent();
+            sentUs[i] = startUs;
+            lost[i] = true;
+            return;
+        }
         if (!c.isOpen()) {
             if (const RedisError e = c.open()) {
                 votes[i].error = e;
@@ -80,7 +90,13 @@ QList<ServerVote> Redlock::round(const LockServers &servers, LockIo &io,
             continue;
         RedisConnection &c = *servers.at(i);
         RedisResult r;
-        if (early[i]) {
+        if (lost[i]) {
+            // Waits out the server's timeout as for a silent server (rounds wait for all servers at once).
+            const qint64 leftUs = sentUs[i] + qint64(timeoutMs) * 1000 - LockClock::monotonicUs();
+            if (leftUs > 0)
+                std::this_thread::sleep_for(std::chrono::microseconds(leftUs));
+            r = LockIo::lostReply(c, timeoutMs);
+        } else if (early[i]) {
             r = *early[i];
         } else {
             const qint64 leftMs = (sentUs[i] + qint64(timeoutMs) * 1000 - LockClock::monotonicUs()) / 1000;
@@ -88,7 +104,7 @@ QList<ServerVote> Redlock::round(const LockServers &servers, LockIo &io,
         }
         io.afterReceive(c, r);
         votes[i].latencyUs = LockClock::monotonicUs() - sentUs[i];
-        if (r.error.code() == RedisError::Code::Timeout) {
+        if (r.error.code() == RedisError::Code::Timeout && !lost[i]) {
             // The late reply would confuse the next command on this connection: drop it, reconnect later.
             c.close();
             r.error = {RedisError::Code::Timeout,

@@ -26,7 +26,11 @@ QStringList Expectation::knownMetrics()
             QStringLiteral("longest_wait_us"),
             QStringLiteral("max_holders"),
             QStringLiteral("locks_without_ttl"),
-            QStringLiteral("failed_rounds")};
+            QStringLiteral("failed_rounds"),
+            QStringLiteral("rounds"),
+            QStringLiteral("rounds_won"),
+            QStringLiteral("rounds_no_quorum"),
+            QStringLiteral("rounds_validity_spent")};
 }
 
 static QString opText(Expectation::Op op)

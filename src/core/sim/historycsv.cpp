@@ -26,6 +26,8 @@ static QString outcomeName(const HistoryEvent &e)
     case HistoryEvent::Kind::Write:
         return e.outcome == quint8(HistoryEvent::WriteOutcome::FencedOut) ? QStringLiteral("fenced-out")
                                                                           : QString();
+    case HistoryEvent::Kind::Round:
+        return HistoryEvent::roundOutcomeName(HistoryEvent::RoundOutcome(e.outcome));
     default:
         return {};
     }
@@ -33,7 +35,7 @@ static QString outcomeName(const HistoryEvent &e)
 
 QByteArray header()
 {
-    return "variant,time_us,worker,process,lock,kind,phase,op,token,value,outcome,commands,detail\n";
+    return "variant,time_us,worker,process,lock,kind,phase,op,token,value,outcome,commands,votes,detail\n";
 }
 
 qint64 write(QIODevice &out, const Simulation &simulation, const QString &variant)
@@ -44,6 +46,7 @@ qint64 write(QIODevice &out, const Simulation &simulation, const QString &varian
     const QStringList workers = simulation.workerNames();
     const QStringList processes = simulation.processNames();
     const QStringList locks = simulation.lockNames();
+    const int servers = simulation.serverCount();
     qint64 rows = 0;
     QByteArray chunk;
     for (const HistoryEvent &e : history->events()) {
@@ -53,7 +56,8 @@ qint64 write(QIODevice &out, const Simulation &simulation, const QString &varian
           << quoted(locks.value(e.lock).toUtf8()) << HistoryEvent::kindName(e.kind).toUtf8()
           << HistoryEvent::phaseName(e.phase).toUtf8() << QByteArray::number(e.opId)
           << QByteArray::number(e.token) << QByteArray::number(e.value) << outcomeName(e).toUtf8()
-          << QByteArray::number(e.commands) << quoted(history->text(e));
+          << QByteArray::number(e.commands) << (e.hasVotes() ? e.votePattern(servers) : QByteArray())
+          << quoted(history->text(e));
         chunk += f.join(',') + '\n';
         ++rows;
         if (chunk.size() > (1 << 20)) {

@@ -1,6 +1,7 @@
 // Writes a run's history as CSV (one event per line, names instead of indexes) for `simulate --events` and
 // the GUI's export. Columns:
-// variant,time_us,worker,process,lock,kind,phase,op,token,value,outcome,commands,detail
+// variant,time_us,worker,process,lock,kind,phase,op,token,value,outcome,commands,votes,detail
+// (votes: Redlock rounds and acquisitions, one character per server — 1 granted, 0 refused, x no answer.)
 #pragma once
 
 #include <QString>

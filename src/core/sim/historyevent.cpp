@@ -1,5 +1,9 @@
-// HistoryEvent: names for exports and the event log.
+// HistoryEvent: names for exports and the event log, Redlock vote texts.
 #include "historyevent.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdlib>
 
 QString HistoryEvent::phaseName(Phase phase)
 {
@@ -39,6 +43,8 @@ QString HistoryEvent::kindName(Kind kind)
         return QStringLiteral("expire");
     case Kind::Error:
         return QStringLiteral("error");
+    case Kind::Round:
+        return QStringLiteral("round");
     }
     return {};
 }
@@ -70,6 +76,10 @@ QString HistoryEvent::faultName(FaultType type)
         return QStringLiteral("clock-skew");
     case FaultType::StoryStep:
         return QStringLiteral("step");
+    case FaultType::PartitionStart:
+        return QStringLiteral("partition");
+    case FaultType::PartitionEnd:
+        return QStringLiteral("heal");
     }
     return {};
 }
@@ -89,4 +99,60 @@ QString HistoryEvent::releaseOutcomeName(ReleaseOutcome outcome)
         return QStringLiteral("already-expired");
     }
     return {};
+}
+
+QString HistoryEvent::roundOutcomeName(RoundOutcome outcome)
+{
+    switch (outcome) {
+    case RoundOutcome::None:
+        return QString();
+    case RoundOutcome::Won:
+        return QStringLiteral("won");
+    case RoundOutcome::NoQuorum:
+        return QStringLiteral("no-quorum");
+    case RoundOutcome::ValiditySpent:
+        return QStringLiteral("validity-spent");
+    }
+    return {};
+}
+
+int HistoryEvent::grantedCount() const
+{
+    return std::popcount(votesGranted);
+}
+
+QByteArray HistoryEvent::votePattern(int servers) const
+{
+    servers = std::clamp(servers, 0, kMaxVoteServers);
+    QByteArray pattern(servers, 'x');
+    for (int i = 0; i < servers; ++i) {
+        const quint16 bit = quint16(1u << i);
+        if (votesGranted & bit)
+            pattern[i] = '1';
+        else if (votesAnswered & bit)
+            pattern[i] = '0';
+    }
+    return pattern;
+}
+
+QString HistoryEvent::quorumText(int servers) const
+{
+    const int quorum = servers / 2 + 1;
+    QString text = QStringLiteral("%1/%2").arg(grantedCount()).arg(servers);
+    if (kind != Kind::Round)
+        return text;
+    const auto seconds = [](qint64 ms) {
+        return std::abs(ms) >= 1000 ? QStringLiteral("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1)
+                                    : QStringLiteral("%1 ms").arg(ms);
+    };
+    switch (RoundOutcome(outcome)) {
+    case RoundOutcome::Won:
+        return text + QStringLiteral(" · validity %1").arg(seconds(value));
+    case RoundOutcome::ValiditySpent:
+        return text + QStringLiteral(" · validity spent (%1)").arg(seconds(value));
+    case RoundOutcome::NoQuorum:
+    case RoundOutcome::None:
+        break;
+    }
+    return text + QStringLiteral(" · no quorum (needs %1)").arg(quorum);
 }

@@ -14,6 +14,12 @@
 //   Fault    single Ok event (outcome = FaultType, process set, value = duration ms when it has one)
 //   Expire   observed expiry of `lock` (value = lease that ran out)
 //   Error    a failure outside any operation (detail says what)
+//   Round    one Redlock round inside an acquire: a single Ok (quorum and validity: won) or Fail event
+//            (outcome = RoundOutcome, value = validity left in ms — lease − elapsed − drift, negative when
+//            spent —, effectUs = when the round sent its first command, votes below). Acquire completions of
+//            Redlock carry the votes of the round that decided them.
+//   Votes    bit i of votesGranted: logical server i granted the lock; of votesAnswered: it answered at all
+//            (granted or refused). A server in neither timed out or could not be reached.
 #pragma once
 
 #include <QByteArray>
@@ -23,13 +29,26 @@
 struct HistoryEvent
 {
     enum class Phase : quint8 { Invoke, Ok, Fail, Info };
-    enum class Kind : quint8 { Acquire, Renew, Release, Enter, Exit, Read, Write, Fault, Expire, Error };
+    enum class Kind : quint8 {
+        Acquire,
+        Renew,
+        Release,
+        Enter,
+        Exit,
+        Read,
+        Write,
+        Fault,
+        Expire,
+        Error,
+        Round
+    };
     enum class AcquireOutcome : quint8 {
         None,
         Stopped
     }; // Stopped: the run ended while it waited (not a failure)
     enum class ReleaseOutcome : quint8 { None, Released, StillHeld, NotOwner, AlreadyExpired };
     enum class WriteOutcome : quint8 { None, Applied, FencedOut };
+    enum class RoundOutcome : quint8 { None, Won, NoQuorum, ValiditySpent };
     enum class FaultType : quint8 {
         None,
         PauseStart,
@@ -43,20 +62,25 @@ struct HistoryEvent
         Failover,
         ClockSkew,
         StoryStep, // a narrative marker of a story (detail holds the step text)
+        PartitionStart, // the process is cut off from the servers (value = duration ms)
+        PartitionEnd, // the network heals
     };
 
+    // 64 bytes: the 64-bit fields first, then the narrow ones, with no padding holes (recording stays cheap).
     qint64 timeUs = 0; // RunClock time
-    qint64 opId = 0; // pairs an Invoke with its completion; unique per worker
     qint64 token = 0; // lock token / fencing token when the algorithm has one
     qint64 value = 0; // meaning depends on kind, see above
     qint64 effectUs = 0; // Acquire Ok: when the winning attempt sent its first command (0: use the invoke)
+    quint32 opId = 0; // pairs an Invoke with its completion; unique per worker (wraps after 2^32 operations)
     qint32 worker = -1; // -1: run-level (faults injected by the controller)
     qint32 process = -1;
     qint32 lock = -1; // index into the run's lock keys; -1: none
     quint32 detail = 0; // index of a text in the recording log (0: none)
+    quint16 votesGranted = 0; // Redlock: see Votes above (scenarios have at most 9 servers)
+    quint16 votesAnswered = 0;
     Phase phase = Phase::Ok;
     Kind kind = Kind::Error;
-    quint8 outcome = 0; // ReleaseOutcome / WriteOutcome / FaultType by kind
+    quint8 outcome = 0; // ReleaseOutcome / WriteOutcome / FaultType / RoundOutcome by kind
     quint16 commands = 0; // Redis commands this step used (on completions)
     quint16 log = 0; // which log of the EventHistory holds it (set by record())
 
@@ -64,7 +88,19 @@ struct HistoryEvent
     static QString kindName(Kind kind);
     static QString faultName(FaultType type);
     static QString releaseOutcomeName(ReleaseOutcome outcome);
+    static QString roundOutcomeName(RoundOutcome outcome);
     bool isCompletion() const { return phase != Phase::Invoke; }
+
+    // Redlock votes.
+    bool hasVotes() const { return votesAnswered != 0 || kind == Kind::Round; }
+    int grantedCount() const;
+    // One character per server, in server order: 1 granted, 0 refused, x no answer ("11x00").
+    QByteArray votePattern(int servers) const;
+    // "3/5 · validity 2.8 s" (validity only on rounds that reached a quorum).
+    QString quorumText(int servers) const;
+    static constexpr int kMaxVoteServers = 16;
 };
+
+static_assert(sizeof(HistoryEvent) == 64, "HistoryEvent grew: recording costs more, keep it compact");
 
 Q_DECLARE_TYPEINFO(HistoryEvent, Q_PRIMITIVE_TYPE);

@@ -3,6 +3,8 @@
 
 #include <QHash>
 
+#include <algorithm>
+
 namespace {
 quint64 opKey(const HistoryEvent &e)
 {
@@ -47,7 +49,7 @@ RunMetrics RunMetrics::compute(const QList<HistoryEvent> &events, int workers, q
     QHash<quint64, qint64> acquireInvokes;
     QHash<quint64, qint64> enters; // worker<<32|lock → enter time
     QHash<int, LastRelease> lastRelease; // per lock
-    QList<qint64> acquireLatencies, handoffs, holds;
+    QList<qint64> acquireLatencies, handoffs, holds, validities;
     int waiting = 0;
 
     for (const HistoryEvent &e : events) {
@@ -111,6 +113,21 @@ RunMetrics RunMetrics::compute(const QList<HistoryEvent> &events, int workers, q
         case HistoryEvent::Kind::Expire:
             ++m.expiries;
             break;
+        case HistoryEvent::Kind::Round:
+            ++m.rounds;
+            switch (HistoryEvent::RoundOutcome(e.outcome)) {
+            case HistoryEvent::RoundOutcome::Won:
+                ++m.roundsWon;
+                validities << e.value;
+                break;
+            case HistoryEvent::RoundOutcome::ValiditySpent:
+                ++m.roundsValiditySpent;
+                break;
+            default:
+                ++m.roundsNoQuorum;
+                break;
+            }
+            break;
         case HistoryEvent::Kind::Error:
             ++m.errors;
             break;
@@ -132,5 +149,10 @@ RunMetrics RunMetrics::compute(const QList<HistoryEvent> &events, int workers, q
     m.acquireLatency = LatencyStats::of(acquireLatencies);
     m.handoffLatency = LatencyStats::of(handoffs);
     m.holdTime = LatencyStats::of(holds);
+    if (!validities.isEmpty()) {
+        std::sort(validities.begin(), validities.end());
+        m.validityMinMs = validities.first();
+        m.validityP50Ms = validities.at((validities.size() - 1) / 2);
+    }
     return m;
 }

@@ -32,6 +32,13 @@ struct RunMetrics
     qint64 bucketUs = 0;
     QList<int> acquisitionsPerBucket; // time series for charts
     QList<int> waitingPerBucket; // most workers waiting at once within each bucket
+    // Redlock: every round (one attempt on all servers inside an acquire call), won or lost.
+    qint64 rounds = 0;
+    qint64 roundsWon = 0;
+    qint64 roundsNoQuorum = 0; // fewer than N/2+1 servers granted it
+    qint64 roundsValiditySpent = 0; // a quorum granted it, but the lease was used up getting there
+    qint64 validityMinMs = -1; // least validity a won round left (-1: no round won)
+    qint64 validityP50Ms = -1;
 
     static RunMetrics compute(const QList<HistoryEvent> &events, int workers, qint64 durationUs,
                               qint64 bucketUs = 1000000);

@@ -30,6 +30,10 @@ QHash<QString, double> RunReport::expectationValues() const
         {QStringLiteral("max_holders"), double(safety.maxInside)},
         {QStringLiteral("locks_without_ttl"), double(locksWithoutTtl)},
         {QStringLiteral("failed_rounds"), double(failedRounds)},
+        {QStringLiteral("rounds"), double(m.rounds)},
+        {QStringLiteral("rounds_won"), double(m.roundsWon)},
+        {QStringLiteral("rounds_no_quorum"), double(m.roundsNoQuorum)},
+        {QStringLiteral("rounds_validity_spent"), double(m.roundsValiditySpent)},
     };
 }
 
@@ -112,6 +116,19 @@ QJsonObject RunReport::toJson() const
     }
     if (!stopReason.isEmpty())
         report.insert(QStringLiteral("stop_reason"), stopReason);
+    if (m.rounds > 0) {
+        QJsonObject redlock {{QStringLiteral("servers"), servers},
+                             {QStringLiteral("quorum"), servers / 2 + 1},
+                             {QStringLiteral("rounds"), double(m.rounds)},
+                             {QStringLiteral("won"), double(m.roundsWon)},
+                             {QStringLiteral("no_quorum"), double(m.roundsNoQuorum)},
+                             {QStringLiteral("validity_spent"), double(m.roundsValiditySpent)}};
+        if (m.roundsWon > 0) {
+            redlock.insert(QStringLiteral("validity_min_ms"), double(m.validityMinMs));
+            redlock.insert(QStringLiteral("validity_p50_ms"), double(m.validityP50Ms));
+        }
+        report.insert(QStringLiteral("redlock"), redlock);
+    }
     return report;
 }
 
@@ -148,6 +165,22 @@ QString RunReport::summaryText() const
              .arg(m.renewals)
              .arg(m.expiries)
              .arg(m.commandsPerAcquisition, 0, 'f', 1);
+    if (m.rounds > 0) {
+        t += QStringLiteral(
+                 "  Redlock on %1 servers (quorum %2): %3 rounds, %4 won, %5 without a quorum, %6 with "
+                 "the validity spent")
+                 .arg(servers)
+                 .arg(servers / 2 + 1)
+                 .arg(m.rounds)
+                 .arg(m.roundsWon)
+                 .arg(m.roundsNoQuorum)
+                 .arg(m.roundsValiditySpent);
+        if (m.roundsWon > 0)
+            t += QStringLiteral("; validity left p50 %1 ms, least %2 ms")
+                     .arg(m.validityP50Ms)
+                     .arg(m.validityMinMs);
+        t += u'\n';
+    }
     if (!counterKey.isEmpty())
         t += QStringLiteral("  counter %1: expected %2, actual %3\n")
                  .arg(counterKey)

@@ -18,12 +18,13 @@ struct RunReport
     QString algorithm;
     quint64 seed = 0;
     QString server; // "sandbox 127.0.0.1:port" or the endpoint given
+    int servers = 1; // independent masters (Redlock's N)
     RunMetrics metrics;
     SafetyChecker::Result safety;
     QString counterKey;
     qint64 locksWithoutTtl = 0; // lock keys left with no TTL at the end (PTTL -1): stuck forever
-    qint64 failedRounds
-        = 0; // acquire attempts that did not get the lock before one that did (Redlock rounds)
+    qint64 failedRounds = 0; // Redlock rounds that did not win (no quorum or validity spent), counted by the
+                             // workers themselves (also without a history)
     qint64 countedCycles = 0; // completed cycles counted by the workers themselves (also without a history)
     qint64 historyEvents = 0;
     qint64 historyDropped = 0; // events that did not fit: the checker saw an incomplete history

@@ -98,6 +98,7 @@ struct Scenario
             CrashAfterSetnx, // seed 001's flaw: the process dies between SETNX and EXPIRE
             GetDelDelay, // seed 002's flaw: delay_ms between the release's GET and its DEL
             DropNotifications, // the process's pub/sub listener loses every release message
+            Partition, // the process is cut off from `servers` (empty: all) for duration_ms
         };
         enum class Where { BeforeSend, AfterReceive };
         Type type = Type::Pause;
@@ -112,7 +113,7 @@ struct Scenario
         double skewMs = 0; // clock-skew: offset of the process's validity clock
         double rate = 1.0; // clock-skew: how fast the process's clock runs (1 = true time)
         double restartDelayMs = 0; // server-restart: stay down this long (overrides servers.restart_delay_ms)
-        QList<int> servers; // delay: only commands to these servers are delayed (empty: all)
+        QList<int> servers; // delay, partition: only commands to these servers (empty: all)
     };
 
     struct Step
@@ -131,6 +132,7 @@ struct Scenario
             ServerKill,
             Failover,
             Note, // a narrative marker only
+            Partition, // the actor's process is cut off from every server for `ms` (story F9)
         };
         double atMs = 0;
         QString actor; // an actor name, or empty for server actions

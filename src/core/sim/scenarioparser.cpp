@@ -266,14 +266,15 @@ const QStringList kFaultTypes {QStringLiteral("pause"),
                                QStringLiteral("clock-skew"),
                                QStringLiteral("crash-after-setnx"),
                                QStringLiteral("get-del-delay"),
-                               QStringLiteral("drop-notifications")};
+                               QStringLiteral("drop-notifications"),
+                               QStringLiteral("partition")};
 const QStringList kWhere {QStringLiteral("before-send"), QStringLiteral("after-receive")};
 const QStringList kActions {
     QStringLiteral("acquire"),      QStringLiteral("release"),     QStringLiteral("work"),
     QStringLiteral("read"),         QStringLiteral("write"),       QStringLiteral("pause"),
     QStringLiteral("crash"),        QStringLiteral("delay"),       QStringLiteral("server-restart"),
     QStringLiteral("server-pause"), QStringLiteral("server-kill"), QStringLiteral("failover"),
-    QStringLiteral("note")};
+    QStringLiteral("note"),         QStringLiteral("partition")};
 
 constexpr double kMaxMs = 3600.0 * 1000.0; // an hour: anything longer is a typo in a simulation
 
@@ -491,8 +492,9 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
                 fault.servers << v.toInt();
         }
         f.rejectUnknown();
-        const bool needsDuration
-            = fault.type == Scenario::Fault::Type::Pause || fault.type == Scenario::Fault::Type::ServerPause;
+        const bool needsDuration = fault.type == Scenario::Fault::Type::Pause
+            || fault.type == Scenario::Fault::Type::ServerPause
+            || fault.type == Scenario::Fault::Type::Partition;
         if (needsDuration && fault.durationMs <= 0)
             f.error(QStringLiteral("duration_ms"),
                     QStringLiteral("a %1 needs a duration above 0").arg(kFaultTypes.at(int(fault.type))));
@@ -547,7 +549,8 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
             const bool needsMs = step.action == Scenario::Step::Action::Work
                 || step.action == Scenario::Step::Action::Pause
                 || step.action == Scenario::Step::Action::Delay
-                || step.action == Scenario::Step::Action::ServerPause;
+                || step.action == Scenario::Step::Action::ServerPause
+                || step.action == Scenario::Step::Action::Partition;
             if (needsMs && step.ms <= 0)
                 st.error(QStringLiteral("ms"),
                          QStringLiteral("'%1' needs ms above 0").arg(kActions.at(int(step.action))));

@@ -103,6 +103,21 @@ bool SimulatedProcess::isDelayedTowards(const QString &endpoint)
     return m_delayUs.load() > 0 && !m_delayServers.isEmpty() && m_delayServers.contains(endpoint);
 }
 
+void SimulatedProcess::setPartitioned(bool on, const QSet<QString> &servers)
+{
+    std::lock_guard lock(m_mutex);
+    m_partitionServers = servers;
+    m_partitioned = on;
+}
+
+bool SimulatedProcess::isCutOff(const QString &endpoint)
+{
+    if (!m_partitioned.load())
+        return false;
+    std::lock_guard lock(m_mutex);
+    return m_partitionServers.isEmpty() || m_partitionServers.contains(endpoint);
+}
+
 void SimulatedProcess::registerConnection(RedisConnection *connection)
 {
     std::lock_guard lock(m_mutex);
@@ -159,6 +174,14 @@ FaultHooks SimulatedProcess::makeHooks()
         crash();
         return true;
     };
+    if (m_options.partitions) {
+        hooks.cutOff = [this](qint64, const QString &endpoint, int timeoutMs) {
+            if (!isCutOff(endpoint))
+                return false;
+            sleepUs(qint64(timeoutMs) * 1000); // the reply that never comes (a stop ends the wait)
+            return true;
+        };
+    }
     hooks.betweenGetAndDel = [this](qint64, const QByteArray &) { sleepUs(m_getDelDelayUs.load()); };
     hooks.deliverMessage
         = [this](const QByteArray &, const QByteArray &) { return !m_dropNotifications.load(); };

@@ -3,6 +3,8 @@
 //   pause  — stop-the-world: no thread of the process runs a step and its watchdog renews nothing
 //   crash  — the process dies: its threads stop where they are, its locks stay in Redis until they expire
 //   delay  — a slow network: every command waits before it is sent or after its reply arrives
+//   partition — the network between the process and the servers is cut: its lock commands (renewals and
+//            releases included) and counter reads/writes wait their timeout and fail; the process runs on
 // Worker threads call checkpoint() between steps; the lock library reaches it through the FaultHooks, so a
 // pause also freezes a thread in the middle of an acquire loop or a renewal.
 #pragma once
@@ -33,6 +35,8 @@ public:
         qint64 clockOffsetMs = 0;
         // The scenario delays commands towards some servers only: the hooks then need each command's server.
         bool perServerDelays = false;
+        // The scenario cuts the network of some process: the hooks check for a partition on every command.
+        bool partitions = false;
     };
 
     explicit SimulatedProcess(const Options &options);
@@ -79,6 +83,9 @@ public:
     // True when this process's network is slow towards `endpoint` only (it then talks to its near servers
     // first).
     bool isDelayedTowards(const QString &endpoint);
+    // Cuts (or heals) the network between this process and `servers` endpoints (empty: every server).
+    void setPartitioned(bool on, const QSet<QString> &servers = {});
+    bool isCutOff(const QString &endpoint);
     void setGetDelDelay(double ms) { m_getDelDelayUs = qint64(ms * 1000); }
     void armCrashAfterSetnx() { m_crashAfterSetnx = true; }
     void setDropNotifications(bool drop) { m_dropNotifications = drop; }
@@ -108,6 +115,8 @@ private:
     std::atomic<qint64> m_delayUs = 0;
     std::atomic_bool m_delayBeforeSend = true;
     QSet<QString> m_delayServers; // guarded by m_mutex
+    std::atomic_bool m_partitioned = false;
+    QSet<QString> m_partitionServers; // guarded by m_mutex
     std::atomic<qint64> m_getDelDelayUs = 0;
     std::atomic_bool m_crashAfterSetnx = false;
     std::atomic_bool m_dropNotifications = false;

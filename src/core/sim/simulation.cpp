@@ -348,11 +348,15 @@ bool Simulation::setup(QString *error)
         for (const Scenario::Fault &f : s.faults) {
             if (f.type == Scenario::Fault::Type::Delay && !f.servers.isEmpty())
                 po.perServerDelays = true;
+            if (f.type == Scenario::Fault::Type::Partition)
+                po.partitions = true;
             if (f.type == Scenario::Fault::Type::ClockSkew && (f.process < 0 || f.process == p)) {
                 po.clockRate = f.rate;
                 po.clockOffsetMs = qint64(f.skewMs);
             }
         }
+        for (const Scenario::Step &st : s.story.steps)
+            po.partitions = po.partitions || st.action == Scenario::Step::Action::Partition;
         m_processNames << po.name;
         auto process = std::make_unique<SimulatedProcess>(po);
         const int log = workers + p;
@@ -601,6 +605,25 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
         m_injectedDownUs.append({m_run->clock.nowUs(), std::numeric_limits<qint64>::max()});
         return;
     }
+    case T::Partition: {
+        if (!process || process->isCrashed())
+            return;
+        QSet<QString> endpoints;
+        for (int server : f.servers)
+            endpoints << m_servers->settings(server).endpoint();
+        process->setPartitioned(true, endpoints);
+        recordFault(
+            FT::PartitionStart, p, qint64(f.durationMs),
+            QStringLiteral("%1 is cut off from %2 for %3 ms: its commands get no reply")
+                .arg(who,
+                     f.servers.isEmpty() ? QStringLiteral("the servers") : QStringLiteral("some servers"))
+                .arg(f.durationMs));
+        schedule(runNowUs() + qint64(f.durationMs * 1000), [this, p, process, who] {
+            process->setPartitioned(false);
+            recordFault(FT::PartitionEnd, p, 0, QStringLiteral("%1's network is back").arg(who));
+        });
+        return;
+    }
     case T::ClockSkew:
         return;
     }
@@ -699,6 +722,13 @@ void Simulation::dispatchStep(int index, const Scenario::Step &step)
         Scenario::Fault f;
         f.type = Scenario::Fault::Type::Delay;
         f.delayMs = step.ms;
+        applyFault(f, actor);
+        return;
+    }
+    case A::Partition: {
+        Scenario::Fault f;
+        f.type = Scenario::Fault::Type::Partition;
+        f.durationMs = step.ms;
         applyFault(f, actor);
         return;
     }
@@ -851,6 +881,7 @@ void Simulation::collect()
     report.algorithm = m_scenario.algorithm.id;
     report.seed = m_scenario.workload.seed;
     report.server = m_servers->describe();
+    report.servers = m_servers->count();
     report.failedRounds = m_run->failedRounds.load();
     report.countedCycles = m_run->cycles.load();
     report.outages = m_outages;

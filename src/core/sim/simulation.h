@@ -16,6 +16,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <functional>
@@ -71,6 +72,8 @@ public:
     QList<int> workerProcesses() const { return m_workerProcesses; }
     QStringList processNames() const { return m_processNames; }
     QStringList lockNames() const { return m_lockNames; }
+    // Independent masters (Redlock's N; a given server counts as one).
+    int serverCount() const { return std::max(1, m_scenario.servers.count); }
     QString serverDescription() const;
     qint64 elapsedUs() const;
     qint64 plannedDurationUs() const { return m_plannedUs; }

@@ -13,32 +13,6 @@
 using Kind = HistoryEvent::Kind;
 using Phase = HistoryEvent::Phase;
 
-namespace {
-// "votes 11100 (3/5, quorum 3), validity 2871 ms": one character per server, in server order.
-QByteArray describeVotes(const QList<ServerVote> &votes, const QStringList &endpoints, int quorum,
-                         qint64 validityMs)
-{
-    if (votes.size() < 2)
-        return {};
-    QByteArray pattern(endpoints.size(), '-');
-    int granted = 0;
-    for (const ServerVote &v : votes) {
-        const qsizetype i = endpoints.indexOf(v.server);
-        if (i >= 0)
-            pattern[i] = v.granted ? '1' : (v.error ? 'x' : '0');
-        granted += v.granted ? 1 : 0;
-    }
-    QByteArray text
-        = "votes " + pattern + " (" + QByteArray::number(granted) + "/" + QByteArray::number(votes.size());
-    if (quorum > 0)
-        text += ", quorum " + QByteArray::number(quorum);
-    text += ")";
-    if (validityMs >= 0)
-        text += ", validity " + QByteArray::number(validityMs) + " ms";
-    return text;
-}
-} // namespace
-
 SimulationWorker::SimulationWorker(int index, const QString &name, SimulatedProcess &process, RunContext &run,
                                    ConnectionPool *pool)
     : m_index(index)
@@ -88,6 +62,9 @@ bool SimulationWorker::ensureConnections()
         m_process.unregisterConnection(c.get());
     m_connections.clear();
     m_serversGeneration = generation;
+    m_endpoints.clear();
+    for (int i = 0; i < m_run.servers->count(); ++i)
+        m_endpoints << m_run.servers->settings(i).endpoint();
     for (int i = 0; i < servers; ++i) {
         ConnectionSettings s = m_run.servers->settings(i);
         s.clientName = QStringLiteral("lockscope-sim-%1").arg(m_index);
@@ -172,6 +149,8 @@ bool SimulationWorker::prepare(QString *error)
             *error = why;
             return false;
         }
+        if (lock->algorithm() == QLatin1String("redlock"))
+            lock->setAttemptObserver([this, i](const AcquireResult &attempt) { recordRound(i, attempt); });
         if (!m_pool) {
             RedisError routing;
             const LockServers list = servers(i, &routing);
@@ -371,7 +350,7 @@ qint64 SimulationWorker::criticalSectionUs()
 qint64 SimulationWorker::invoke(Kind kind, int lock, qint64 value, qint64 token)
 {
     HistoryEvent e;
-    e.opId = ++m_nextOp;
+    e.opId = quint32(++m_nextOp);
     e.worker = m_index;
     e.process = m_process.index();
     e.lock = lock;
@@ -385,11 +364,11 @@ qint64 SimulationWorker::invoke(Kind kind, int lock, qint64 value, qint64 token)
     });
     return e.opId;
 }
-void SimulationWorker::complete(qint64 op, Kind kind, Phase phase, int lock, qint64 value, qint64 token,
-                                quint8 outcome, int commands, const QByteArray &detail, qint64 effectUs)
+HistoryEvent SimulationWorker::completion(qint64 op, Kind kind, Phase phase, int lock, qint64 value,
+                                          qint64 token, quint8 outcome, int commands, qint64 effectUs) const
 {
     HistoryEvent e;
-    e.opId = op;
+    e.opId = quint32(op);
     e.worker = m_index;
     e.process = m_process.index();
     e.lock = lock;
@@ -400,12 +379,62 @@ void SimulationWorker::complete(qint64 op, Kind kind, Phase phase, int lock, qin
     e.token = token;
     e.outcome = outcome;
     e.commands = quint16(std::clamp(commands, 0, 65535));
+    return e;
+}
+
+void SimulationWorker::record(HistoryEvent e, const QByteArray &detail)
+{
     m_process.whileRunning([&] {
         e.timeUs = m_run.clock.nowUs();
         e.detail = m_run.history->addText(m_index, detail);
         m_run.history->record(m_index, e);
     });
 }
+
+void SimulationWorker::complete(qint64 op, Kind kind, Phase phase, int lock, qint64 value, qint64 token,
+                                quint8 outcome, int commands, const QByteArray &detail, qint64 effectUs)
+{
+    record(completion(op, kind, phase, lock, value, token, outcome, commands, effectUs), detail);
+}
+
+void SimulationWorker::setVotes(HistoryEvent &e, const QList<ServerVote> &votes) const
+{
+    for (const ServerVote &v : votes) {
+        const qsizetype i = m_endpoints.indexOf(v.server);
+        if (i < 0 || i >= HistoryEvent::kMaxVoteServers)
+            continue;
+        const auto bit = quint16(1u << i);
+        if (v.granted)
+            e.votesGranted |= bit;
+        if (v.granted || !v.error)
+            e.votesAnswered |= bit;
+    }
+}
+
+void SimulationWorker::recordRound(int lock, const AcquireResult &attempt)
+{
+    using RO = HistoryEvent::RoundOutcome;
+    const RO outcome = attempt.acquired()                          ? RO::Won
+        : attempt.outcome == AcquireResult::Outcome::ValiditySpent ? RO::ValiditySpent
+                                                                   : RO::NoQuorum;
+    if (outcome != RO::Won)
+        ++m_run.failedRounds;
+    // No commands here: the acquire's completion counts every round's commands already.
+    HistoryEvent e = completion(++m_nextOp, Kind::Round, outcome == RO::Won ? Phase::Ok : Phase::Fail, lock,
+                                attempt.validityMs, 0, quint8(outcome), 0,
+                                m_run.clock.fromMonotonicUs(attempt.attemptStartUs));
+    setVotes(e, attempt.votes);
+    // Only a round with servers that did not answer needs words: which, and why.
+    QByteArray detail;
+    for (const ServerVote &v : attempt.votes) {
+        if (v.error && !v.granted) {
+            detail += (detail.isEmpty() ? "" : "; ") + v.error.message().toUtf8();
+            break;
+        }
+    }
+    record(e, detail);
+}
+
 void SimulationWorker::single(Kind kind, int lock, qint64 value, quint8 outcome, const QByteArray &detail)
 {
     complete(++m_nextOp, kind, Phase::Ok, lock, value, 0, outcome, 0, detail);
@@ -452,14 +481,15 @@ bool SimulationWorker::acquire(int lock)
     QByteArray detail;
     if (!r.acquired() || r.votes.size() > 1 || r.attempts > 1)
         detail = r.describe().toUtf8();
-    if (r.votes.size() > 1) {
-        QStringList endpoints;
-        for (int i = 0; i < m_run.servers->count(); ++i)
-            endpoints << m_run.servers->settings(i).endpoint();
-        detail += "; " + describeVotes(r.votes, endpoints, r.quorum, r.validityMs);
+    if (!r.votes.isEmpty()) {
+        HistoryEvent votes;
+        setVotes(votes, r.votes);
+        detail += "; votes " + votes.votePattern(int(m_endpoints.size())) + " ("
+            + QByteArray::number(votes.grantedCount()) + "/" + QByteArray::number(m_endpoints.size())
+            + ", quorum " + QByteArray::number(r.quorum) + ")";
+        if (r.acquired())
+            detail += ", validity " + QByteArray::number(r.validityMs) + " ms";
     }
-    if (r.acquired() && r.votes.size() > 1)
-        m_run.failedRounds += std::max(0, r.attempts - 1);
     m_unreachable = r.outcome == AcquireResult::Outcome::Error && OutageTracker::isUnreachable(r.error);
     if (m_unreachable)
         m_run.outages.failed(m_run.clock.nowUs(), r.error.message());
@@ -467,17 +497,23 @@ bool SimulationWorker::acquire(int lock)
              || r.outcome == AcquireResult::Outcome::TimedOut)
         m_run.outages.answered(m_run.clock.nowUs());
     switch (r.outcome) {
-    case AcquireResult::Outcome::Acquired:
+    case AcquireResult::Outcome::Acquired: {
         ++m_holds[lock];
         m_fence[lock] = r.fence >= 0 ? r.fence : 0;
-        complete(op, Kind::Acquire, Phase::Ok, lock, lease, m_fence.at(lock), 0, r.commands, detail,
-                 m_run.clock.fromMonotonicUs(r.attemptStartUs));
+        HistoryEvent e = completion(op, Kind::Acquire, Phase::Ok, lock, lease, m_fence.at(lock), 0,
+                                    r.commands, m_run.clock.fromMonotonicUs(r.attemptStartUs));
+        setVotes(e, r.votes);
+        record(e, detail);
         return true;
+    }
     case AcquireResult::Outcome::Refused:
     case AcquireResult::Outcome::TimedOut:
-    case AcquireResult::Outcome::ValiditySpent:
-        complete(op, Kind::Acquire, Phase::Fail, lock, r.ttlMs, 0, 0, r.commands, detail);
+    case AcquireResult::Outcome::ValiditySpent: {
+        HistoryEvent e = completion(op, Kind::Acquire, Phase::Fail, lock, r.ttlMs, 0, 0, r.commands);
+        setVotes(e, r.votes);
+        record(e, detail);
         return false;
+    }
     case AcquireResult::Outcome::Crashed:
         complete(op, Kind::Acquire, Phase::Info, lock, lease, 0, 0, r.commands,
                  "crashed after SETNX: the key is set and EXPIRE was never sent");
@@ -559,6 +595,14 @@ void SimulationWorker::release(int lock)
     }
 }
 
+bool SimulationWorker::lostInPartition(const RedisConnection &connection)
+{
+    if (!m_process.isCutOff(connection.endpoint()))
+        return false;
+    m_process.sleepUs(qint64(connection.settings().commandTimeoutMs) * 1000); // the reply that never comes
+    return true;
+}
+
 RedisConnection *SimulationWorker::dataConnection(int lock)
 {
     ensureConnections();
@@ -587,6 +631,10 @@ bool SimulationWorker::readCounter(int lock)
     }
     if (!connection) {
         single(Kind::Error, lock, 0, 0, "no connection for the counter");
+        return false;
+    }
+    if (lostInPartition(*connection)) {
+        single(Kind::Error, lock, 0, 0, "reading the counter: no reply (network partition)");
         return false;
     }
     qint64 value = 0;
@@ -637,6 +685,10 @@ bool SimulationWorker::writeCounter(int lock)
         return false;
     }
     m_lastRead[lock] = -1;
+    if (lostInPartition(*connection)) {
+        complete(op, Kind::Write, Phase::Info, lock, value, fence, 0, 0, "no reply (network partition)");
+        return false;
+    }
     if (m_run.scenario.resource.fencedStore) {
         const FencedResource::WriteResult w
             = FencedResource(key).write(*connection, fence, QByteArray::number(value));

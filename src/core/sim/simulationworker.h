@@ -62,6 +62,9 @@ private:
     bool cycle(int lock, bool *completed);
     bool leaveAndRelease(int lock);
     RedisConnection *dataConnection(int lock); // where the counter lives (server 0, or its slot's master)
+    // A network partition cuts this worker's process off from `connection`'s server: waits the command
+    // timeout and returns true (the command must not be sent).
+    bool lostInPartition(const RedisConnection &connection);
 
     // Operations, each recorded as invoke + completion.
     bool acquire(int lock);
@@ -80,7 +83,16 @@ private:
     void noteRedirect(const RedisError &error);
     qint64 criticalSectionUs();
 
+    // One Redlock round (an attempt inside acquire()), with its votes and validity.
+    void recordRound(int lock, const AcquireResult &attempt);
+    // Server index of each vote (votes come in the order servers() gave, near servers first).
+    void setVotes(HistoryEvent &e, const QList<ServerVote> &votes) const;
+
     qint64 invoke(HistoryEvent::Kind kind, int lock, qint64 value, qint64 token = 0);
+    HistoryEvent completion(qint64 op, HistoryEvent::Kind kind, HistoryEvent::Phase phase, int lock,
+                            qint64 value, qint64 token, quint8 outcome, int commands,
+                            qint64 effectUs = 0) const;
+    void record(HistoryEvent e, const QByteArray &detail);
     void complete(qint64 op, HistoryEvent::Kind kind, HistoryEvent::Phase phase, int lock, qint64 value,
                   qint64 token, quint8 outcome, int commands, const QByteArray &detail = QByteArray(),
                   qint64 effectUs = 0);
@@ -96,6 +108,7 @@ private:
     std::unique_ptr<ClusterConnection> m_cluster; // instead of m_connections on a cluster
     QList<RedisConnection *> m_clusterConnections; // registered with the process (a crash cuts them)
     quint64 m_serversGeneration = 0;
+    QStringList m_endpoints; // of every server, by index, at m_serversGeneration
     std::vector<std::unique_ptr<DistributedLock>> m_locks; // one per lock of the scenario
     QList<int> m_holds; // reentrant holds per lock
     bool m_unreachable = false; // the last acquire failed because no server answered (it backs off)
