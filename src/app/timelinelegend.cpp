@@ -13,12 +13,21 @@ TimelineLegend::TimelineLegend(QWidget *parent)
 
 int TimelineLegend::heightForWidth(int width) const
 {
-    return TimelineRenderer::legendHeight(width, font());
+    return TimelineRenderer::legendHeight(width, font(), m_votes);
 }
 
 QSize TimelineLegend::sizeHint() const
 {
     return QSize(800, heightForWidth(width() > 0 ? width() : 800));
+}
+
+void TimelineLegend::setShowsVotes(bool votes)
+{
+    if (votes == m_votes)
+        return;
+    m_votes = votes;
+    setFixedHeight(heightForWidth(width()));
+    update();
 }
 
 void TimelineLegend::resizeEvent(QResizeEvent *event)
@@ -31,5 +40,5 @@ void TimelineLegend::paintEvent(QPaintEvent *)
 {
     QPainter painter(this);
     const TimelinePalette palette = TimelinePalette::forPalette(this->palette());
-    TimelineRenderer::paintLegend(painter, rect(), palette, font());
+    TimelineRenderer::paintLegend(painter, rect(), palette, font(), m_votes);
 }

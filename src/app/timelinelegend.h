@@ -11,8 +11,13 @@ public:
     bool hasHeightForWidth() const override { return true; }
     int heightForWidth(int width) const override;
     QSize sizeHint() const override;
+    // Redlock runs: also explain the vote cells under each round.
+    void setShowsVotes(bool votes);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
+
+private:
+    bool m_votes = false;
 };

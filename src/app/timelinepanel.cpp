@@ -135,6 +135,7 @@ void TimelinePanel::refresh()
     m_slider->setEnabled(finished);
     m_speed->setEnabled(finished);
     m_follow->setEnabled(d && !finished);
+    m_legend->setShowsVotes(d && d->hasRounds());
     updateBanner();
     updateSlider();
 }

@@ -80,10 +80,10 @@ public:
     void paint(QPainter &painter, const View &view) const;
     Hit hitTest(const QPoint &pos, const View &view) const;
 
-    // The key to the colours and marks, in one or two rows.
+    // The key to the colours and marks, in as many rows as `width` needs; `votes` adds Redlock's vote cells.
     static void paintLegend(QPainter &painter, const QRect &rect, const TimelinePalette &palette,
-                            const QFont &font);
-    static int legendHeight(int width, const QFont &font);
+                            const QFont &font, bool votes = false);
+    static int legendHeight(int width, const QFont &font, bool votes = false);
     static QString formatTime(qint64 us, qint64 stepUs = 0);
     static QString formatDuration(qint64 us);
 

@@ -462,7 +462,7 @@ QSize TimelineView::exportSize(int width) const
 {
     return QSize(width,
                  TimelineRenderer::kRulerHeight + m_renderer.contentHeight()
-                     + TimelineRenderer::legendHeight(width, font()) + 8);
+                     + TimelineRenderer::legendHeight(width, font(), data() && data()->hasRounds()) + 8);
 }
 
 void TimelineView::paintExport(QPainter &painter, const QSize &size) const
@@ -473,10 +473,12 @@ void TimelineView::paintExport(QPainter &painter, const QSize &size) const
     view.endUs = totalUs();
     view.cursorUs = m_cursorUs;
     view.selectedViolation = m_selectedViolation;
-    const int legend = TimelineRenderer::legendHeight(size.width(), font());
+    const bool votes = data() && data()->hasRounds();
+    const int legend = TimelineRenderer::legendHeight(size.width(), font(), votes);
     view.rect = QRect(0, 0, size.width(), size.height() - legend - 8);
     renderer.paint(painter, view);
     const QRect legendRect(0, view.rect.bottom() + 1, size.width(), legend + 8);
     painter.fillRect(legendRect, renderer.palette().background);
-    TimelineRenderer::paintLegend(painter, legendRect.adjusted(4, 4, -4, 0), renderer.palette(), font());
+    TimelineRenderer::paintLegend(painter, legendRect.adjusted(4, 4, -4, 0), renderer.palette(), font(),
+                                  votes);
 }

@@ -31,6 +31,7 @@ private slots:
     void violationBandsAreHitAndSelectable();
     void denseRunsPaintAtEveryZoom();
     void redlockRoundsShowTheirVotes();
+    void legendFitsEveryEntry();
 
 private:
     static TimelineData::Layout twoWorkers();
@@ -545,7 +546,8 @@ void TestTimeline::redlockRoundsShowTheirVotes()
     html = renderer
                .hitTest(QPoint(int(renderer.xForTime(1000000, view)), top + laneA.y + laneA.height / 2), view)
                .html;
-    QVERIFY2(html.contains(QStringLiteral("Redlock quorum: 4/5 · validity 2.8 s (votes 111x1)")), qPrintable(html));
+    QVERIFY2(html.contains(QStringLiteral("Redlock quorum: 4/5 · validity 2.8 s (votes 111x1)")),
+             qPrintable(html));
     html = renderer
                .hitTest(QPoint(int(renderer.xForTime(600000, view)), top + laneB.y + laneB.height / 2), view)
                .html;
@@ -590,6 +592,56 @@ void TestTimeline::redlockRoundsShowTheirVotes()
                            QStringLiteral("won · 4/5 · validity 2.8 s|votes 111x1"),
                            QStringLiteral("0/5 · no quorum (needs 3)|votes 000x0"),
                            QStringLiteral("3/5 · validity spent (-5 ms)|votes 111x0")}));
+}
+
+// The legend wraps into as many rows as its width needs, and its height holds all of them: nothing is painted
+// below legendHeight(), and the Redlock entry adds ink (and, when narrow, a row).
+void TestTimeline::legendFitsEveryEntry()
+{
+    const TimelinePalette palette = TimelinePalette::light();
+    const QFont font = QApplication::font();
+    const auto inkRows = [&](int width, bool votes, int *inkPixels) {
+        QImage image(width, 400, QImage::Format_ARGB32);
+        image.fill(palette.background);
+        {
+            QPainter p(&image);
+            TimelineRenderer::paintLegend(p, QRect(0, 0, width, 400), palette, font, votes);
+        }
+        int lastRow = -1;
+        *inkPixels = 0;
+        for (int y = 0; y < image.height(); ++y) {
+            for (int x = 0; x < width; ++x) {
+                if (image.pixel(x, y) != palette.background.rgba()) {
+                    lastRow = y;
+                    ++*inkPixels;
+                }
+            }
+        }
+        return lastRow + 1;
+    };
+    for (const int width : {300, 600, 900, 1380, 2400}) {
+        for (const bool votes : {false, true}) {
+            int ink = 0;
+            const int used = inkRows(width, votes, &ink);
+            const int height = TimelineRenderer::legendHeight(width, font, votes);
+            QVERIFY2(used > 0 && used <= height,
+                     qPrintable(QStringLiteral("width %1 votes %2: ink down to %3, height %4")
+                                    .arg(width)
+                                    .arg(votes)
+                                    .arg(used)
+                                    .arg(height)));
+        }
+        int without = 0;
+        int with = 0;
+        inkRows(width, false, &without);
+        inkRows(width, true, &with);
+        QVERIFY2(with > without,
+                 qPrintable(QStringLiteral("width %1: %2 vs %3").arg(width).arg(with).arg(without)));
+        QVERIFY(TimelineRenderer::legendHeight(width, font, true)
+                >= TimelineRenderer::legendHeight(width, font));
+    }
+    // Narrow: more rows than wide.
+    QVERIFY(TimelineRenderer::legendHeight(300, font) > TimelineRenderer::legendHeight(2400, font));
 }
 
 QTEST_MAIN(TestTimeline)
