@@ -53,7 +53,7 @@ bool SandboxSentinelGroup::start()
     masterOptions.name = QStringLiteral("sentinel-master");
     // Redis 7 waits 5 s for more replicas before a diskless full sync: start syncing at once. Every data
     // node may become the master after a failover, so each gets it.
-    masterOptions.configLines << QStringLiteral("repl-diskless-sync-delay 0");
+    masterOptions.configLines << QStringLiteral("repl-diskless-sync-delay 0") << m_options.nodeConfigLines;
     auto master = std::make_shared<SandboxServer>(masterOptions);
     if (!master->start()) {
         m_error = QStringLiteral("master: %1").arg(master->errorString());
@@ -64,7 +64,7 @@ bool SandboxSentinelGroup::start()
         SandboxServer::Options o;
         o.name = QStringLiteral("sentinel-replica%1").arg(i);
         o.configLines << QStringLiteral("replicaof 127.0.0.1 %1").arg(master->port())
-                      << QStringLiteral("repl-diskless-sync-delay 0");
+                      << QStringLiteral("repl-diskless-sync-delay 0") << m_options.nodeConfigLines;
         auto replica = std::make_shared<SandboxServer>(o);
         if (!replica->start()) {
             m_error = QStringLiteral("replica %1: %2").arg(i).arg(replica->errorString());
@@ -185,6 +185,11 @@ bool SandboxSentinelGroup::failover(QString *error, int timeoutMs)
         r = ask(sentinel, {"SENTINEL", "FAILOVER", m_options.masterName.toUtf8()});
         if (r.ok())
             break;
+        const int now = currentMaster();
+        if (now >= 0 && now != before) {
+            r = RedisResult(); // the sentinels failed over by themselves (INPROG until they finished)
+            break;
+        }
         QThread::msleep(100); // waiting for the sentinel to accept a failover; no event to wait on
     }
     if (!r.ok()) {

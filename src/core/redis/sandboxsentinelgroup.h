@@ -21,6 +21,7 @@ public:
         int downAfterMs = 1000; // sentinel down-after-milliseconds: how fast a dead master is noticed
         int failoverTimeoutMs = 3000;
         int readyTimeoutMs = 20000;
+        QStringList nodeConfigLines; // added to every data node's configuration (e.g. keyspace events)
     };
 
     SandboxSentinelGroup();
@@ -47,7 +48,8 @@ public:
     int currentMaster() const;
 
     // SENTINEL FAILOVER: promotes a replica without agreement from the other sentinels, then waits until
-    // the sentinels name the new master and it answers as one. False with `error` set on failure.
+    // the sentinels name the new master and it answers as one. A failover the sentinels started on their
+    // own meanwhile (a dead master) counts too. False with `error` set on failure.
     bool failover(QString *error, int timeoutMs = 15000);
     QString errorString() const { return m_error; }
 
