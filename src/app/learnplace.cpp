@@ -129,6 +129,12 @@ const Guide kGuides[] = {
      "The server lane shows the replica frozen, then the <b>failover</b> marker. B gets the lock on the "
      "promoted "
      "replica while A still holds it on the dead master: a <b>red band</b>.",
+     "failover-sentinel"},
+    {"failover-sentinel", nullptr,
+     "The same flaw with three real sentinels. The server lane shows the replica frozen, then two "
+     "<b>failover</b> markers: the master dies, and (about a second later) the sentinels have promoted the "
+     "replica — hover them for how long it took. B's bar turns blue on the new master while A's is still "
+     "blue on the dead one: a <b>red band</b>.",
      "cluster-locks"},
     {"cluster-locks", "Redis Cluster",
      "Eight workers, six locks, three masters: the lock lanes fill with blue bars side by side (different "

@@ -29,7 +29,7 @@ void TestPresetLibrary::requiredPresetsExist_data()
          {"seed-setnx-expire-crash", "seed-unconditional-del", "seed-get-then-del-race", "seed-short-lease",
           "seed-watchdog", "seed-redisson-reentrant", "seed-inventory", "polling-vs-pubsub", "fair-vs-unfair",
           "gc-pause", "redlock-basic", "redlock-restart", "failover", "redlock-split-vote", "cluster-locks",
-          "partitioned-holder"})
+          "partitioned-holder", "failover-sentinel"})
         QTest::newRow(id) << QString::fromLatin1(id);
 }
 

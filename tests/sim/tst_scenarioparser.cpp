@@ -47,6 +47,16 @@ void TestScenarioParser::minimalScenarioGetsDefaults()
     Scenario again;
     QVERIFY(ScenarioParser().parse(QJsonDocument(ScenarioParser::toJson(cluster)).toJson(), &again, &errors));
     QVERIFY(again.servers.cluster);
+
+    // So does a Sentinel group.
+    Scenario sentinel;
+    QVERIFY2(ScenarioParser().parse(minimal(", \"servers\": {\"sentinel\": true, \"replicas\": 1}"),
+                                    &sentinel, &errors),
+             qPrintable(errors.join(u'\n')));
+    QVERIFY(sentinel.servers.sentinel);
+    QVERIFY(
+        ScenarioParser().parse(QJsonDocument(ScenarioParser::toJson(sentinel)).toJson(), &again, &errors));
+    QVERIFY(again.servers.sentinel);
 }
 
 void TestScenarioParser::fullStoryRoundTrips()
@@ -143,6 +153,15 @@ void TestScenarioParser::mistakes_data()
         << QByteArray(R"({"lockscope_scenario": 1, "id": "t", "title": "T", "algorithm": {"id": "redlock"},
                           "servers": {"cluster": true}})")
         << "algorithm.id: redlock needs independent masters (servers.count), not a Redis Cluster";
+    QTest::newRow("sentinel without a replica")
+        << minimal(", \"servers\": {\"sentinel\": true}")
+        << "servers.sentinel: the sentinels need a replica to promote";
+    QTest::newRow("sentinel with several masters")
+        << minimal(", \"servers\": {\"sentinel\": true, \"replicas\": 1, \"count\": 3}")
+        << "servers.sentinel: a Sentinel group has one master";
+    QTest::newRow("given sentinel in the scenario")
+        << minimal(", \"servers\": {\"sentinel\": true, \"replicas\": 1, \"mode\": \"given\"}")
+        << "servers.sentinel: starts a sandbox Sentinel group";
     QTest::newRow("count on a cluster") << minimal(", \"servers\": {\"cluster\": true, \"count\": 3}")
                                         << "servers.count: counts independent servers";
     QTest::newRow("replicas on a cluster") << minimal(", \"servers\": {\"cluster\": true, \"replicas\": 1}")

@@ -23,6 +23,9 @@ struct Scenario
         // A sandbox Redis Cluster of 3 masters instead of independent servers: every lock lives on the
         // master of its key's slot. (A given cluster is the connection's business: --cluster.)
         bool cluster = false;
+        // The master and its replicas are watched by 3 real sentinels: a failover is theirs (SENTINEL
+        // FAILOVER), and clients find the new master by asking them.
+        bool sentinel = false;
         double restartDelayMs = 0; // every restart stays down this long (F2's "delayed restart" mitigation)
     };
 

@@ -356,6 +356,7 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         s.servers.replicas = int(f.integer(QStringLiteral("replicas"), 0, 0, 2));
         s.servers.keyspaceEvents = f.boolean(QStringLiteral("keyspace_events"), false);
         s.servers.cluster = f.boolean(QStringLiteral("cluster"), false);
+        s.servers.sentinel = f.boolean(QStringLiteral("sentinel"), false);
         s.servers.restartDelayMs
             = f.number(QStringLiteral("restart_delay_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
         f.rejectUnknown();
@@ -665,6 +666,19 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
                                           "servers; a sandbox cluster has no replicas here"));
         errors->append(clusterProblems(s));
     }
+    if (s.servers.sentinel) {
+        if (s.servers.mode == Scenario::Servers::Mode::Given)
+            errors->append(QStringLiteral(
+                "servers.sentinel: starts a sandbox Sentinel group, so it goes with mode \"sandbox\"; a "
+                "group of yours is given by the connection (lockscope-cli simulate --sentinel HOST:PORT "
+                "--master NAME)"));
+        if (s.servers.count > 1 || s.servers.cluster)
+            errors->append(QStringLiteral("servers.sentinel: a Sentinel group has one master; leave "
+                                          "servers.count at 1 and servers.cluster off"));
+        if (s.servers.replicas < 1)
+            errors->append(QStringLiteral("servers.sentinel: the sentinels need a replica to promote; set "
+                                          "servers.replicas to 1 or 2"));
+    }
     if (s.resource.fencedStore && !s.algorithm.fencing)
         errors->append(
             QStringLiteral("resource.fenced_store: needs a fencing token; set algorithm.fencing to true "
@@ -761,6 +775,7 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
                          {QStringLiteral("replicas"), s.servers.replicas},
                          {QStringLiteral("keyspace_events"), s.servers.keyspaceEvents},
                          {QStringLiteral("cluster"), s.servers.cluster},
+                         {QStringLiteral("sentinel"), s.servers.sentinel},
                          {QStringLiteral("restart_delay_ms"), s.servers.restartDelayMs}};
     QJsonObject retry {{QStringLiteral("strategy"), kStrategies.at(int(s.algorithm.retry.strategy))},
                        {QStringLiteral("interval_ms"), s.algorithm.retry.intervalMs},

@@ -276,6 +276,7 @@ bool Simulation::setup(QString *error)
     so.replicas = s.servers.replicas;
     so.keyspaceEvents = s.servers.keyspaceEvents;
     so.cluster = s.servers.cluster;
+    so.sentinel = s.servers.sentinel;
     QString why;
     if (m_options.server) {
         // On a cluster, what a cluster cannot do comes first (Redlock there is a mistake, not a lack of
@@ -476,6 +477,26 @@ void Simulation::schedule(qint64 atUs, std::function<void()> action)
     m_timeline.emplace(atUs, std::move(action));
 }
 
+// The sentinels promote the replica while the run goes on: look every 50 ms, put the outcome in the history
+// when it is known (the failover thread gives up after 15 s), then run the story steps held meanwhile.
+void Simulation::watchSentinelFailover(int server)
+{
+    schedule(runNowUs() + 50000, [this, server] {
+        if (const auto result = m_servers->sentinelFailoverResult()) {
+            recordFault(HistoryEvent::FaultType::Failover, -1, server, result->second);
+            m_awaitingFailover = false;
+            const QList<int> held = std::exchange(m_heldSteps, {});
+            if (!m_draining) {
+                for (int i : held)
+                    runStep(i);
+            }
+            return;
+        }
+        if (!m_draining)
+            watchSentinelFailover(server);
+    });
+}
+
 void Simulation::recordFault(HistoryEvent::FaultType type, int process, qint64 value, const QString &text,
                              int lock)
 {
@@ -603,6 +624,10 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
         recordFault(FT::Failover, -1, f.server, ok ? what : error);
         // The old master is gone for good: what the workers see from here on is this fault's doing.
         m_injectedDownUs.append({m_run->clock.nowUs(), std::numeric_limits<qint64>::max()});
+        if (ok && m_servers->isSentinel()) {
+            m_awaitingFailover = true;
+            watchSentinelFailover(f.server);
+        }
         return;
     }
     case T::Partition: {
@@ -676,18 +701,34 @@ void Simulation::scheduleStory()
     if (m_scenario.kind != Scenario::Kind::Story)
         return;
     m_stepsLeft = int(m_scenario.story.steps.size());
-    for (int i = 0; i < m_scenario.story.steps.size(); ++i) {
-        const Scenario::Step step = m_scenario.story.steps.at(i);
-        schedule(qint64(step.atMs * 1000), [this, i, step] {
-            if (m_options.stepGate) {
-                const qint64 before = m_run->clock.nowUs();
-                m_options.stepGate(i, step);
-                m_shiftUs += m_run->clock.nowUs() - before;
-            }
-            dispatchStep(i, step);
-            --m_stepsLeft;
-        });
+    for (int i = 0; i < m_scenario.story.steps.size(); ++i)
+        scheduleStep(i, qint64(m_scenario.story.steps.at(i).atMs * 1000));
+}
+
+// A step comes due at `atUs`. While the sentinels are failing over (which takes them about a second, more
+// on a loaded machine) the story holds its steps, in order, until the failover's outcome is in the history:
+// what it tells then happens in the same order on any machine.
+void Simulation::scheduleStep(int i, qint64 atUs)
+{
+    schedule(atUs, [this, i] {
+        if (m_awaitingFailover) {
+            m_heldSteps.append(i); // released by watchSentinelFailover()
+            return;
+        }
+        runStep(i);
+    });
+}
+
+void Simulation::runStep(int i)
+{
+    const Scenario::Step &step = m_scenario.story.steps.at(i);
+    if (m_options.stepGate) {
+        const qint64 before = m_run->clock.nowUs();
+        m_options.stepGate(i, step);
+        m_shiftUs += m_run->clock.nowUs() - before;
     }
+    dispatchStep(i, step);
+    --m_stepsLeft;
 }
 
 void Simulation::dispatchStep(int index, const Scenario::Step &step)
@@ -779,6 +820,9 @@ void Simulation::loop()
     std::uniform_real_distribution<double> chance(0, 1);
     qint64 nextTickUs = 100000;
     qint64 doneSinceUs = -1;
+    m_draining = false;
+    m_awaitingFailover = false;
+    m_heldSteps.clear();
     for (;;) {
         const qint64 now = runNowUs();
         while (!m_timeline.empty() && m_timeline.begin()->first <= now) {
@@ -865,6 +909,7 @@ void Simulation::finish()
     for (const auto &w : m_workers)
         w->join();
     // Pending server resumes and restarts still run, so no sandbox stays frozen or down.
+    m_draining = true;
     while (!m_timeline.empty()) {
         auto action = std::move(m_timeline.begin()->second);
         m_timeline.erase(m_timeline.begin());

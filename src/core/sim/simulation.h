@@ -98,6 +98,9 @@ private:
     void dispatchStep(int index, const Scenario::Step &step);
     void serverRestart(int server, double stayDownMs);
     void serverPause(int server, bool replica, double ms);
+    void watchSentinelFailover(int server);
+    void scheduleStep(int index, qint64 atUs);
+    void runStep(int index);
     void recordFault(HistoryEvent::FaultType type, int process, qint64 value, const QString &text,
                      int lock = -1);
     bool storyDone() const;
@@ -124,6 +127,9 @@ private:
     std::atomic<qint64> m_shiftUs = 0;
     std::atomic<qint64> m_endUs = -1;
     std::multimap<qint64, std::function<void()>> m_timeline; // controller thread only
+    bool m_awaitingFailover = false; // a Sentinel failover's outcome is not in the history yet
+    QList<int> m_heldSteps; // story steps due while the sentinels fail over, in order (controller thread)
+    bool m_draining = false; // the run has ended: pending actions run once and schedule nothing more
     int m_stepsLeft = 0;
     QStringList m_outages;
     QList<QPair<qint64, qint64>> m_injectedDownUs; // run time spans of scheduled outages (kill: to the end)

@@ -2,8 +2,10 @@
 #include "simulationservers.h"
 
 #include "redis/redisconnection.h"
+#include "redis/sentinelwatch.h"
 
 #include <QDeadlineTimer>
+#include <QElapsedTimer>
 #include <QThread>
 
 SimulationServers::~SimulationServers()
@@ -30,6 +32,8 @@ bool SimulationServers::start(const Options &options, QString *error)
         m_cluster = std::move(cluster);
         return true;
     }
+    if (options.sentinel)
+        return startSentinelGroup(options, error);
     for (int i = 0; i < options.masters; ++i) {
         auto slot = std::make_shared<Slot>();
         SandboxServer::Options so;
@@ -39,7 +43,8 @@ bool SimulationServers::start(const Options &options, QString *error)
         // Redis 7 waits 5 s for more replicas before a diskless full sync; ours has exactly one.
         if (options.replicas > 0)
             so.configLines << QStringLiteral("repl-diskless-sync-delay 0");
-        slot->master = std::make_unique<SandboxServer>(so);
+        slot->ownMaster = std::make_unique<SandboxServer>(so);
+        slot->master = slot->ownMaster.get();
         if (!slot->master->start()) {
             *error = QStringLiteral("server %1: %2").arg(i).arg(slot->master->errorString());
             return false;
@@ -48,7 +53,8 @@ bool SimulationServers::start(const Options &options, QString *error)
             SandboxServer::Options ro = so;
             ro.name = QStringLiteral("sim-replica%1").arg(i);
             ro.configLines << QStringLiteral("replicaof 127.0.0.1 %1").arg(slot->master->port());
-            slot->replica = std::make_unique<SandboxServer>(ro);
+            slot->ownReplica = std::make_unique<SandboxServer>(ro);
+            slot->replica = slot->ownReplica.get();
             if (!slot->replica->start()) {
                 *error = QStringLiteral("replica of server %1: %2").arg(i).arg(slot->replica->errorString());
                 return false;
@@ -59,6 +65,26 @@ bool SimulationServers::start(const Options &options, QString *error)
         QMutexLocker lock(&m_mutex);
         m_slots.append(slot);
     }
+    return true;
+}
+
+bool SimulationServers::startSentinelGroup(const Options &options, QString *error)
+{
+    SandboxSentinelGroup::Options go;
+    go.masterName = QStringLiteral("lockscope-sim");
+    go.replicas = std::max(1, options.replicas);
+    if (options.keyspaceEvents)
+        go.nodeConfigLines << QStringLiteral("notify-keyspace-events KEA");
+    auto slot = std::make_shared<Slot>();
+    slot->sentinels = std::make_unique<SandboxSentinelGroup>(go);
+    if (!slot->sentinels->start()) {
+        *error = QStringLiteral("sandbox Sentinel group: %1").arg(slot->sentinels->errorString());
+        return false;
+    }
+    slot->master = &slot->sentinels->node(0);
+    slot->replica = &slot->sentinels->node(1);
+    QMutexLocker lock(&m_mutex);
+    m_slots.append(slot);
     return true;
 }
 
@@ -82,12 +108,15 @@ bool SimulationServers::waitForReplicaSync(SandboxServer &replica, QString *erro
 
 void SimulationServers::stopAll()
 {
+    if (m_failoverThread.joinable())
+        m_failoverThread.join(); // bounded by its own timeout
     QList<std::shared_ptr<Slot>> doomed;
     std::unique_ptr<SandboxCluster> cluster;
     {
         QMutexLocker lock(&m_mutex);
         doomed.swap(m_slots);
         cluster.swap(m_cluster);
+        m_failoverResult.reset();
     }
     doomed.clear(); // sandboxes are killed by their destructors
     cluster.reset();
@@ -107,7 +136,9 @@ ConnectionSettings SimulationServers::settings(int server) const
     if (m_cluster)
         return m_cluster->seedSettings();
     const auto &slot = m_slots.at(server);
-    ConnectionSettings s = (slot->promoted ? slot->replica : slot->master)->connectionSettings();
+    ConnectionSettings s = slot->sentinels
+        ? slot->sentinels->settings()
+        : (slot->promoted ? slot->replica : slot->master)->connectionSettings();
     s.readOnly = false;
     return s;
 }
@@ -121,6 +152,12 @@ QString SimulationServers::describe() const
         for (int i = 0; i < m_cluster->masterCount(); ++i)
             parts << m_cluster->master(i).connectionSettings().endpoint();
         return QStringLiteral("sandbox cluster %1").arg(parts.join(QStringLiteral(", ")));
+    }
+    if (isSentinel()) {
+        QMutexLocker lock(&m_mutex);
+        const SandboxSentinelGroup &group = *m_slots.first()->sentinels;
+        return QStringLiteral("sandbox master '%1' behind sentinels %2")
+            .arg(group.masterName(), group.sentinelAddresses().join(QStringLiteral(", ")));
     }
     for (int i = 0; i < count(); ++i)
         parts << settings(i).endpoint();
@@ -148,9 +185,9 @@ SandboxServer *SimulationServers::target(int server, bool replica, QString *erro
             *error = QStringLiteral("server %1 has no replica").arg(server);
             return nullptr;
         }
-        return slot->replica.get();
+        return slot->replica;
     }
-    return slot->promoted ? slot->replica.get() : slot->master.get();
+    return slot->promoted ? slot->replica : slot->master;
 }
 
 bool SimulationServers::kill(int server, QString *what, QString *error)
@@ -216,6 +253,15 @@ bool SimulationServers::pause(int server, bool replica, QString *what, QString *
 
 bool SimulationServers::resume(int server, bool replica, QString *what, QString *error)
 {
+    {
+        QMutexLocker lock(&m_mutex);
+        if (replica && !m_given && !m_cluster && server >= 0 && server < m_slots.size()
+            && m_slots.at(server)->promoted) {
+            *what = QStringLiteral("the replica of server %1 already runs: the failover woke and promoted it")
+                        .arg(server);
+            return true;
+        }
+    }
     SandboxServer *s = target(server, replica, error);
     if (!s)
         return false;
@@ -241,6 +287,8 @@ bool SimulationServers::failover(int server, QString *what, QString *error)
     // The master dies first, so a frozen replica cannot catch up with it on the way.
     slot->master->kill();
     slot->replica->resume();
+    if (slot->sentinels)
+        return askSentinelsToFailOver(slot, server, what);
     ConnectionSettings s = slot->replica->connectionSettings();
     s.commandTimeoutMs = 5000;
     RedisConnection admin(s);
@@ -264,5 +312,62 @@ bool SimulationServers::failover(int server, QString *what, QString *error)
         = QStringLiteral("server %1's master died; its replica (port %2) was promoted and clients follow it")
               .arg(server)
               .arg(slot->replica->port());
+    return true;
+}
+
+bool SimulationServers::isSentinel() const
+{
+    QMutexLocker lock(&m_mutex);
+    return !m_slots.isEmpty() && m_slots.first()->sentinels;
+}
+
+std::optional<std::pair<bool, QString>> SimulationServers::sentinelFailoverResult() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_failoverResult;
+}
+
+bool SimulationServers::askSentinelsToFailOver(const std::shared_ptr<Slot> &slot, int server, QString *what)
+{
+    {
+        QMutexLocker lock(&m_mutex);
+        slot->promoted = true; // faults from now on aim at the replica, the master-to-be
+        m_failoverResult.reset();
+    }
+    if (m_failoverThread.joinable())
+        m_failoverThread.join();
+    // The sentinels take a moment (they must see the replica answer again and promote it): the run goes on
+    // meanwhile, and its clients find the new master through the sentinels, as any Sentinel client would.
+    // The clients' shared +switch-master listener: the failover is over for the story when they heard it.
+    std::shared_ptr<SentinelWatch> watch = SentinelWatch::acquire(slot->sentinels->settings());
+    const quint64 switchesBefore = watch->switches();
+    m_failoverThread = std::thread([this, slot, server, watch, switchesBefore] {
+        QString error;
+        QElapsedTimer took;
+        took.start();
+        bool ok = slot->sentinels->failover(&error, 15000);
+        QDeadlineTimer heard(5000);
+        while (ok && watch->switches() == switchesBefore && !heard.hasExpired())
+            QThread::msleep(10); // the announcement travels over the sentinels' pub/sub; nothing to wait on
+        if (ok && watch->switches() == switchesBefore) {
+            ok = false;
+            error = QStringLiteral("the sentinels promoted the replica, but no +switch-master reached the "
+                                   "clients within 5 s");
+        }
+        const QString text = ok
+            ? QStringLiteral("the sentinels promoted server %1's replica (port %2) after "
+                             "%3 ms; clients follow their +switch-master")
+                  .arg(server)
+                  .arg(slot->replica->port())
+                  .arg(took.elapsed())
+            : QStringLiteral("Sentinel failover of server %1 failed: %2").arg(server).arg(error);
+        QMutexLocker lock(&m_mutex);
+        m_failoverResult = std::make_pair(ok, text);
+    });
+    *what
+        = QStringLiteral("server %1's master (port %2) died; the sentinels are asked to promote its replica "
+                         "(SENTINEL FAILOVER)")
+              .arg(server)
+              .arg(slot->master->port());
     return true;
 }
