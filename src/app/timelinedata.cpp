@@ -137,7 +137,11 @@ TimelineData::Hold *TimelineData::openHold(int worker, int lock)
 void TimelineData::closeHold(int worker, int lock, Hold &hold)
 {
     m_depth.remove(worker * lockCount() + lock);
-    if (hold.expired(kOpen - 1) && hold.validUntilUs != kOpen)
+    // Judged when the release answered: a release that found the key gone before the lease ran out saw it
+    // lost another way (a failover, a restart, someone's DEL), not expire. A release that failed leaves the
+    // key to its TTL.
+    const bool answered = hold.releaseOutcome >= 0 && hold.releaseEndUs != kOpen;
+    if (hold.validUntilUs != kOpen && hold.expired(answered ? hold.releaseEndUs : kOpen - 1))
         ++m_closedExpiries;
 }
 

@@ -32,6 +32,7 @@ private slots:
     void denseRunsPaintAtEveryZoom();
     void redlockRoundsShowTheirVotes();
     void legendFitsEveryEntry();
+    void keyLostBeforeItsLeaseIsNoExpiry();
 
 private:
     static TimelineData::Layout twoWorkers();
@@ -642,6 +643,20 @@ void TestTimeline::legendFitsEveryEntry()
     }
     // Narrow: more rows than wide.
     QVERIFY(TimelineRenderer::legendHeight(300, font) > TimelineRenderer::legendHeight(2400, font));
+}
+
+// A holder whose key vanished before its lease ran out (the failover stories: the promoted replica never had
+// it) finds nothing at release: that is no expiry. One that releases after its lease ran out is one.
+void TestTimeline::keyLostBeforeItsLeaseIsNoExpiry()
+{
+    using RO = HistoryEvent::ReleaseOutcome;
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 1, 10000).release(0, 0, 7600, 7601, RO::AlreadyExpired, 0);
+    b.acquire(1, 0, 2000, 2001, 1000).release(1, 0, 5000, 5001, RO::AlreadyExpired, 0);
+    TimelineData data(twoWorkers());
+    data.append(b.events());
+    data.finish(8000000);
+    QCOMPARE(data.expiries(), 1); // B's, whose 1 s lease ran out at 3 s; A's key was gone at 7.6 s of 10 s
 }
 
 QTEST_MAIN(TestTimeline)
