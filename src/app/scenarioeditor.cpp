@@ -175,6 +175,7 @@ void ScenarioEditor::fill()
     m_ui->serverCountSpin->setValue(servers.value(QStringLiteral("count")).toInt());
     m_ui->replicasSpin->setValue(servers.value(QStringLiteral("replicas")).toInt());
     m_ui->clusterCheck->setChecked(servers.value(QStringLiteral("cluster")).toBool());
+    m_ui->sentinelCheck->setChecked(servers.value(QStringLiteral("sentinel")).toBool());
     m_ui->restartDelaySpin->setValue(servers.value(QStringLiteral("restart_delay_ms")).toDouble());
     m_ui->counterCheck->setChecked(resource.value(QStringLiteral("counter")).toBool());
     m_ui->counterInitialSpin->setValue(int(resource.value(QStringLiteral("counter_initial")).toDouble()));
@@ -330,6 +331,7 @@ QJsonObject ScenarioEditor::json() const
     servers.insert(QStringLiteral("count"), m_ui->serverCountSpin->value());
     servers.insert(QStringLiteral("replicas"), m_ui->replicasSpin->value());
     servers.insert(QStringLiteral("cluster"), m_ui->clusterCheck->isChecked());
+    servers.insert(QStringLiteral("sentinel"), m_ui->sentinelCheck->isChecked());
     servers.insert(QStringLiteral("restart_delay_ms"), m_ui->restartDelaySpin->value());
     o.insert(QStringLiteral("servers"), servers);
     QJsonObject resource = o.value(QStringLiteral("resource")).toObject();

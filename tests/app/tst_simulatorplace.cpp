@@ -44,6 +44,7 @@ private slots:
     void runsOnAConnectedServerThatAllowsWrites();
     void editorReportsBadFieldsAndBlocksRun();
     void runsOnAConnectedCluster();
+    void runsTheSentinelFailoverStory();
 
 private:
     static Scenario smallStory(bool variants);
@@ -369,6 +370,27 @@ void TestSimulatorPlace::runsOnAConnectedCluster()
     const QString server = place.controller()->run(0).report.server;
     QVERIFY2(server == QStringLiteral("cluster 127.0.0.1:%1").arg(cluster.master(0).port()),
              qPrintable(server));
+    QVERIFY2(place.controller()->outcome().passed(), qPrintable(place.controller()->outcome().summaryText()));
+}
+
+// F1 through real sentinels from the GUI: the editor shows the Sentinel box, the run happens on a sandbox
+// master + replica + 3 sentinels, and the story shows two holders.
+void TestSimulatorPlace::runsTheSentinelFailoverStory()
+{
+    SimulatorPlace place(nullptr);
+    place.show();
+    QVERIFY(place.loadPreset(QStringLiteral("failover-sentinel")));
+    auto *sentinelCheck = place.editor()->findChild<QCheckBox *>(QStringLiteral("sentinelCheck"));
+    QVERIFY(sentinelCheck && sentinelCheck->isChecked());
+    Scenario edited;
+    QStringList problems;
+    QVERIFY(place.editor()->scenario(&edited, &problems));
+    QVERIFY(edited.servers.sentinel);
+    QVERIFY(place.run());
+    QVERIFY(waitForRun(place));
+    QVERIFY2(place.controller()->errorString().isEmpty(), qPrintable(place.controller()->errorString()));
+    const RunReport &report = place.controller()->run(0).report;
+    QVERIFY2(report.server.contains(QLatin1String("behind sentinels")), qPrintable(report.server));
     QVERIFY2(place.controller()->outcome().passed(), qPrintable(place.controller()->outcome().summaryText()));
 }
 
