@@ -49,6 +49,9 @@ private slots:
 private:
     static Scenario smallStory(bool variants);
     static bool waitForRun(SimulatorPlace &place, int timeoutMs = 30000);
+    // Loads a preset; true when the editor's check box `box` is ticked and the edited scenario is valid.
+    static bool loadPresetWithBoxTicked(SimulatorPlace &place, const QString &preset, const char *box,
+                                        Scenario *edited);
 };
 
 void TestSimulatorPlace::initTestCase()
@@ -345,6 +348,16 @@ void TestSimulatorPlace::editorReportsBadFieldsAndBlocksRun()
              ScenarioParser::toJson(PresetLibrary::find(QStringLiteral("seed-short-lease"))->scenario));
 }
 
+bool TestSimulatorPlace::loadPresetWithBoxTicked(SimulatorPlace &place, const QString &preset,
+                                                 const char *box, Scenario *edited)
+{
+    if (!place.loadPreset(preset))
+        return false;
+    auto *check = place.editor()->findChild<QCheckBox *>(QLatin1String(box));
+    QStringList problems;
+    return check && check->isChecked() && place.editor()->scenario(edited, &problems);
+}
+
 void TestSimulatorPlace::runsOnAConnectedCluster()
 {
     SandboxCluster cluster;
@@ -357,12 +370,8 @@ void TestSimulatorPlace::runsOnAConnectedCluster()
     QTRY_VERIFY(
         qobject_cast<QStandardItemModel *>(place.findChild<QComboBox *>()->model())->item(1)->isEnabled());
     place.setTarget(SimulatorPlace::Target::ConnectedServer);
-    QVERIFY(place.loadPreset(QStringLiteral("cluster-locks")));
-    auto *clusterCheck = place.editor()->findChild<QCheckBox *>(QStringLiteral("clusterCheck"));
-    QVERIFY(clusterCheck && clusterCheck->isChecked());
     Scenario edited;
-    QStringList problems;
-    QVERIFY(place.editor()->scenario(&edited, &problems));
+    QVERIFY(loadPresetWithBoxTicked(place, QStringLiteral("cluster-locks"), "clusterCheck", &edited));
     QVERIFY(edited.servers.cluster);
     QVERIFY(place.run());
     QVERIFY(waitForRun(place));
@@ -379,12 +388,8 @@ void TestSimulatorPlace::runsTheSentinelFailoverStory()
 {
     SimulatorPlace place(nullptr);
     place.show();
-    QVERIFY(place.loadPreset(QStringLiteral("failover-sentinel")));
-    auto *sentinelCheck = place.editor()->findChild<QCheckBox *>(QStringLiteral("sentinelCheck"));
-    QVERIFY(sentinelCheck && sentinelCheck->isChecked());
     Scenario edited;
-    QStringList problems;
-    QVERIFY(place.editor()->scenario(&edited, &problems));
+    QVERIFY(loadPresetWithBoxTicked(place, QStringLiteral("failover-sentinel"), "sentinelCheck", &edited));
     QVERIFY(edited.servers.sentinel);
     QVERIFY(place.run());
     QVERIFY(waitForRun(place));
