@@ -23,6 +23,12 @@ public:
         add(w, lock, failMs, HistoryEvent::Phase::Fail, HistoryEvent::Kind::Acquire, op, -1);
         return *this;
     }
+    // An acquire still waiting when the history ends (a live run).
+    HistoryBuilder &acquireInvoked(int w, int lock, double invokeMs, qint64 leaseMs = 10000)
+    {
+        add(w, lock, invokeMs, HistoryEvent::Phase::Invoke, HistoryEvent::Kind::Acquire, ++m_op, leaseMs);
+        return *this;
+    }
     HistoryBuilder &renew(int w, int lock, double invokeMs, double okMs, qint64 leaseMs, quint16 log = 0)
     {
         const qint64 op = ++m_op;

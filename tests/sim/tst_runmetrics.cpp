@@ -12,6 +12,7 @@ private slots:
     void handOffOnlyForWaiters();
     void jainIndex();
     void timeSeries();
+    void waitingCountsInEveryBucketItLasts();
     void emptyHistory();
 };
 
@@ -65,6 +66,17 @@ void TestRunMetrics::timeSeries()
     const RunMetrics m = RunMetrics::compute(b.events(), 3, 2000000, 1000000);
     QCOMPARE(m.acquisitionsPerBucket, (QList<int> {1, 2}));
     QCOMPARE(m.waitingPerBucket.first(), 3);
+}
+
+void TestRunMetrics::waitingCountsInEveryBucketItLasts()
+{
+    // A waits 1 ms at 0 s, B from 1.2 s to 3.5 s, C from 2.5 s to the end of the (live) run; 1 s buckets.
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 1, 10000).release(0, 0, 3500, 3501);
+    b.acquire(1, 0, 1200, 3500, 10000);
+    b.acquireInvoked(2, 0, 2500);
+    const RunMetrics m = RunMetrics::compute(b.events(), 3, 5000000, 1000000);
+    QCOMPARE(m.waitingPerBucket, (QList<int> {1, 1, 2, 2, 1}));
 }
 
 void TestRunMetrics::emptyHistory()

@@ -51,10 +51,20 @@ RunMetrics RunMetrics::compute(const QList<HistoryEvent> &events, int workers, q
     QHash<int, LastRelease> lastRelease; // per lock
     QList<qint64> acquireLatencies, handoffs, holds, validities;
     int waiting = 0;
+    // A worker that waits across several buckets counts in each of them, not only where it started waiting:
+    // the level reached so far is carried into every bucket the history passes through (events are in time
+    // order).
+    qsizetype carriedTo = 0;
+    const auto carryWaitingTo = [&](qsizetype bucket) {
+        for (; carriedTo < bucket; ++carriedTo)
+            m.waitingPerBucket[carriedTo + 1] = std::max(m.waitingPerBucket[carriedTo + 1], waiting);
+    };
 
     for (const HistoryEvent &e : events) {
         if (e.isCompletion())
             m.commands += e.commands;
+        if (buckets > 0)
+            carryWaitingTo(bucketOf(e.timeUs));
         switch (e.kind) {
         case HistoryEvent::Kind::Acquire: {
             if (e.phase == HistoryEvent::Phase::Invoke) {
@@ -137,6 +147,8 @@ RunMetrics RunMetrics::compute(const QList<HistoryEvent> &events, int workers, q
         if (e.phase == HistoryEvent::Phase::Info)
             ++m.errors;
     }
+    if (buckets > 0)
+        carryWaitingTo(buckets - 1); // those still waiting at the end (a live run) wait to the last bucket
 
     const double seconds = double(durationUs) / 1e6;
     if (seconds > 0) {
