@@ -5,6 +5,7 @@
 #include "appsettings.h"
 
 #include "actionconfirmdialog.h"
+#include "backgroundtask.h"
 #include "inspect/inspectclock.h"
 #include "inspect/inspectformat.h"
 #include "inspect/lockscanner.h"
@@ -34,7 +35,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace {
 constexpr int kTickMs = 100; // countdown repaint
@@ -102,6 +102,7 @@ InspectorPlace::InspectorPlace(RedisSession *session, QWidget *parent)
     m_flush.setInterval(kFlushMs);
     connect(&m_flush, &QTimer::timeout, this, &InspectorPlace::flushDirtyKeys);
     connect(&m_sampleWriter, &QFutureWatcher<bool>::finished, this, [this] {
+        BackgroundTask::resultsArrived();
         if (m_sampleWriter.result()) {
             setStatus(tr("Sample locks written to the sandbox (demo:*)."));
             rescan();
@@ -770,7 +771,7 @@ void InspectorPlace::writeSampleLocks()
     if (!m_sandbox || !m_connected || m_sampleWriter.isRunning())
         return;
     const ConnectionSettings settings = m_settings;
-    m_sampleWriter.setFuture(QtConcurrent::run([settings] {
+    m_sampleWriter.setFuture(BackgroundTask::run([settings] {
         RedisConnection c(settings);
         if (c.open())
             return false;

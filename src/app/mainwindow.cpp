@@ -3,6 +3,7 @@
 #include "appsettings.h"
 
 #include "aboutdialog.h"
+#include "backgroundtask.h"
 #include "connectiondialog.h"
 #include "inspectorplace.h"
 #include "learnplace.h"
@@ -26,7 +27,6 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QToolBar>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace {
 constexpr int kRefreshConnectedMs = 5000;
@@ -69,6 +69,7 @@ MainWindow::MainWindow(const AppOptions &options, QWidget *parent)
     });
     connect(&m_refreshTimer, &QTimer::timeout, m_session, &RedisSession::refreshInfo);
     connect(&m_sandboxStart, &QFutureWatcher<bool>::finished, this, [this] {
+        BackgroundTask::resultsArrived();
         if (!m_sandboxStart.result()) {
             onFailed(tr("Cannot start the sandbox server: %1").arg(m_sandbox->errorString()));
             return;
@@ -107,6 +108,7 @@ MainWindow::MainWindow(const AppOptions &options, QWidget *parent)
 MainWindow::~MainWindow()
 {
     m_sandboxStart.waitForFinished(); // the sandbox object must outlive a start in progress
+    BackgroundTask::resultsArrived();
 }
 
 void MainWindow::buildPlaces()
@@ -295,17 +297,17 @@ void MainWindow::useSandbox()
     m_refreshTimer.stop();
     setProfile(std::nullopt);
     m_badge->setDecoration({});
+    if (m_sandboxStart.isRunning())
+        return; // its end connects (and the sandbox is the start task's until then)
     if (m_sandbox && m_sandbox->isRunning()) {
         m_onSandbox = true;
         m_session->open(m_sandbox->connectionSettings());
         return;
     }
-    if (m_sandboxStart.isRunning())
-        return;
     m_badge->setConnecting(tr("Starting the sandbox redis-server…"));
     m_sandbox = std::make_unique<SandboxServer>();
     // Starting waits for the server to answer PING: do it off the GUI thread.
-    m_sandboxStart.setFuture(QtConcurrent::run([sandbox = m_sandbox.get()] { return sandbox->start(); }));
+    m_sandboxStart.setFuture(BackgroundTask::run([sandbox = m_sandbox.get()] { return sandbox->start(); }));
 }
 
 void MainWindow::openConnectionDialog()

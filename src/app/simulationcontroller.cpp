@@ -2,12 +2,12 @@
 // finished simulations off the GUI thread (their destructors stop sandbox servers).
 #include "simulationcontroller.h"
 
+#include "backgroundtask.h"
 #include "logging.h"
 #include "sim/scenarioparser.h"
 #include "stepgate.h"
 
 #include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace {
 constexpr int kTickMs = 33;
@@ -43,7 +43,7 @@ void SimulationController::dispose(std::shared_ptr<Simulation> simulation)
         return;
     simulation->requestStop();
     // ~Simulation joins its controller thread and stops its servers: never on the GUI thread.
-    QThreadPool::globalInstance()->start([s = std::move(simulation)]() mutable { s.reset(); });
+    BackgroundTask::run([s = std::move(simulation)]() mutable { s.reset(); });
 }
 
 bool SimulationController::start(const Scenario &scenario, const Simulation::Options &options, QString *error)
@@ -203,6 +203,7 @@ void SimulationController::requestStats(int index)
     auto *watcher = new QFutureWatcher<LiveStats>(this);
     const quint64 generation = m_generation;
     connect(watcher, &QFutureWatcher<LiveStats>::finished, this, [this, watcher, index, generation] {
+        BackgroundTask::resultsArrived();
         watcher->deleteLater();
         if (generation != m_generation || index >= m_runs.size())
             return;
@@ -216,7 +217,7 @@ void SimulationController::requestStats(int index)
             run.timeline->setViolations(run.stats.safety.details);
         emit statsUpdated(index);
     });
-    watcher->setFuture(QtConcurrent::run(
+    watcher->setFuture(BackgroundTask::run(
         [sim = r.simulation, in] { return LiveStats::compute(sim->history()->events(), in); }));
 }
 
@@ -238,6 +239,7 @@ void SimulationController::requestFinal(int index)
     const quint64 generation = m_generation;
     connect(watcher, &QFutureWatcher<FinalResult>::finished, this,
             [this, watcher, index, generation, report] {
+                BackgroundTask::resultsArrived();
                 watcher->deleteLater();
                 if (generation != m_generation || index >= m_runs.size())
                     return;
@@ -261,7 +263,7 @@ void SimulationController::requestFinal(int index)
                     end();
                 }
             });
-    watcher->setFuture(QtConcurrent::run([sim = r.simulation, layout, report] {
+    watcher->setFuture(BackgroundTask::run([sim = r.simulation, layout, report] {
         // The whole history, ordered: the picture then matches the report exactly.
         const QList<HistoryEvent> events = sim->history() ? sim->history()->events() : QList<HistoryEvent>();
         FinalResult result;

@@ -5,6 +5,7 @@
 
 #include "textformat.h"
 
+#include "backgroundtask.h"
 #include "chartspanel.h"
 #include "eventlogmodel.h"
 #include "redis/redissession.h"
@@ -44,7 +45,6 @@
 #include <QTextBrowser>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace {
 const QString kDefaultPreset = QStringLiteral("gc-pause");
@@ -818,6 +818,7 @@ void SimulatorPlace::exportEventsInBackground()
     };
     auto *watcher = new QFutureWatcher<Result>(this);
     connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, path] {
+        BackgroundTask::resultsArrived();
         watcher->deleteLater();
         const Result r = watcher->result();
         m_exporting = false;
@@ -830,7 +831,7 @@ void SimulatorPlace::exportEventsInBackground()
                 tr("Saved %1 (%2)")
                     .arg(QFileInfo(path).fileName(), TextFormat::count(r.rows, tr("event"), tr("events"))));
     });
-    watcher->setFuture(QtConcurrent::run([path, runs] {
+    watcher->setFuture(BackgroundTask::run([path, runs] {
         Result r;
         r.rows = RunExporter::writeEventsCsv(path, runs, &r.error);
         return r;
