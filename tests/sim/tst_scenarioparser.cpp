@@ -232,6 +232,20 @@ void TestScenarioParser::expectations()
     QCOMPARE(e.toString(), QStringLiteral("fairness_jain >= 0.95"));
     const auto check = e.evaluate({{QStringLiteral("fairness_jain"), 0.97}});
     QCOMPARE(check.toJson().value(QStringLiteral("actual")).toDouble(), 0.97);
+
+    // Written back as the user wrote it, whatever the size: "1e+06" would not parse again (a case the
+    // scenario fuzzer found with a 86-digit count; tests/corpus/fuzz/scenarioparser/crash-741769d9f229).
+    for (const QString &number :
+         {QStringLiteral("1000000"), QStringLiteral("0.0000001"), QStringLiteral("-2.5"),
+          QStringLiteral("123456789.125"), QString(86, u'9')}) {
+        const QString text = QStringLiteral("acquisitions >= ") + number;
+        QVERIFY2(Expectation::parse(text, &e, &error), qPrintable(error));
+        Expectation again;
+        QVERIFY2(Expectation::parse(e.toString(), &again, &error), qPrintable(e.toString() + u' ' + error));
+        QCOMPARE(again.value, e.value);
+    }
+    QVERIFY(Expectation::parse(QStringLiteral("acquisitions >= 1000000"), &e, &error));
+    QCOMPARE(e.toString(), QStringLiteral("acquisitions >= 1000000"));
 }
 
 void TestScenarioParser::variantsMergeAndCompare()

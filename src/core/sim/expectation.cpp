@@ -1,6 +1,7 @@
 // Expectation: parsing and evaluation of "metric op value".
 #include "expectation.h"
 
+#include <QLocale>
 #include <QRegularExpression>
 
 QStringList Expectation::knownMetrics()
@@ -107,7 +108,11 @@ bool Expectation::parse(const QString &text, Expectation *out, QString *error, c
 QString Expectation::toString() const
 {
     return QStringLiteral("%1 %2 %3")
-        .arg(metric, opText(op), otherMetric.isEmpty() ? QString::number(value) : otherMetric);
+        .arg(metric, opText(op),
+             otherMetric.isEmpty()
+                 // Plain digits, exact (parse() takes no exponent): QString::number would write 1e+06.
+                 ? QString::number(value, 'f', QLocale::FloatingPointShortest)
+                 : otherMetric);
 }
 
 Expectation::Check Expectation::evaluate(const QHash<QString, double> &values) const
