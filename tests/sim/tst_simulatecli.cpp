@@ -176,6 +176,7 @@ void TestSimulateCli::givenClusterAndSandboxCluster()
     QCOMPARE(report.value(QStringLiteral("server")).toString(), QStringLiteral("cluster ") + seed);
     // The counters (one per lock, each on its slot's master) add up to what the report says.
     const QJsonObject counter = report.value(QStringLiteral("counter")).toObject();
+    QCOMPARE(counter.value(QStringLiteral("count")).toInt(), 6);
     QByteArray first = counter.value(QStringLiteral("key")).toString().toUtf8();
     QVERIFY2(first.endsWith(":0"), first.constData());
     first.chop(1);

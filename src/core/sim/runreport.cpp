@@ -3,6 +3,8 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
+
 QHash<QString, double> RunReport::expectationValues() const
 {
     const RunMetrics &m = metrics;
@@ -109,6 +111,7 @@ QJsonObject RunReport::toJson() const
     };
     if (!counterKey.isEmpty()) {
         QJsonObject counter {{QStringLiteral("key"), counterKey},
+                             {QStringLiteral("count"), std::max(1, counters)},
                              {QStringLiteral("expected"), double(safety.counterExpected)}};
         counter.insert(QStringLiteral("actual"),
                        safety.counterObserved ? QJsonValue(double(safety.counterActual)) : QJsonValue());
@@ -182,8 +185,11 @@ QString RunReport::summaryText() const
         t += u'\n';
     }
     if (!counterKey.isEmpty())
-        t += QStringLiteral("  counter %1: expected %2, actual %3\n")
-                 .arg(counterKey)
+        t += QStringLiteral("  %1: expected %2, actual %3\n")
+                 .arg(counters > 1 ? QStringLiteral("%1 counters (%2 and the next ones, summed)")
+                                         .arg(counters)
+                                         .arg(counterKey)
+                                   : QStringLiteral("counter ") + counterKey)
                  .arg(safety.counterExpected)
                  .arg(safety.counterObserved ? QString::number(safety.counterActual)
                                              : QStringLiteral("unknown"));

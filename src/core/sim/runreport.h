@@ -21,7 +21,8 @@ struct RunReport
     int servers = 1; // independent masters (Redlock's N)
     RunMetrics metrics;
     SafetyChecker::Result safety;
-    QString counterKey;
+    QString counterKey; // the first counter's key
+    int counters = 0; // one per lock; expected and actual below are their sums
     qint64 locksWithoutTtl = 0; // lock keys left with no TTL at the end (PTTL -1): stuck forever
     qint64 failedRounds = 0; // Redlock rounds that did not win (no quorum or validity spent), counted by the
                              // workers themselves (also without a history)

@@ -951,6 +951,7 @@ void Simulation::collect()
     }
     if (!m_run->counterKeys.isEmpty())
         report.counterKey = QString::fromUtf8(m_run->counterKeys.first());
+    report.counters = int(m_run->counterKeys.size());
     for (int server = 0; server < m_servers->count(); ++server) {
         KeyAdmin probe(m_servers->settings(server));
         if (probe.open())
