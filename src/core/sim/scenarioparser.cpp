@@ -555,7 +555,8 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
             if (needsMs && step.ms <= 0)
                 st.error(QStringLiteral("ms"),
                          QStringLiteral("'%1' needs ms above 0").arg(kActions.at(int(step.action))));
-            if (i > 0 && step.atMs < s.story.steps.last().atMs)
+            // Against the last step kept, not steps[i - 1]: a step that is not an object was skipped.
+            if (!s.story.steps.isEmpty() && step.atMs < s.story.steps.last().atMs)
                 st.error(
                     QStringLiteral("at_ms"),
                     QStringLiteral("%1 is earlier than the step before it (%2); list steps in time order")
