@@ -118,10 +118,11 @@ void TestClusterScanJob::scannerListsTheClusterAndRefreshesOnEachNode()
     QCOMPARE(found.size(), m_nodeOf.size());
 
     // A refresh reads each lock on its own master: one lock per master, one of them released meanwhile.
+    // Not res:4: its waiters' queue outlives a deleted hash, so the lock would rightly still be listed.
     QList<LockRecord> asked;
     QSet<QString> nodes;
     for (const LockRecord &r : std::as_const(found)) {
-        if (!nodes.contains(r.node)) {
+        if (!nodes.contains(r.node) && r.key != "res:4") {
             nodes.insert(r.node);
             asked << r;
         }
