@@ -14,6 +14,7 @@
 #include <QRunnable>
 #include <QThreadPool>
 
+#include <exception>
 #include <type_traits>
 #include <utility>
 
@@ -38,10 +39,16 @@ public:
     void run() override
     {
         taskStarted();
-        if constexpr (std::is_void_v<Result>)
-            m_fn();
-        else
-            m_promise.addResult(m_fn());
+        // An exception goes to the future (result() rethrows it in the handler), as with QtConcurrent::run;
+        // let out of run(), it would end the program from a pool thread, and the future would never finish.
+        try {
+            if constexpr (std::is_void_v<Result>)
+                m_fn();
+            else
+                m_promise.addResult(m_fn());
+        } catch (...) {
+            m_promise.setException(std::current_exception());
+        }
         taskEnded();
         m_promise.finish();
     }

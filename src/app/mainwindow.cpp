@@ -70,10 +70,13 @@ MainWindow::MainWindow(const AppOptions &options, QWidget *parent)
     connect(&m_refreshTimer, &QTimer::timeout, m_session, &RedisSession::refreshInfo);
     connect(&m_sandboxStart, &QFutureWatcher<bool>::finished, this, [this] {
         BackgroundTask::resultsArrived();
+        m_sandboxStarting = false;
         if (!m_sandboxStart.result()) {
             onFailed(tr("Cannot start the sandbox server: %1").arg(m_sandbox->errorString()));
             return;
         }
+        if (!m_sandboxWanted)
+            return; // the user connected to another server while it started
         m_onSandbox = true;
         m_session->open(m_sandbox->connectionSettings());
     });
@@ -206,6 +209,7 @@ void MainWindow::showPlace(Place place)
 void MainWindow::connectTo(const ConnectionSettings &settings)
 {
     m_onSandbox = false;
+    m_sandboxWanted = false;
     m_refreshTimer.stop();
     if (!m_profile)
         m_badge->setDecoration(ServerBadge::decorationFor(settings));
@@ -297,7 +301,8 @@ void MainWindow::useSandbox()
     m_refreshTimer.stop();
     setProfile(std::nullopt);
     m_badge->setDecoration({});
-    if (m_sandboxStart.isRunning())
+    m_sandboxWanted = true;
+    if (m_sandboxStarting)
         return; // its end connects (and the sandbox is the start task's until then)
     if (m_sandbox && m_sandbox->isRunning()) {
         m_onSandbox = true;
@@ -307,6 +312,7 @@ void MainWindow::useSandbox()
     m_badge->setConnecting(tr("Starting the sandbox redis-server…"));
     m_sandbox = std::make_unique<SandboxServer>();
     // Starting waits for the server to answer PING: do it off the GUI thread.
+    m_sandboxStarting = true;
     m_sandboxStart.setFuture(BackgroundTask::run([sandbox = m_sandbox.get()] { return sandbox->start(); }));
 }
 

@@ -90,5 +90,8 @@ private:
     QMenu *m_profilesMenu = nullptr;
     std::optional<ConnectionProfile> m_profile;
     bool m_onSandbox = false;
+    bool m_sandboxStarting = false; // from useSandbox() until the start task's end is handled (the future's
+                                    // isRunning() turns false before that)
+    bool m_sandboxWanted = false; // the last connection asked for is the sandbox (not a server chosen since)
     bool m_userAskedToConnect = false; // show a dialog on failure only when the user just asked
 };

@@ -26,7 +26,8 @@ extern "C" long syscall(long number, ...)
     for (long &argument : a)
         argument = va_arg(ap, long);
     va_end(ap);
-    if (number == SYS_waitid && a[0] == kIdTypePidfd) {
+    if (number == SYS_waitid
+        && static_cast<int>(a[0]) == kIdTypePidfd) { // idtype_t is an int: upper half unset
         errno = EINVAL; // what a kernel without pidfds answers
         return -1;
     }

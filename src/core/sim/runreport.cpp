@@ -184,14 +184,15 @@ QString RunReport::summaryText() const
                      .arg(m.validityMinMs);
         t += u'\n';
     }
+    // One arg() call for each line with the user's text (the key prefix, the expectation): a "%1" in it stays
+    // as written instead of taking the next number.
     if (!counterKey.isEmpty())
         t += QStringLiteral("  %1: expected %2, actual %3\n")
                  .arg(counters > 1 ? QStringLiteral("%1 counters (%2 and the next ones, summed)")
-                                         .arg(counters)
-                                         .arg(counterKey)
-                                   : QStringLiteral("counter ") + counterKey)
-                 .arg(safety.counterExpected)
-                 .arg(safety.counterObserved ? QString::number(safety.counterActual)
+                                         .arg(QString::number(counters), counterKey)
+                                   : QStringLiteral("counter ") + counterKey,
+                      QString::number(safety.counterExpected),
+                      safety.counterObserved ? QString::number(safety.counterActual)
                                              : QStringLiteral("unknown"));
     t += QStringLiteral("  violations: %1 overlaps, %2 stale holders, %3 foreign releases, %4 lost updates; "
                         "%5 fencing rejections\n")
@@ -214,8 +215,8 @@ QString RunReport::summaryText() const
         t += QStringLiteral("  stopped early: %1\n").arg(stopReason);
     for (const Expectation::Check &c : checks)
         t += QStringLiteral("  %1 expect %2 (actual %3)\n")
-                 .arg(c.passed ? QStringLiteral("✔") : QStringLiteral("✘"), c.expectation)
-                 .arg(c.actual);
+                 .arg(c.passed ? QStringLiteral("✔") : QStringLiteral("✘"), c.expectation,
+                      QString::number(c.actual));
     if (!checks.isEmpty())
         t += passed() ? QStringLiteral("PASSED\n")
                       : QStringLiteral("FAILED: the run did not show what the scenario expects\n");
