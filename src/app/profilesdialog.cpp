@@ -3,6 +3,7 @@
 #include "profilesdialog.h"
 
 #include "connectiondialog.h"
+#include "outputfile.h"
 #include "profilecredentials.h"
 #include "profiles/profilestore.h"
 #include "profiles/secretstore.h"
@@ -14,7 +15,6 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QPushButton>
-#include <QSaveFile>
 
 namespace {
 
@@ -328,10 +328,9 @@ void ProfilesDialog::testSelected()
 bool ProfilesDialog::exportTo(const QString &path, QString *error)
 {
     const QList<ConnectionProfile> profiles = selectedProfiles();
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(ProfileStore::exportJson(profiles)) < 0
-        || !file.commit()) {
-        *error = tr("cannot write %1: %2").arg(path, file.errorString());
+    QString reason;
+    if (!OutputFile::writeWhole(path, ProfileStore::exportJson(profiles), &reason)) {
+        *error = tr("cannot write %1: %2").arg(path, reason);
         return false;
     }
     setStatus(

@@ -1,22 +1,22 @@
-// RunExporter: files written whole (QSaveFile), so a failed export never leaves half a file behind.
+// RunExporter: files written whole (OutputFile), so a failed export never leaves half a file behind.
 #include "runexporter.h"
 
+#include "outputfile.h"
 #include "sim/historycsv.h"
 
 #include <QBuffer>
 #include <QImage>
 #include <QJsonDocument>
 #include <QPainter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 
 bool RunExporter::writeReportJson(const QString &path, const SimulationRunner::Outcome &outcome,
                                   QString *error)
 {
-    QSaveFile file(path);
-    const QByteArray json = QJsonDocument(outcome.toJson()).toJson(QJsonDocument::Indented);
-    if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit()) {
-        *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
+    QString reason;
+    if (!OutputFile::writeWhole(path, QJsonDocument(outcome.toJson()).toJson(QJsonDocument::Indented),
+                                &reason)) {
+        *error = QObject::tr("Cannot write %1: %2").arg(path, reason);
         return false;
     }
     return true;
@@ -24,19 +24,19 @@ bool RunExporter::writeReportJson(const QString &path, const SimulationRunner::O
 
 qint64 RunExporter::writeEventsCsv(const QString &path, const QList<Events> &runs, QString *error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
+    OutputFile file(path);
+    if (!file.open()) {
+        *error = QObject::tr("Cannot write %1: %2").arg(path, file.reason());
         return -1;
     }
     file.write(HistoryCsv::header());
     qint64 rows = 0;
     for (const Events &r : runs) {
         if (r.simulation)
-            rows += HistoryCsv::write(file, *r.simulation, r.variant);
+            rows += HistoryCsv::write(*file.device(), *r.simulation, r.variant);
     }
     if (!file.commit()) {
-        *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
+        *error = QObject::tr("Cannot write %1: %2").arg(path, file.reason());
         return -1;
     }
     return rows;
@@ -45,9 +45,9 @@ qint64 RunExporter::writeEventsCsv(const QString &path, const QList<Events> &run
 bool RunExporter::writePicture(const QString &path, const QSize &size, const QString &title,
                                const std::function<void(QPainter &)> &paint, QString *error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
+    OutputFile file(path);
+    if (!file.open()) {
+        *error = QObject::tr("Cannot write %1: %2").arg(path, file.reason());
         return false;
     }
     if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
@@ -74,14 +74,17 @@ bool RunExporter::writePicture(const QString &path, const QSize &size, const QSt
             painter.setRenderHint(QPainter::TextAntialiasing);
             paint(painter);
         }
-        if (!image.save(&file, "PNG")) {
+        // Encoded in memory first: the file then gets one whole write (the file is unbuffered).
+        QBuffer png;
+        png.open(QIODevice::WriteOnly);
+        if (!image.save(&png, "PNG")) {
             *error = QObject::tr("Cannot encode %1 as PNG").arg(path);
-            file.cancelWriting();
             return false;
         }
+        file.write(png.data());
     }
     if (!file.commit()) {
-        *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
+        *error = QObject::tr("Cannot write %1: %2").arg(path, file.reason());
         return false;
     }
     return true;

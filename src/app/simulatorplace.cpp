@@ -8,6 +8,7 @@
 #include "backgroundtask.h"
 #include "chartspanel.h"
 #include "eventlogmodel.h"
+#include "outputfile.h"
 #include "redis/redissession.h"
 #include "runexporter.h"
 #include "scenarioeditor.h"
@@ -21,6 +22,7 @@
 #include "violationmodel.h"
 
 #include <QAction>
+#include <QBuffer>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFutureWatcher>
@@ -32,7 +34,6 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QProgressBar>
-#include <QSaveFile>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
@@ -750,11 +751,10 @@ void SimulatorPlace::saveScenario()
     if (path.isEmpty())
         return;
     m_scenarioDir = QFileInfo(path).absolutePath();
-    QSaveFile file(path);
-    const QByteArray json = QJsonDocument(m_editor->json()).toJson(QJsonDocument::Indented);
-    if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit()) {
-        QMessageBox::warning(this, tr("Cannot save"),
-                             tr("Cannot write %1: %2").arg(path, file.errorString()));
+    QString reason;
+    if (!OutputFile::writeWhole(path, QJsonDocument(m_editor->json()).toJson(QJsonDocument::Indented),
+                                &reason)) {
+        QMessageBox::warning(this, tr("Cannot save"), tr("Cannot write %1: %2").arg(path, reason));
         return;
     }
     m_editor->setModified(false);
@@ -861,9 +861,13 @@ bool SimulatorPlace::exportCharts(const QString &path, QString *error) const
 
 bool SimulatorPlace::exportLog(const QString &path, QString *error) const
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || m_logModel->writeCsv(file) < 0 || !file.commit()) {
-        *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+    // The log is formatted in memory, then written whole: the file is unbuffered.
+    QBuffer csv;
+    csv.open(QIODevice::WriteOnly);
+    QString reason;
+    if (m_logModel->writeCsv(csv) < 0 || !OutputFile::writeWhole(path, csv.data(), &reason)) {
+        *error = tr("Cannot write %1: %2")
+                     .arg(path, reason.isEmpty() ? tr("the log could not be formatted") : reason);
         return false;
     }
     return true;

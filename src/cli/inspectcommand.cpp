@@ -2,6 +2,7 @@
 // --watch then follows the locks live; --fail-on turns diagnoses into exit code 3 for scripts and checks.
 #include "inspectcommand.h"
 
+#include "checkedoutput.h"
 #include "cliio.h"
 #include "cliserver.h"
 #include "inspect/clusterscanjob.h"
@@ -290,7 +291,9 @@ int runInspectCommand(const QStringList &arguments)
         };
         if (cluster)
             root.insert(QStringLiteral("nodes"), QJsonArray::fromStringList(nodes));
+        CliIo::stdoutDevice().beginDocument();
         CliIo::out() << QJsonDocument(root).toJson(QJsonDocument::Indented) << Qt::flush;
+        CliIo::stdoutDevice().endDocument();
     } else if (json) {
         for (const LockRecord &r : records) {
             QJsonObject o = LockJson::lock(r);
@@ -299,7 +302,9 @@ int runInspectCommand(const QStringList &arguments)
         }
         CliIo::out() << Qt::flush;
     } else {
+        CliIo::stdoutDevice().beginDocument();
         printTable(records, progress, info, nodes);
+        CliIo::stdoutDevice().endDocument();
     }
 
     bool failed = false;
@@ -316,9 +321,15 @@ int runInspectCommand(const QStringList &arguments)
         watched.cluster = cluster;
         InspectWatch watch(watched, options, json, intervalMs);
         InterruptWatcher interrupts;
+        // Nobody reads what --watch prints any more: stop, and with it every request to the server.
+        interrupts.stopWhenOutputLost();
         QObject::connect(&interrupts, &InterruptWatcher::interrupted, qApp, &QCoreApplication::quit);
-        watch.start(records);
-        QCoreApplication::exec();
+        if (CliIo::stdoutProblem().isEmpty()) {
+            watch.start(records);
+            QCoreApplication::exec();
+        }
+        if (interrupts.outputLost())
+            return CliIo::Failure; // main() names the reason
         if (!json)
             CliIo::out() << "\nStopped after " << watch.eventsPrinted()
                          << (watch.eventsPrinted() == 1 ? " event.\n" : " events.\n") << Qt::flush;

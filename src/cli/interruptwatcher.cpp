@@ -1,7 +1,11 @@
 // InterruptWatcher: the handler only write()s one byte, the one async-signal-safe thing it needs to do.
 #include "interruptwatcher.h"
 
+#include "checkedoutput.h"
+#include "cliio.h"
+
 #include <QSocketNotifier>
+#include <QTimer>
 
 #include <csignal>
 #include <fcntl.h>
@@ -9,6 +13,8 @@
 
 namespace {
 int g_pipe[2] = {-1, -1};
+constexpr int kOutputCheckMs = 200;
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 void onSignal(int)
 {
@@ -26,19 +32,44 @@ InterruptWatcher::InterruptWatcher(QObject *parent)
     connect(m_notifier, &QSocketNotifier::activated, this, [this] {
         char buffer[16];
         while (::read(g_pipe[0], buffer, sizeof buffer) > 0) { }
-        m_interrupted = true;
-        emit interrupted();
+        fire();
     });
     struct sigaction action = {};
     action.sa_handler = onSignal;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    ::sigaction(SIGINT, &action, nullptr);
-    ::sigaction(SIGTERM, &action, nullptr);
+    for (int s : kSignals)
+        ::sigaction(s, &action, nullptr);
 }
 
 InterruptWatcher::~InterruptWatcher()
 {
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    for (int s : kSignals)
+        std::signal(s, SIG_DFL);
+}
+
+void InterruptWatcher::stopWhenOutputLost()
+{
+    if (m_outputCheck)
+        return;
+    // A write error is noticed at once; a reader that left while we had nothing to say, at the next check.
+    connect(&CliIo::stdoutDevice(), &CheckedOutput::writeFailed, this, [this] {
+        m_outputLost = true;
+        fire();
+    });
+    m_outputCheck = new QTimer(this);
+    m_outputCheck->setInterval(kOutputCheckMs);
+    connect(m_outputCheck, &QTimer::timeout, this, [this] {
+        if (!m_outputLost && (CliIo::stdoutDevice().failed() || CliIo::stdoutDevice().readerGone())) {
+            m_outputLost = true;
+            fire();
+        }
+    });
+    m_outputCheck->start();
+}
+
+void InterruptWatcher::fire()
+{
+    m_interrupted = true;
+    emit interrupted();
 }

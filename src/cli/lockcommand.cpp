@@ -2,6 +2,7 @@
 // what Redis holds after it. Faults from the catalog can be switched on to watch a flaw happen.
 #include "lockcommand.h"
 
+#include "checkedoutput.h"
 #include "cliio.h"
 #include "cliserver.h"
 #include "interruptwatcher.h"
@@ -505,6 +506,7 @@ int runLockCommand(const QStringList &arguments)
         }
         log.step(QStringLiteral("hold"), QStringLiteral("holding for %1 ms").arg(holdMs));
         InterruptWatcher interrupts;
+        interrupts.stopWhenOutputLost(); // nobody reads the steps any more: release now
         bool interrupted = false;
         if (holdMs > 0) {
             QEventLoop loop;
@@ -516,7 +518,9 @@ int runLockCommand(const QStringList &arguments)
             loop.exec();
         }
         if (interrupted)
-            log.step(QStringLiteral("interrupt"), QStringLiteral("Ctrl-C: releasing now"));
+            log.step(QStringLiteral("interrupt"),
+                     interrupts.outputLost() ? QStringLiteral("nobody reads the output: releasing now")
+                                             : QStringLiteral("interrupted: releasing now"));
         if (faults.pause) {
             client.setPaused(false);
             log.step(QStringLiteral("resume"), QStringLiteral("process resumed"));
@@ -555,7 +559,9 @@ int runLockCommand(const QStringList &arguments)
                        {QStringLiteral("renewals"), renewals.load()},
                        {QStringLiteral("steps"), log.steps()},
                        {QStringLiteral("exit_code"), exitCode}};
+        CliIo::stdoutDevice().beginDocument();
         CliIo::out() << QJsonDocument(o).toJson(QJsonDocument::Indented) << Qt::flush;
+        CliIo::stdoutDevice().endDocument();
     }
     return exitCode;
 }

@@ -12,6 +12,7 @@
 
 #include <QCoreApplication>
 
+#include <csignal>
 #include <functional>
 
 namespace {
@@ -66,10 +67,24 @@ void printUsage(QTextStream &stream)
         << Qt::flush;
 }
 
+// A command whose standard output did not arrive whole failed, whatever it found: say so and exit 1.
+int finishOutput(const QString &command, int exitCode)
+{
+    const QString problem = CliIo::stdoutProblem();
+    if (problem.isEmpty())
+        return exitCode;
+    CliIo::err() << command << ": cannot write standard output: " << problem << "\n" << Qt::flush;
+    return CliIo::Failure;
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
 {
+    // A closed pipe or a file-size limit must come back as a failed write (EPIPE, EFBIG) that is reported,
+    // not as a signal that kills the process before it can say anything or stop its sandboxes.
+    ::signal(SIGPIPE, SIG_IGN);
+    ::signal(SIGXFSZ, SIG_IGN);
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("lockscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(LOCKSCOPE_VERSION));
@@ -83,17 +98,17 @@ int main(int argc, char *argv[])
     const QString first = args.at(1);
     if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
         CliIo::out() << versionText() << "\n" << Qt::flush;
-        return CliIo::Ok;
+        return finishOutput(QStringLiteral("lockscope-cli"), CliIo::Ok);
     }
     if (first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("help")) {
         printUsage(CliIo::out());
-        return CliIo::Ok;
+        return finishOutput(QStringLiteral("lockscope-cli"), CliIo::Ok);
     }
     for (const Subcommand &c : subcommands()) {
         if (first == QLatin1String(c.name)) {
             QStringList rest = args.mid(2);
             rest.prepend(QStringLiteral("lockscope-cli ") + first);
-            return c.run(rest);
+            return finishOutput(rest.first(), c.run(rest));
         }
     }
     CliIo::err() << "lockscope-cli: unknown command '" << first << "'\n\n";

@@ -1,9 +1,11 @@
 // simulate: scenario loading, the run with a progress bar, the report in text and JSON, events as CSV.
 #include "simulatecommand.h"
 
+#include "checkedoutput.h"
 #include "cliio.h"
 #include "connectionoptions.h"
 #include "interruptwatcher.h"
+#include "outputfile.h"
 #include "sim/historycsv.h"
 #include "sim/presetlibrary.h"
 #include "sim/scenarioparser.h"
@@ -12,6 +14,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFile>
+#include <QIODevice>
 #include <QJsonDocument>
 
 #include <cstdio>
@@ -136,16 +139,22 @@ int runSimulateCommand(const QStringList &arguments)
     }
     options.recordHistory = !parser.isSet(QStringLiteral("no-history"));
 
-    std::unique_ptr<QFile> events;
+    // Every output path is opened before the run: a path that cannot be written is found now, not after it.
+    std::unique_ptr<OutputFile> events;
     if (parser.isSet(QStringLiteral("events"))) {
-        events = std::make_unique<QFile>(parser.value(QStringLiteral("events")));
-        if (!events->open(QIODevice::WriteOnly | QIODevice::Truncate))
-            return usage(
-                QStringLiteral("cannot write %1: %2").arg(events->fileName(), events->errorString()));
-        events->write(HistoryCsv::header());
+        events = std::make_unique<OutputFile>(parser.value(QStringLiteral("events")));
+        if (!events->open())
+            return usage(events->errorText());
+        events->device()->write(HistoryCsv::header());
     }
     const QString jsonPath = parser.value(QStringLiteral("json"));
     const bool jsonToStdout = jsonPath == QLatin1String("-");
+    std::unique_ptr<OutputFile> report;
+    if (!jsonPath.isEmpty() && !jsonToStdout) {
+        report = std::make_unique<OutputFile>(jsonPath);
+        if (!report->open())
+            return usage(report->errorText());
+    }
 
     InterruptWatcher interrupts;
     std::atomic_bool stop = false;
@@ -157,7 +166,7 @@ int runSimulateCommand(const QStringList &arguments)
     };
     const auto finished = [&](const QString &variant, const Simulation &simulation) {
         if (events)
-            HistoryCsv::write(*events, simulation, variant);
+            HistoryCsv::write(*events->device(), simulation, variant);
     };
     const SimulationRunner::Outcome outcome
         = SimulationRunner::run(scenario, options, &stop, progress, finished);
@@ -166,17 +175,23 @@ int runSimulateCommand(const QStringList &arguments)
 
     const QByteArray json = QJsonDocument(outcome.toJson()).toJson(QJsonDocument::Indented);
     if (jsonToStdout) {
+        CliIo::stdoutDevice().beginDocument();
         CliIo::out() << json << Qt::flush;
+        CliIo::stdoutDevice().endDocument();
     } else {
         CliIo::out() << outcome.summaryText() << Qt::flush;
-        if (!jsonPath.isEmpty()) {
-            QFile file(jsonPath);
-            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(json) != json.size()) {
-                CliIo::err() << "lockscope-cli simulate: cannot write " << jsonPath << ": "
-                             << file.errorString() << "\n"
-                             << Qt::flush;
-                return CliIo::Failure;
-            }
+    }
+    // The files are complete now (an interrupted run's too: they hold what ran). A file that could not be
+    // written whole is not left behind, and the run fails whatever its checks said.
+    int exitCode = CliIo::Ok;
+    for (OutputFile *file : {report.get(), events.get()}) {
+        if (!file)
+            continue;
+        if (file == report.get())
+            file->write(json);
+        if (!file->commit()) {
+            CliIo::err() << "lockscope-cli simulate: " << file->errorText() << "\n" << Qt::flush;
+            exitCode = CliIo::Failure;
         }
     }
     if (!outcome.ok()) {
@@ -187,5 +202,7 @@ int runSimulateCommand(const QStringList &arguments)
         CliIo::err() << "lockscope-cli simulate: interrupted\n" << Qt::flush;
         return CliIo::Failure;
     }
+    if (exitCode != CliIo::Ok)
+        return exitCode;
     return outcome.passed() ? CliIo::Ok : CliIo::ExpectFailed;
 }
