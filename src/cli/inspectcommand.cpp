@@ -131,7 +131,7 @@ int runInspectCommand(const QStringList &arguments)
          QStringLiteral("With \"*\", also list keys whose name matches P even when their data fits no lock "
                         "format; repeatable (default: *lock* *Lock* *LOCK* *mutex* *Mutex* *MUTEX*)."),
          QStringLiteral("P")});
-    parser.addOption({QStringLiteral("count"), QStringLiteral("SCAN COUNT per page (default 1000)."),
+    parser.addOption({QStringLiteral("count"), QStringLiteral("SCAN COUNT per page (default 200)."),
                       QStringLiteral("N")});
     parser.addOption(
         {QStringLiteral("json"), QStringLiteral("Print one JSON object (with --watch: one per line).")});

@@ -10,6 +10,9 @@
 #include "locknames.h"
 #include "locks/redissonnames.h"
 #include "redis/redisconnection.h"
+#include "scanpacer.h"
+
+#include <QElapsedTimer>
 
 namespace {
 
@@ -64,33 +67,6 @@ QByteArray sizeCommand(const QByteArray &type)
     return {};
 }
 
-// One pipelined round: every command written at once, then every reply read (RedisConnection::pipeline
-// checks each command against the read-only guard before anything is sent). A transport error, or a refusal
-// of the whole round, fails the round; a single key's error reply does not.
-bool runRound(RedisConnection &c, const QList<RedisCommand> &commands, QList<RedisResult> *results,
-              RedisError *error)
-{
-    results->clear();
-    if (commands.isEmpty())
-        return true;
-    if (!c.isOpen()) {
-        if (const RedisError e = c.open()) {
-            *error = e;
-            return false;
-        }
-    }
-    *results = c.pipeline(commands);
-    for (const RedisResult &r : std::as_const(*results)) {
-        const RedisError::Code code = r.error.code();
-        if (r.error.breaksConnection() || code == RedisError::Code::NotConnected
-            || code == RedisError::Code::ReadOnlyRefused || code == RedisError::Code::BadArgument) {
-            *error = r.error;
-            return false;
-        }
-    }
-    return true;
-}
-
 QString readError(const RedisResult &r)
 {
     if (r.error.code() == RedisError::Code::WrongType)
@@ -103,6 +79,47 @@ QString readError(const RedisResult &r)
 KeyProber::KeyProber(const ScanOptions &options)
     : m_options(options)
 {
+}
+
+// Every command of a chunk is written at once, then every reply read (RedisConnection::pipeline checks each
+// command against the read-only guard before anything is sent).
+bool KeyProber::runRound(RedisConnection &c, const QList<RedisCommand> &commands, QList<RedisResult> *results,
+                         RedisError *error)
+{
+    results->clear();
+    if (commands.isEmpty())
+        return true;
+    if (!c.isOpen()) {
+        if (const RedisError e = c.open()) {
+            *error = e;
+            return false;
+        }
+    }
+    const qsizetype chunk = m_pacer ? m_pacer->chunkCommands() : commands.size();
+    results->reserve(commands.size());
+    for (qsizetype from = 0; from < commands.size(); from += chunk) {
+        const qsizetype n = std::min(chunk, commands.size() - from);
+        if (m_pacer && !m_pacer->beforeChunk(int(n))) {
+            *error = {RedisError::Code::Interrupted, QStringLiteral("Interrupted")};
+            return false;
+        }
+        QElapsedTimer roundTrip;
+        roundTrip.start();
+        const QList<RedisResult> replies
+            = n == commands.size() ? c.pipeline(commands) : c.pipeline(commands.mid(from, n));
+        if (m_pacer)
+            m_pacer->afterChunk(roundTrip.nsecsElapsed() / 1000);
+        for (const RedisResult &r : replies) {
+            const RedisError::Code code = r.error.code();
+            if (r.error.breaksConnection() || code == RedisError::Code::NotConnected
+                || code == RedisError::Code::ReadOnlyRefused || code == RedisError::Code::BadArgument) {
+                *error = r.error;
+                return false;
+            }
+        }
+        results->append(replies);
+    }
+    return true;
 }
 
 bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &targets, QList<ScannedKey> *out,

@@ -4,6 +4,9 @@
 #pragma once
 
 #include "redis/rediserror.h"
+#include "redis/redisresult.h"
+
+#include <QByteArray>
 #include "scannedkey.h"
 #include "scanoptions.h"
 
@@ -12,6 +15,8 @@
 #include <functional>
 
 class RedisConnection;
+class ScanPacer;
+using RedisCommand = QList<QByteArray>;
 
 struct ProbeTarget
 {
@@ -42,8 +47,16 @@ public:
 
     // Runs between the two rounds: lets tests change keys exactly there, where a busy server would.
     void setBetweenRoundsHook(std::function<void()> hook) { m_betweenRounds = std::move(hook); }
+    // Rounds go out in the pacer's chunks, waiting as it says (a scan's probes); without one, whole.
+    void setPacer(ScanPacer *pacer) { m_pacer = pacer; }
 
 private:
+    // One pipelined round (in chunks when paced). A transport error, or a refusal of the whole round, fails
+    // the round; a single key's error reply does not.
+    bool runRound(RedisConnection &c, const QList<RedisCommand> &commands, QList<RedisResult> *results,
+                  RedisError *error);
+
+    ScanPacer *m_pacer = nullptr;
     ScanOptions m_options;
     std::function<void()> m_betweenRounds;
     qint64 m_unreadable = 0;

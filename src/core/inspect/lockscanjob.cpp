@@ -6,15 +6,19 @@
 #include "logging.h"
 #include "probepool.h"
 #include "redis/redisconnection.h"
+#include "scanpacer.h"
 
 LockScanJob::~LockScanJob() = default;
 
 LockScanJob::LockScanJob(RedisConnection &connection, const ScanOptions &options)
     : m_connection(connection)
     , m_options(options)
+    , m_pacer(
+          std::make_unique<ScanPacer>(options.serverShare, options.maxOpsPerSecond, options.pipelineChunk))
     , m_prober(options)
     , m_assembler(options)
 {
+    m_prober.setPacer(m_pacer.get());
     const QString problem = options.validate();
     if (!problem.isEmpty()) {
         m_error = {RedisError::Code::BadArgument, problem};
@@ -50,7 +54,14 @@ bool LockScanJob::scanPage(QList<ProbeTarget> *targets)
     if (pattern != "*")
         scan << "MATCH" << pattern;
     scan << "COUNT" << QByteArray::number(m_options.count);
+    if (!m_pacer->beforeChunk(1)) {
+        m_error = {RedisError::Code::Interrupted, QStringLiteral("Interrupted")};
+        return false;
+    }
+    QElapsedTimer roundTrip;
+    roundTrip.start();
     const RedisResult page = m_connection.command(scan);
+    m_pacer->afterChunk(roundTrip.nsecsElapsed() / 1000);
     if (!page.ok() || page.reply.size() != 2) {
         m_error = page.ok()
             ? RedisError(RedisError::Code::Protocol,
@@ -118,8 +129,8 @@ QList<LockRecord> LockScanJob::nextPage()
             return {};
         }
         if (m_options.probeConnections > 0)
-            m_pool
-                = std::make_unique<ProbePool>(m_connection.settings(), m_options, m_options.probeConnections);
+            m_pool = std::make_unique<ProbePool>(m_connection.settings(), m_options,
+                                                 m_options.probeConnections, m_pacer.get());
     }
 
     QList<ScannedKey> scanned;
@@ -165,6 +176,7 @@ QList<LockRecord> LockScanJob::nextPage()
 
 void LockScanJob::interrupt()
 {
+    m_pacer->interrupt();
     if (m_pool)
         m_pool->interrupt();
 }

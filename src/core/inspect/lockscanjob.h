@@ -30,6 +30,7 @@ struct ScanProgress
 Q_DECLARE_METATYPE(ScanProgress)
 
 class ProbePool;
+class ScanPacer;
 
 class LockScanJob
 {
@@ -58,6 +59,7 @@ private:
 
     RedisConnection &m_connection;
     ScanOptions m_options;
+    std::unique_ptr<ScanPacer> m_pacer; // shared by the SCAN walk and every probe connection
     KeyProber m_prober;
     LockAssembler m_assembler;
     std::unique_ptr<ProbePool> m_pool;

@@ -3,9 +3,11 @@
 
 #include "redis/redisconnection.h"
 
-ProbePool::ProbePool(const ConnectionSettings &settings, const ScanOptions &options, int workers)
+ProbePool::ProbePool(const ConnectionSettings &settings, const ScanOptions &options, int workers,
+                     ScanPacer *pacer)
     : m_settings(settings)
     , m_options(options)
+    , m_pacer(pacer)
 {
     m_settings.readOnly = true;
     m_settings.clientName = QStringLiteral("lockscope-probe");
@@ -74,6 +76,7 @@ qint64 ProbePool::unreadableKeys() const
 void ProbePool::run(Worker *worker)
 {
     KeyProber prober(m_options);
+    prober.setPacer(m_pacer);
     while (true) {
         Job job;
         bool interrupted = false;

@@ -16,12 +16,15 @@
 #include <vector>
 
 class RedisConnection;
+class ScanPacer;
 
 class ProbePool
 {
 public:
-    // `settings` are used read-only, whatever they say. `workers` ≥ 1.
-    ProbePool(const ConnectionSettings &settings, const ScanOptions &options, int workers);
+    // `settings` are used read-only, whatever they say. `workers` ≥ 1. `pacer` (shared with the scan, may be
+    // null) paces every worker's rounds.
+    ProbePool(const ConnectionSettings &settings, const ScanOptions &options, int workers,
+              ScanPacer *pacer = nullptr);
     ~ProbePool(); // stops the workers (interrupting what they are doing)
     ProbePool(const ProbePool &) = delete;
     ProbePool &operator=(const ProbePool &) = delete;
@@ -57,6 +60,7 @@ private:
 
     ConnectionSettings m_settings;
     ScanOptions m_options;
+    ScanPacer *m_pacer = nullptr;
     std::vector<std::unique_ptr<Worker>> m_workers;
     mutable std::mutex m_mutex;
     std::condition_variable m_jobsChanged;

@@ -12,10 +12,11 @@ struct ScanOptions
 {
     // SCAN MATCH patterns, scanned one after the other. "*" means every key: then only keys that look
     // like locks by their data, or whose name matches lockNamePatterns, are listed. Keys found by any
-    // other pattern are all taken as locks (shown as "unknown" when they fit no format).
+    // other pattern are all listed (as "named like a lock", without alarms, when they fit no format).
+    // lockNamePatterns: words ("lock") match a whole name part, globs ("*lck*") the whole key.
     QList<QByteArray> patterns {QByteArrayLiteral("*")};
     QList<QByteArray> lockNamePatterns = defaultLockNamePatterns();
-    int count = 1000; // SCAN COUNT: keys the server looks at per page
+    int count = 200; // SCAN COUNT: keys the server looks at per page (one SCAN call holds the server that long)
 
     // Bounds on what one key may cost, whatever is stored under it.
     int maxValueBytes = 512; // GETRANGE prefix of strings
@@ -24,7 +25,12 @@ struct ScanOptions
 
     // Extra read-only connections that probe pages in parallel with the SCAN walk (0: probe on the scan's
     // own connection, one page at a time).
-    int probeConnections = 2;
+    int probeConnections = 1;
+    // Gentleness (ScanPacer): the share of the server's time the scan may take with its round trips, the
+    // commands per pipelined chunk, and an optional budget in commands per second (0: none beyond the share).
+    double serverShare = 0.7;
+    int pipelineChunk = 32;
+    int maxOpsPerSecond = 0;
 
     qint64 ttlThresholdMs = 10 * 60 * 1000; // diagnosis ttl-above-threshold
     qint64 watchdogLeaseMs = RedissonNames::watchdogTimeoutMs; // for watchdog-stalled
