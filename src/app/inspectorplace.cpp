@@ -186,7 +186,7 @@ void InspectorPlace::buildUi()
     m_kind->setObjectName(QStringLiteral("kindFilter"));
     m_kind->addItem(tr("All kinds"));
     for (LockKind k : LockKinds::all()) {
-        m_kind->addItem(LockKinds::name(k), int(k));
+        m_kind->addItem(LockKinds::label(k), int(k));
         m_kind->setItemData(m_kind->count() - 1, LockKinds::description(k), Qt::ToolTipRole);
     }
     filterRow->addWidget(m_kind);
@@ -430,7 +430,6 @@ void InspectorPlace::applyRecords(const QList<LockRecord> &records, LockTracker:
     const ScanOptions options = currentOptions();
     DiagnosticContext base;
     base.ttlThresholdMs = options.ttlThresholdMs;
-    base.watchdogLeaseMs = options.watchdogLeaseMs;
     QList<LockRecord> processed = records;
     bool selectedChanged = false;
     for (LockRecord &r : processed) {

@@ -162,12 +162,15 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
 {
     m_record = r;
     m_hasLock = true;
-    m_gone = !r.exists() && r.kind != LockKind::RedissonFair;
+    m_gone = !r.exists() && r.kind != LockKind::Fair;
     m_lease = leaseMs;
     m_stack->setCurrentIndex(1);
 
     QString title = QStringLiteral("<span style='font-size:large'><b>%1</b></span><br>%2 · %3")
-                        .arg(bytes(r.key, 300), esc(LockKinds::name(r.kind)), esc(r.library));
+                        .arg(bytes(r.key, 300), esc(LockKinds::label(r.kind)),
+                             esc(r.formatName.isEmpty() ? r.library : r.formatName + QStringLiteral(" — ") + r.library));
+    if (!r.alsoLibraries.isEmpty())
+        title += QStringLiteral("<br><i>%1</i>").arg(esc(tr("also written this way by %1").arg(r.alsoLibraries.join(QStringLiteral(", ")))));
     if (!r.groupKeys.isEmpty()) {
         QStringList keys;
         for (const QByteArray &k : r.memberKeys())
@@ -186,8 +189,10 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
         QString html;
         for (const LockDiagnosis &d : r.diagnoses)
             html += QStringLiteral("<p style='margin:2px 0'><span "
-                                   "style='background:#fdecea;color:#b71c1c'>&nbsp;%1&nbsp;</span> %2</p>")
-                        .arg(esc(d.code), esc(d.text));
+                                   "style='background:#fdecea;color:#b71c1c'>&nbsp;%1&nbsp;</span> %2"
+                                   "<br><span style='color:#666'>%3</span></p>")
+                        .arg(esc(d.code), esc(d.text),
+                             d.evidence.isEmpty() ? QString() : esc(tr("Evidence: %1").arg(d.evidence)));
         m_diagnoses->setText(html);
     }
 
@@ -200,8 +205,15 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
         QList<QStringList> rows;
         for (const LockOwner &o : r.owners) {
             QStringList extra;
+            if (!o.display.isEmpty())
+                extra << o.display;
             if (!o.mode.isEmpty())
                 extra << o.mode;
+            if (o.sinceEpochMs >= 0)
+                extra << tr("since %1").arg(InspectFormat::clockTime(o.sinceEpochMs));
+            if (o.untilEpochMs >= 0)
+                extra << (o.untilEpochMs < InspectClock::wallMs() ? tr("EXPIRED at %1") : tr("until %1"))
+                             .arg(InspectFormat::clockTime(o.untilEpochMs));
             if (!o.note.isEmpty())
                 extra << o.note;
             const QString count = o.count >= 0 ? QString::number(o.count) : QStringLiteral("—");
@@ -215,18 +227,40 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
         facts += parsed ? table({tr("client"), tr("thread"), tr("count"), QString()}, rows)
                         : table({tr("owner value"), tr("count"), QString()}, rows);
     } else if (r.exists()) {
-        facts += QStringLiteral("<p>%1</p>").arg(tr("No owner recorded."));
+        const QString why = r.unknownReason(QStringLiteral("owners"));
+        facts += QStringLiteral("<p>%1</p>").arg(esc(why.isEmpty() ? tr("No owner recorded.") : why));
     }
+    if (r.kind == LockKind::Semaphore)
+        facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
+                     .arg(tr("Permits:"), esc(r.ownerSummary() + (r.permitsTotal < 0 ? tr(" (the limit is not stored in Redis)") : QString())));
+    if (r.kind == LockKind::JobLock) {
+        QStringList job {tr("queue %1, job %2").arg(r.job.queue, r.job.id)};
+        if (!r.job.jobKey.isEmpty())
+            job << (r.job.jobFound ? tr("job %1 present").arg(QString::fromUtf8(r.job.jobKey)) : tr("job %1 NOT FOUND").arg(QString::fromUtf8(r.job.jobKey)));
+        if (r.job.attempts >= 0)
+            job << tr("%n attempt(s) made", nullptr, int(r.job.attempts));
+        if (r.job.stalledCount > 0)
+            job << tr("taken back as stalled %n time(s)", nullptr, int(r.job.stalledCount));
+        if (r.job.markedStalled)
+            job << tr("in the queue's stalled set since its last check (cleared at the next renewal)");
+        facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>").arg(tr("Job:"), esc(job.join(QStringLiteral("; "))));
+        if (!r.job.reclaim.isEmpty())
+            facts += QStringLiteral("<p style='margin:2px 0;color:#555'>%1</p>").arg(esc(r.job.reclaim));
+    }
+    if (!r.renewal.text.isEmpty())
+        facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>").arg(tr("Renewal:"), esc(r.renewal.text));
     if (!r.node.isEmpty())
         facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
                      .arg(tr("Cluster:"), tr("on master %1, slot %2").arg(esc(r.node)).arg(r.slot));
     QStringList waiting;
     if (r.subscribers >= 0)
         waiting << tr("%1 subscribed to its channel").arg(r.subscribers);
-    if (r.queueLength > 0 || r.kind == LockKind::RedissonFair)
+    if (r.queueLength > 0 || r.kind == LockKind::Fair)
         waiting << tr("%1 in the fair queue").arg(std::max<qint64>(r.queueLength, 0));
     if (waiting.isEmpty())
-        waiting << tr("unknown (clients of this library poll, they do not subscribe)");
+        waiting << tr("unknown: %1").arg(r.unknownReason(QStringLiteral("waiters")).isEmpty()
+                                              ? tr("clients of this library poll, they do not subscribe")
+                                              : r.unknownReason(QStringLiteral("waiters")));
     facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
                  .arg(tr("Waiters:"), esc(waiting.join(QStringLiteral(", "))));
     if (!r.queue.isEmpty()) {
@@ -257,6 +291,14 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
         facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b></p>").arg(tr("Companions"));
         facts += table({tr("role"), tr("key"), tr("TTL"), tr("")}, rows);
     }
+    QStringList unread;
+    for (const LockUnknown &u : r.unknowns) {
+        if (u.refused)
+            unread << QStringLiteral("<li><b>%1</b>: %2</li>").arg(esc(u.field), esc(u.reason));
+    }
+    if (!unread.isEmpty())
+        facts += QStringLiteral("<p style='margin:6px 0 2px 0;color:#b71c1c'><b>%1</b></p><ul style='margin:0'>%2</ul>")
+                     .arg(tr("Not read — shown as unknown, not as a value:"), unread.join(QString()));
     m_facts->setText(facts);
 
     QString raw;
@@ -330,6 +372,9 @@ void LockDetailsPane::updateTtl()
     QString text;
     if (left == -1)
         text = QStringLiteral("<b style='color:#c62828'>%1</b>").arg(tr("No TTL"));
+    else if (left == LockRecord::kPttlUnknown)
+        text = QStringLiteral("<b style='color:#b26a00'>%1</b> %2")
+                   .arg(tr("TTL unknown:"), esc(m_record.unknownReason(QStringLiteral("pttl_ms"))));
     else if (left < -1)
         text = QStringLiteral("<b>%1</b>").arg(tr("No lock key"));
     else

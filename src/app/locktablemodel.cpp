@@ -80,7 +80,7 @@ int LockTableModel::severity(const LockRecord &record)
 
 QString LockTableModel::kindText(const LockRecord &record)
 {
-    return LockKinds::name(record.kind);
+    return LockKinds::label(record.kind);
 }
 
 QVariant LockTableModel::data(const QModelIndex &index, int role) const

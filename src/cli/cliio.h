@@ -19,6 +19,8 @@ QString stdoutProblem();
 bool stdoutIsTerminal();
 
 // Exit codes shared by every subcommand (documented in --help).
-enum ExitCode { Ok = 0, Failure = 1, Usage = 2, ExpectFailed = 3 };
+// Incomplete: the command could not see everything it was asked to (keys the server would not let it read,
+// values it refused, nodes that did not answer): its "nothing found" is not a clean bill of health.
+enum ExitCode { Ok = 0, Failure = 1, Usage = 2, ExpectFailed = 3, Incomplete = 4 };
 
 } // namespace CliIo

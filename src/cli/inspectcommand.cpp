@@ -6,6 +6,7 @@
 #include "cliio.h"
 #include "cliserver.h"
 #include "inspect/clusterscanjob.h"
+#include "inspect/formatcatalog.h"
 #include "inspect/inspectformat.h"
 #include "inspect/lockdiagnostics.h"
 #include "inspect/lockscanjob.h"
@@ -36,10 +37,50 @@ int severity(const LockRecord &r)
 {
     int score = 0;
     for (const LockDiagnosis &d : r.diagnoses)
-        score += d.code == QLatin1String("contended")                                                   ? 1
-            : d.code == QLatin1String("ttl-above-threshold") || d.code == QLatin1String("orphan-queue") ? 10
-                                                                                                        : 100;
-    return score;
+        score += d.code == QLatin1String("contended") ? 1
+            : d.code == QLatin1String("ttl-above-threshold") || d.code == QLatin1String("orphan-queue")
+                || d.code == QLatin1String("expired-holders")
+            ? 10
+            : 100;
+    // Locks before keys merely named like one.
+    return r.kind == LockKind::Named ? score - 1 : score;
+}
+
+// Why this inspection is not the whole truth, one sentence each (empty when it is complete).
+QStringList incompleteness(const QList<LockRecord> &records, const ScanProgress &progress,
+                           const ServerInfo &info, const QStringList &missing)
+{
+    QStringList why;
+    if (info.loading)
+        why << QStringLiteral("the server is still loading its data set (LOADING)");
+    for (auto [reason, n] : progress.unreadReasons.asKeyValueRange())
+        why << QStringLiteral("%1 %2: %3")
+                   .arg(InspectFormat::count(n),
+                        n == 1 ? QStringLiteral("key was not read") : QStringLiteral("keys were not read"),
+                        reason);
+    why << missing;
+    QMap<QString, int> refused; // field → locks whose value the server refused
+    QMap<QString, QString> example;
+    for (const LockRecord &r : records) {
+        for (const LockUnknown &u : r.unknowns) {
+            if (u.refused) {
+                refused[u.field] += 1;
+                example.insert(u.field, u.reason);
+            }
+        }
+    }
+    for (auto [field, n] : refused.asKeyValueRange())
+        why << QStringLiteral("%1 of %2 %3 unknown (%4)")
+                   .arg(field == QLatin1String("pttl_ms") ? QStringLiteral("the TTL") : field)
+                   .arg(n)
+                   .arg(n == 1 ? QStringLiteral("lock is") : QStringLiteral("locks are"),
+                        example.value(field));
+    return why;
+}
+
+QString ttlCell(const LockRecord &r)
+{
+    return r.pttlMs == LockRecord::kPttlUnknown ? QStringLiteral("unknown") : InspectFormat::ttl(r.pttlMs);
 }
 
 QString cell(const QString &text, int width)
@@ -48,7 +89,7 @@ QString cell(const QString &text, int width)
 }
 
 void printTable(const QList<LockRecord> &records, const ScanProgress &progress, const ServerInfo &info,
-                const QStringList &nodes)
+                const QStringList &nodes, const QStringList &incomplete)
 {
     QTextStream &out = CliIo::out();
     out << info.summary() << (info.readOnly ? " · read-only" : " · read-write") << "\n";
@@ -57,8 +98,13 @@ void printTable(const QList<LockRecord> &records, const ScanProgress &progress, 
             << nodes.join(QStringLiteral(", ")) << "\n";
     const int nodeWidth = nodes.isEmpty() ? 0 : int(std::max<qsizetype>(4, nodes.first().size()));
     if (records.isEmpty()) {
-        out << "No locks found in " << InspectFormat::count(progress.scannedKeys) << " keys scanned.\n"
-            << Qt::flush;
+        out << (incomplete.isEmpty() ? "No locks found in " : "No locks found among the ")
+            << InspectFormat::count(progress.scannedKeys) << " keys scanned"
+            << (incomplete.isEmpty() ? ".\n"
+                                     : QStringLiteral(" that could be read — this is NOT a clean result:\n"));
+        for (const QString &why : incomplete)
+            out << "  incomplete: " << why << "\n";
+        out << Qt::flush;
         return;
     }
     int keyWidth = 12;
@@ -71,10 +117,12 @@ void printTable(const QList<LockRecord> &records, const ScanProgress &progress, 
         << (nodeWidth ? cell(QStringLiteral("NODE"), nodeWidth) + QStringLiteral("  ")
                     + cell(QStringLiteral("SLOT"), 5) + QStringLiteral("  ")
                       : QString())
-        << cell(QStringLiteral("KIND"), 18) << "  " << cell(QStringLiteral("OWNER"), 26) << "  "
-        << QStringLiteral("TTL").rightJustified(11) << "  " << QStringLiteral("WAIT").rightJustified(4)
-        << "  DIAGNOSES\n";
+        << cell(QStringLiteral("KIND"), 12) << "  " << cell(QStringLiteral("LIBRARY"), 22) << "  "
+        << cell(QStringLiteral("OWNER"), 28) << "  " << QStringLiteral("TTL").rightJustified(11) << "  "
+        << QStringLiteral("WAIT").rightJustified(4) << "  DIAGNOSES\n";
+    int named = 0;
     for (const LockRecord &r : records) {
+        named += r.kind == LockKind::Named;
         QString key = Bytes::display(r.key, 60);
         if (!r.groupKeys.isEmpty())
             key += QStringLiteral(" (+%1 keys)").arg(r.groupKeys.size());
@@ -86,8 +134,8 @@ void printTable(const QList<LockRecord> &records, const ScanProgress &progress, 
             << (nodeWidth ? cell(r.node, nodeWidth) + QStringLiteral("  ") + cell(QString::number(r.slot), 5)
                         + QStringLiteral("  ")
                           : QString())
-            << cell(LockKinds::name(r.kind), 18) << "  " << cell(r.ownerSummary(), 26) << "  "
-            << InspectFormat::ttl(r.pttlMs).rightJustified(11) << "  "
+            << cell(LockKinds::label(r.kind), 12) << "  " << cell(r.library, 22) << "  "
+            << cell(r.ownerSummary(), 28) << "  " << ttlCell(r).rightJustified(11) << "  "
             << (waiters < 0 ? QStringLiteral("?") : QString::number(waiters)).rightJustified(4) << "  "
             << codes.join(QStringLiteral(", ")) << "\n";
     }
@@ -99,15 +147,35 @@ void printTable(const QList<LockRecord> &records, const ScanProgress &progress, 
                 header = true;
             }
             out << "  " << Bytes::display(r.key, 60) << "  " << d.code << ": " << d.text << "\n";
+            if (!d.evidence.isEmpty())
+                out << "      evidence: " << d.evidence << "\n";
+        }
+    }
+    header = false;
+    for (const LockRecord &r : records) {
+        for (const LockUnknown &u : r.unknowns) {
+            if (!u.refused)
+                continue;
+            if (!header) {
+                out << "\nNot read (shown as unknown, not as a value):\n";
+                header = true;
+            }
+            out << "  " << Bytes::display(r.key, 60) << "  " << u.field << ": " << u.reason << "\n";
         }
     }
     out << "\n"
-        << InspectFormat::count(records.size()) << (records.size() == 1 ? " lock" : " locks") << " in "
-        << InspectFormat::count(progress.scannedKeys) << " keys scanned ("
-        << InspectFormat::duration(progress.elapsedMs) << ")";
-    if (progress.unreadableKeys > 0)
-        out << "; " << InspectFormat::count(progress.unreadableKeys) << " keys could not be read (ACL)";
-    out << "\n" << Qt::flush;
+        << InspectFormat::count(records.size() - named) << (records.size() - named == 1 ? " lock" : " locks");
+    if (named > 0)
+        out << " and " << named << (named == 1 ? " key" : " keys")
+            << " named like a lock without a lock's shape";
+    out << " in " << InspectFormat::count(progress.scannedKeys) << " keys scanned ("
+        << InspectFormat::duration(progress.elapsedMs) << ")\n";
+    if (!incomplete.isEmpty()) {
+        out << "INCOMPLETE — what is not listed here was not seen, not found clean:\n";
+        for (const QString &why : incomplete)
+            out << "  " << why << "\n";
+    }
+    out << Qt::flush;
 }
 
 } // namespace
@@ -128,11 +196,26 @@ int runInspectCommand(const QStringList &arguments)
          QStringLiteral("P")});
     parser.addOption(
         {QStringLiteral("lock-pattern"),
-         QStringLiteral("With \"*\", also list keys whose name matches P even when their data fits no lock "
-                        "format; repeatable (default: *lock* *Lock* *LOCK* *mutex* *Mutex* *MUTEX*)."),
+         QStringLiteral(
+             "With \"*\", also list keys named like a lock even when their data fits no lock format "
+             "(shown as such, never alarmed on). A word matches a whole part of the name (\"lock\" "
+             "matches order:lock:1 and SendInvoiceLock, not blocklist); a glob matches the whole key. "
+             "Repeatable (default: lock locks mutex mutexes semaphore semaphores)."),
          QStringLiteral("P")});
-    parser.addOption({QStringLiteral("count"), QStringLiteral("SCAN COUNT per page (default 200)."),
-                      QStringLiteral("N")});
+    parser.addOption(
+        {QStringLiteral("count"), QStringLiteral("SCAN COUNT per page (default 200)."), QStringLiteral("N")});
+    parser.addOption(
+        {QStringLiteral("max-ops"),
+         QStringLiteral(
+             "Budget: at most N commands per second to the server (default: no budget beyond the scan's "
+             "own pacing, which keeps its round trips to a share of the server's time)."),
+         QStringLiteral("N")});
+    parser.addOption(
+        {QStringLiteral("formats"),
+         QStringLiteral(
+             "Also recognise the lock formats in FILE (JSON, see docs/formats.md); repeatable. The "
+             "user's folder ~/.config/LockScope/formats is always read."),
+         QStringLiteral("FILE")});
     parser.addOption(
         {QStringLiteral("json"), QStringLiteral("Print one JSON object (with --watch: one per line).")});
     parser.addOption(
@@ -146,9 +229,11 @@ int runInspectCommand(const QStringList &arguments)
          QStringLiteral("s")});
     parser.addOption(
         {QStringLiteral("fail-on"),
-         QStringLiteral("Exit with 3 when a lock has one of these diagnoses (comma-separated codes: "
-                        "no-ttl, ttl-above-threshold, watchdog-stalled, orphan-queue, contended, "
-                        "malformed, or \"any\")."),
+         QStringLiteral(
+             "Exit with 3 when a lock has one of these diagnoses (comma-separated codes: "
+             "no-ttl, watchdog-stalled, orphan-queue, job-missing, expired-holders, "
+             "ttl-above-threshold, malformed, contended, or \"any\"). An inspection that could not "
+             "see everything exits 4, never 0."),
          QStringLiteral("codes")});
     if (!parser.parse(arguments))
         return usage(parser.errorText());
@@ -207,6 +292,21 @@ int runInspectCommand(const QStringList &arguments)
             failOn << code.trimmed();
         }
     }
+    if (parser.isSet(QStringLiteral("max-ops"))) {
+        bool ok = false;
+        options.maxOpsPerSecond = parser.value(QStringLiteral("max-ops")).toInt(&ok);
+        if (!ok || options.maxOpsPerSecond < 100)
+            return usage(
+                QStringLiteral("--max-ops expects a whole number of commands per second, 100 or more"));
+    }
+    if (parser.isSet(QStringLiteral("formats"))) {
+        QStringList formatErrors;
+        options.formats = FormatCatalog::withFiles(parser.values(QStringLiteral("formats")), &formatErrors);
+        if (!options.formats)
+            return usage(QStringLiteral("bad format file:\n  ") + formatErrors.join(QStringLiteral("\n  ")));
+    }
+    for (const QString &e : options.formats->errors())
+        CliIo::err() << kName << ": warning: a format file was skipped: " << e << "\n" << Qt::flush;
     if (const QString problem = options.validate(); !problem.isEmpty())
         return usage(problem);
 
@@ -259,6 +359,7 @@ int runInspectCommand(const QStringList &arguments)
     RedisError scanError;
     ScanProgress progress;
     QStringList nodes;
+    QStringList missing; // cluster nodes or slots that could not be scanned
     if (cluster) {
         ConnectionSettings seed = server.settings();
         seed.cluster = true;
@@ -279,6 +380,7 @@ int runInspectCommand(const QStringList &arguments)
         return sa != sb ? sa > sb : a.key < b.key;
     });
 
+    const QStringList incomplete = incompleteness(records, progress, info, missing);
     const bool json = parser.isSet(QStringLiteral("json"));
     if (json && !parser.isSet(QStringLiteral("watch"))) {
         QJsonArray locks;
@@ -287,6 +389,9 @@ int runInspectCommand(const QStringList &arguments)
         QJsonObject root {
             {QStringLiteral("server"), LockJson::server(info)},
             {QStringLiteral("scanned_keys"), progress.scannedKeys},
+            {QStringLiteral("unread"), LockJson::unread(progress)},
+            {QStringLiteral("complete"), incomplete.isEmpty()},
+            {QStringLiteral("incomplete_because"), QJsonArray::fromStringList(incomplete)},
             {QStringLiteral("locks"), locks},
         };
         if (cluster)
@@ -303,7 +408,7 @@ int runInspectCommand(const QStringList &arguments)
         CliIo::out() << Qt::flush;
     } else {
         CliIo::stdoutDevice().beginDocument();
-        printTable(records, progress, info, nodes);
+        printTable(records, progress, info, nodes, incomplete);
         CliIo::stdoutDevice().endDocument();
     }
 
@@ -312,6 +417,9 @@ int runInspectCommand(const QStringList &arguments)
         for (const LockDiagnosis &d : r.diagnoses)
             failed |= failOn.contains(d.code) || (failOn.contains(QStringLiteral("any")));
     }
+    if (!incomplete.isEmpty() && !json)
+        CliIo::err() << kName << ": incomplete: " << incomplete.join(QStringLiteral("; ")) << "\n"
+                     << Qt::flush;
 
     if (parser.isSet(QStringLiteral("watch"))) {
         if (!json)
@@ -334,5 +442,6 @@ int runInspectCommand(const QStringList &arguments)
             CliIo::out() << "\nStopped after " << watch.eventsPrinted()
                          << (watch.eventsPrinted() == 1 ? " event.\n" : " events.\n") << Qt::flush;
     }
-    return failed ? CliIo::ExpectFailed : CliIo::Ok;
+    // A diagnosis asked for is reported whatever else was missed; otherwise an incomplete look is never "ok".
+    return failed ? CliIo::ExpectFailed : !incomplete.isEmpty() ? CliIo::Incomplete : CliIo::Ok;
 }

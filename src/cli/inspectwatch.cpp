@@ -94,7 +94,6 @@ void InspectWatch::apply(const QList<LockRecord> &records)
 {
     DiagnosticContext base;
     base.ttlThresholdMs = m_options.ttlThresholdMs;
-    base.watchdogLeaseMs = m_options.watchdogLeaseMs;
     for (LockRecord r : records) {
         const QList<LockEvent> events = m_tracker.observeAndDiagnose(r, LockTracker::Source::Live, base);
         m_locks.insert(r.key, r);

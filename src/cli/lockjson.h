@@ -1,20 +1,28 @@
-// The JSON form of inspector results, shared by `inspect --json` and `inspect --watch --json`.
+// The JSON form of inspector results, shared by `inspect --json` and `inspect --watch --json` (the shape is
+// documented in docs/inspect-json.md). Keys and values come out exactly: a key that is valid UTF-8 is the
+// JSON string of its bytes (only what JSON requires is escaped), and one that is not has a readable "key"
+// with \xNN escapes plus "key_base64" with its exact bytes. Whatever could not be read is null, with the
+// reason in the lock's "unknown" object.
 #pragma once
 
 #include "inspect/lockhistory.h"
 #include "inspect/lockrecord.h"
+#include "inspect/lockscanjob.h"
 #include "redis/serverinfo.h"
 
 #include <QJsonObject>
 
 namespace LockJson {
 
-// {"key", "kind", "library", "type", "pttl_ms", "owners": [{"id", "client", "thread", "count"}], "waiters",
-//  "token", "companions": [{"key", "role", "type", "pttl_ms", "summary"}], "diagnoses": [{"code", "text"}]}
+// One lock (see docs/inspect-json.md).
 QJsonObject lock(const LockRecord &record);
-// {"version", "mode", "db"}
+// {"version", "mode", "role", "db", …}
 QJsonObject server(const ServerInfo &info);
 // {"time", "event", "key", "detail", "lock"} for one history event (watch mode, one object per line).
 QJsonObject event(const LockEvent &event, const QByteArray &key, const LockRecord *record);
+// Adds `name` (and `name`_base64 when the bytes are not UTF-8) to `o`.
+void putBytes(QJsonObject &o, const QString &name, const QByteArray &bytes);
+// {"keys": n, "reasons": {reason: n}} for keys the scan could not read.
+QJsonObject unread(const ScanProgress &progress);
 
 } // namespace LockJson

@@ -63,7 +63,10 @@ void printUsage(QTextStream &stream)
         << "Connections are read-only unless --read-write is given. Passwords come from an environment "
            "variable\n"
         << "  (--password-env VAR), never from the command line. See also: man lockscope-cli.\n"
-        << "Exit codes: 0 success, 1 failure (connection, server), 2 bad arguments, 3 expectation not met.\n"
+        << "Exit codes: 0 success, 1 failure (connection, server, output), 2 bad arguments, 3 expectation "
+           "not\n"
+        << "  met (a --fail-on diagnosis found), 4 incomplete (the server would not show everything asked "
+           "for).\n"
         << Qt::flush;
 }
 

@@ -22,11 +22,13 @@ LockRecord rec(const QByteArray &key, LockKind kind, qint64 pttl, const QByteArr
     r.key = key;
     r.kind = kind;
     r.library
-        = kind == LockKind::RedisPy ? QStringLiteral("redis-py (probable)") : QStringLiteral("Redisson");
+        = kind == LockKind::Mutex ? QStringLiteral("redis-py (probable)") : QStringLiteral("Redisson");
     r.type = "string";
     r.pttlMs = pttl;
     r.readAtMs = 0;
-    r.owners = {{owner, {}, {}, -1, {}, {}}};
+    LockOwner o;
+    o.id = owner;
+    r.owners = {o};
     return r;
 }
 
@@ -46,10 +48,11 @@ void TestLockFilterProxy::filters()
     LockFilterProxy proxy;
     proxy.setSourceModel(&model);
     QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    LockRecord stuck = rec("job:nightly", LockKind::RedisPy, -1);
-    stuck.diagnoses = {{QStringLiteral("no-ttl"), QStringLiteral("never expires")}};
-    model.upsert({rec("order:1", LockKind::RedissonReentrant, 20000, "abc:1"), stuck,
-                  rec(QByteArray("lock:\xff", 6), LockKind::Token, 5000, "Worker-7")});
+    LockRecord stuck = rec("job:nightly", LockKind::Mutex, -1);
+    stuck.diagnoses = {{QStringLiteral("no-ttl"), QStringLiteral("never expires"), {}}};
+    LockRecord worker = rec(QByteArray("lock:\xff", 6), LockKind::Mutex, 5000, "Worker-7");
+    worker.library = QStringLiteral("SET NX lock");
+    model.upsert({rec("order:1", LockKind::Reentrant, 20000, "abc:1"), stuck, worker});
     QCOMPARE(proxy.rowCount(), 3);
     proxy.setText(QStringLiteral("ORDER"));
     QCOMPARE(keys(proxy), QStringList {QStringLiteral("order:1")});
@@ -60,7 +63,7 @@ void TestLockFilterProxy::filters()
     proxy.setText(QStringLiteral("redis-py")); // and the library
     QCOMPARE(keys(proxy), QStringList {QStringLiteral("job:nightly")});
     proxy.setText(QString());
-    proxy.setKind(LockKind::RedissonReentrant);
+    proxy.setKind(LockKind::Reentrant);
     QCOMPARE(keys(proxy), QStringList {QStringLiteral("order:1")});
     proxy.setKind(std::nullopt);
     proxy.setProblemsOnly(true);
@@ -74,9 +77,9 @@ void TestLockFilterProxy::sortsTtlAsNumbers()
     proxy.setSourceModel(&model);
     QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
     // As text, "9 min 00 s" < "10.0 s" < "2 h …"; as numbers it is the other way round.
-    model.upsert({rec("a", LockKind::Token, 540000), rec("b", LockKind::Token, 10000),
-                  rec("c", LockKind::Token, -1), rec("d", LockKind::Token, 7200000),
-                  rec("e", LockKind::Token, 800)});
+    model.upsert({rec("a", LockKind::Mutex, 540000), rec("b", LockKind::Mutex, 10000),
+                  rec("c", LockKind::Mutex, -1), rec("d", LockKind::Mutex, 7200000),
+                  rec("e", LockKind::Mutex, 800)});
     proxy.sort(LockTableModel::TtlColumn, Qt::AscendingOrder);
     QCOMPARE(keys(proxy), (QStringList {"e", "b", "a", "d", "c"}));
     proxy.sort(LockTableModel::TtlColumn, Qt::DescendingOrder);
@@ -90,10 +93,10 @@ void TestLockFilterProxy::liveUpdatesRefilter()
     proxy.setSourceModel(&model);
     QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
     proxy.setProblemsOnly(true);
-    LockRecord r = rec("order:1", LockKind::RedissonReentrant, 20000);
+    LockRecord r = rec("order:1", LockKind::Reentrant, 20000);
     model.upsert({r});
     QCOMPARE(proxy.rowCount(), 0);
-    r.diagnoses = {{QStringLiteral("watchdog-stalled"), QStringLiteral("stopped renewing")}};
+    r.diagnoses = {{QStringLiteral("watchdog-stalled"), QStringLiteral("stopped renewing"), {}}};
     model.upsert({r});
     QCOMPARE(proxy.rowCount(), 1); // a lock that turns bad appears without a refresh of everything
 }

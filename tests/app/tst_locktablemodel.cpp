@@ -26,11 +26,11 @@ LockRecord rec(const QByteArray &key, qint64 pttl, qint64 readAt = 1000)
 {
     LockRecord r;
     r.key = key;
-    r.kind = LockKind::Token;
+    r.kind = LockKind::Mutex;
     r.type = "string";
     r.pttlMs = pttl;
     r.readAtMs = readAt;
-    r.owners = {{"owner", {}, {}, -1, {}, {}}};
+    r.owners = {{"owner", {}, {}, -1, {}, {}, {}, -1, -1}};
     return r;
 }
 
@@ -100,13 +100,13 @@ void TestLockTableModel::onlyChangedColumnsAreAnnounced()
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     QSignalSpy relayout(&proxy, &QAbstractItemModel::layoutChanged);
     LockRecord r = rec("k7", 30000);
-    r.owners = {{"someone-else", {}, {}, -1, {}, {}}};
+    r.owners = {{"someone-else", {}, {}, -1, {}, {}, {}, -1, -1}};
     model.upsert({r});
     QCOMPARE(changed.count(), 1);
     QCOMPARE(changed.first().at(0).toModelIndex().column(), int(LockTableModel::OwnerColumn));
     QCOMPARE(changed.first().at(1).toModelIndex().column(), int(LockTableModel::OwnerColumn));
     QCOMPARE(relayout.count(), 0); // the sort column did not change: the proxy keeps its order as is
-    r.diagnoses = {{QStringLiteral("no-ttl"), QStringLiteral("x")}};
+    r.diagnoses = {{QStringLiteral("no-ttl"), QStringLiteral("x"), {}}};
     model.upsert({r});
     QCOMPARE(changed.count(), 2);
     QCOMPARE(changed.last().at(1).toModelIndex().column(), int(LockTableModel::ProblemsColumn));
@@ -152,7 +152,7 @@ void TestLockTableModel::rawValuesForSorting()
 {
     LockTableModel model;
     LockRecord noTtl = rec("none", -1);
-    noTtl.diagnoses = {{QStringLiteral("no-ttl"), QStringLiteral("x")}};
+    noTtl.diagnoses = {{QStringLiteral("no-ttl"), QStringLiteral("x"), {}}};
     LockRecord waiting = rec("wait", 9000);
     waiting.subscribers = 12;
     model.upsert({rec("short", 500), rec("long", 600000), noTtl, waiting});

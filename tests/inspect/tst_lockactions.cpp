@@ -60,7 +60,7 @@ void TestLockActions::forceUnlockRedissonWakesWaiters()
     QVERIFY(waiter.readReply(3000).ok());
 
     const LockRecord snapshot = scanOne(c, "order:1");
-    QCOMPARE(snapshot.kind, LockKind::RedissonReentrant);
+    QCOMPARE(snapshot.kind, LockKind::Reentrant);
     const LockAction action = LockActions::forceUnlock(snapshot);
     QVERIFY2(action.isAvailable(), qPrintable(action.unavailable));
     QVERIFY(action.explanation.contains(QLatin1String("redisson_lock__channel:{order:1}")));
@@ -220,7 +220,7 @@ void TestLockActions::unavailableWithoutAnExactSnapshot()
 {
     LockRecord r;
     r.key = "lock:huge";
-    r.kind = LockKind::Unknown;
+    r.kind = LockKind::Named;
     r.type = "hash";
     r.fields = {{"a", "b"}};
     r.fieldCount = 1000000;

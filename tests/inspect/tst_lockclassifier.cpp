@@ -1,8 +1,12 @@
-// LockClassifier without a server: every kind, the reasons it gives, and the bad input it must survive.
+// LockClassifier over the shipped format catalog, without a server: every kind, the reasons and libraries it
+// gives, word-based lock names (no "blocklist" listed for its "lock"), keys named like locks without a lock's
+// shape (listed, never alarmed on), unknowns kept as unknowns, and the bad input it must survive.
 #include "inspect/lockclassifier.h"
-#include "inspect/locknames.h"
+#include "inspect/lockdiagnostics.h"
 #include "inspect/samplelocks.h"
+#include "inspect/scanoptions.h"
 
+#include <QDateTime>
 #include <QRandomGenerator>
 #include <QTest>
 
@@ -10,6 +14,7 @@ class TestLockClassifier : public QObject
 {
     Q_OBJECT
 private slots:
+    void initTestCase();
     void redissonReentrant();
     void redissonFairWithQueue();
     void redissonFenced();
@@ -17,20 +22,26 @@ private slots:
     void redissonRwMalformed();
     void redissonLegacy();
     void redisPy();
-    void redlockSingleAndGrouped();
-    void tokens_data();
-    void tokens();
+    void nodeRedlockIsOnlyProbable();
+    void jobLocks();
+    void semaphore();
+    void tokensUnderALockName_data();
+    void tokensUnderALockName();
+    void lockNamesAreWords_data();
+    void lockNamesAreWords();
+    void namedLikeALockIsNeverAlarmedOn_data();
+    void namedLikeALockIsNeverAlarmedOn();
     void notLocksWithoutALockName_data();
     void notLocksWithoutALockName();
-    void unknownUnderALockName();
     void nonIntegerCounts();
-    void emptyValue();
-    void wrongTypes_data();
-    void wrongTypes();
-    void truncatedHash();
+    void unknownsStayUnknown();
     void orphanQueue();
     void uuid1Parsing();
     void randomInputNeverCrashes();
+
+private:
+    std::shared_ptr<const FormatCatalog> m_catalog;
+    LockRecord classify(const ScannedKey &k) { return LockClassifier::classify(k, *m_catalog); }
 };
 
 namespace {
@@ -45,10 +56,6 @@ ScannedKey hashKey(const QByteArray &key, const QList<QPair<QByteArray, QByteArr
     k.pttlMs = 25000;
     k.fields = fields;
     k.fieldCount = fields.size();
-    k.redisson.read = true;
-    k.redisson.queueLength = 0;
-    k.redisson.lockChannelSubscribers = 0;
-    k.redisson.rwChannelSubscribers = 0;
     return k;
 }
 
@@ -65,16 +72,39 @@ ScannedKey stringKey(const QByteArray &key, const QByteArray &value, qint64 pttl
     return k;
 }
 
+ScannedKey::Companion companion(const QString &role, const QByteArray &key, const QByteArray &read,
+                                const QList<QByteArray> &items, const QList<double> &scores = {})
+{
+    ScannedKey::Companion c;
+    c.role = role;
+    c.key = key;
+    c.read = read;
+    c.items = items;
+    c.scores = scores;
+    c.size = read == "string" ? -1 : items.size();
+    c.present = !items.isEmpty();
+    return c;
+}
+
 } // namespace
+
+void TestLockClassifier::initTestCase()
+{
+    m_catalog = FormatCatalog::standard();
+    QVERIFY2(m_catalog->errors().isEmpty(), qPrintable(m_catalog->errors().join(u'\n')));
+    QVERIFY(m_catalog->formats().size() >= 10);
+}
 
 void TestLockClassifier::redissonReentrant()
 {
     ScannedKey k = hashKey("order:1", {{kClient + ":57", "2"}});
-    k.redisson.lockChannelSubscribers = 3;
-    const LockRecord r = LockClassifier::classify(k);
-    QCOMPARE(r.kind, LockKind::RedissonReentrant);
+    k.channels = {"redisson_lock__channel:{order:1}"};
+    k.channelSubscribers = {3};
+    const LockRecord r = classify(k);
+    QCOMPARE(r.kind, LockKind::Reentrant);
+    QCOMPARE(r.format, QStringLiteral("redisson-lock"));
     QCOMPARE(r.library, QStringLiteral("Redisson"));
-    QVERIFY2(r.reason.contains(QLatin1String("<client uuid>:<thread id>")), qPrintable(r.reason));
+    QVERIFY(r.certain);
     QCOMPARE(r.owners.size(), 1);
     QCOMPARE(r.owners.first().client, QString::fromLatin1(kClient));
     QCOMPARE(r.owners.first().thread, QStringLiteral("57"));
@@ -82,7 +112,7 @@ void TestLockClassifier::redissonReentrant()
     QCOMPARE(r.subscribers, 3);
     QCOMPARE(r.waiters(), 3);
     QVERIFY(r.problems.isEmpty());
-    QCOMPARE(r.pttlMs, 25000);
+    QCOMPARE(r.renewal.rule, RenewalPolicy::Rule::ElapsedFraction);
 }
 
 void TestLockClassifier::redissonFairWithQueue()
@@ -90,13 +120,15 @@ void TestLockClassifier::redissonFairWithQueue()
     ScannedKey k = hashKey("fair", {{kClient + ":1", "1"}});
     const QByteArray w1 = SampleLocks::redissonClientId() + ":7";
     const QByteArray w2 = SampleLocks::redissonClientId() + ":8";
-    k.redisson.queueLength = 2;
-    k.redisson.queue = {w1, w2};
-    k.redisson.deadlines = {{w1, 1700000000000}, {w2, 1700000005000}};
-    const LockRecord r = LockClassifier::classify(k);
-    QCOMPARE(r.kind, LockKind::RedissonFair);
+    k.plannedFormat = QStringLiteral("redisson-lock");
+    k.companions = {companion(QStringLiteral("queue"), "redisson_lock_queue:{fair}", "list", {w1, w2}),
+                    companion(QStringLiteral("deadlines"), "redisson_lock_timeout:{fair}", "zset", {w1, w2},
+                              {1700000000000, 1700000005000}),
+                    companion(QStringLiteral("token"), "redisson_lock_token:{fair}", "string", {})};
+    const LockRecord r = classify(k);
+    QCOMPARE(r.kind, LockKind::Fair);
+    QCOMPARE(r.formatName, QStringLiteral("Redisson fair lock"));
     QCOMPARE(r.queueLength, 2);
-    QCOMPARE(r.queue.size(), 2);
     QCOMPARE(r.queue.at(0).id, w1); // FIFO order, head first
     QCOMPARE(r.queue.at(1).deadlineEpochMs, 1700000005000);
     QCOMPARE(r.waiters(), 2);
@@ -105,47 +137,41 @@ void TestLockClassifier::redissonFairWithQueue()
         companions << QString::fromLatin1(c.key);
     QVERIFY(companions.contains(QStringLiteral("redisson_lock_queue:{fair}")));
     QVERIFY(companions.contains(QStringLiteral("redisson_lock_timeout:{fair}")));
+    QVERIFY(!companions.contains(QStringLiteral("redisson_lock_token:{fair}"))); // not there: not listed
 }
 
 void TestLockClassifier::redissonFenced()
 {
     ScannedKey k = hashKey("fence", {{kClient + ":9", "1"}});
-    k.redisson.tokenPresent = true;
-    k.redisson.token = "34";
-    const LockRecord r = LockClassifier::classify(k);
-    QCOMPARE(r.kind, LockKind::RedissonFenced);
+    k.companions = {companion(QStringLiteral("token"), "redisson_lock_token:{fence}", "string", {"34"})};
+    LockRecord r = classify(k);
+    QCOMPARE(r.kind, LockKind::Reentrant);
+    QCOMPARE(r.formatName, QStringLiteral("Redisson RFencedLock"));
     QVERIFY(r.hasFencingToken);
     QCOMPARE(r.fencingToken, 34);
     QVERIFY(r.problems.isEmpty());
-    k.redisson.token = "x";
-    QVERIFY(!LockClassifier::classify(k).problems.isEmpty());
+    k.companions.first().items = {"x"};
+    QVERIFY(!classify(k).problems.isEmpty());
 }
 
 void TestLockClassifier::redissonReadWrite()
 {
     const QByteArray other = SampleLocks::redissonClientId();
     ScannedKey k = hashKey("doc", {{"mode", "read"}, {kClient + ":1", "2"}, {other + ":5", "1"}});
-    k.redisson.rwChannelSubscribers = 1;
-    LockRecord r = LockClassifier::classify(k);
-    QCOMPARE(r.kind, LockKind::RedissonRw);
+    k.channels = {"redisson_rwlock:{doc}"};
+    k.channelSubscribers = {1};
+    LockRecord r = classify(k);
+    QCOMPARE(r.kind, LockKind::ReadWrite);
+    QCOMPARE(r.format, QStringLiteral("redisson-rwlock"));
     QCOMPARE(r.rwMode, QStringLiteral("read"));
     QCOMPARE(r.owners.size(), 2);
     QCOMPARE(r.owners.at(0).mode, QStringLiteral("read"));
     QCOMPARE(r.subscribers, 1);
     QVERIFY(r.problems.isEmpty());
     QCOMPARE(r.ownerSummary(), QStringLiteral("2 readers"));
-    // The reader with two holds has two timeout keys, named as Redisson names them.
-    int timeouts = 0;
-    for (const LockCompanion &c : r.companions)
-        timeouts += c.role == LockCompanion::Role::ReadTimeout;
-    QCOMPARE(timeouts, 3);
-    QVERIFY(std::any_of(r.companions.cbegin(), r.companions.cend(), [&](const LockCompanion &c) {
-        return c.key == "{doc}:" + kClient + ":1:rwlock_timeout:2";
-    }));
 
-    k = hashKey("doc", {{"mode", "write"}, {kClient + ":1:write", "1"}});
-    r = LockClassifier::classify(k);
-    QCOMPARE(r.kind, LockKind::RedissonRw);
+    r = classify(hashKey("doc", {{"mode", "write"}, {kClient + ":1:write", "1"}}));
+    QCOMPARE(r.kind, LockKind::ReadWrite);
     QCOMPARE(r.owners.first().mode, QStringLiteral("write"));
     QCOMPARE(r.owners.first().thread, QStringLiteral("1"));
     QVERIFY(r.problems.isEmpty());
@@ -153,95 +179,209 @@ void TestLockClassifier::redissonReadWrite()
 
 void TestLockClassifier::redissonRwMalformed()
 {
-    LockRecord r = LockClassifier::classify(hashKey("doc", {{"mode", "write"}, {kClient + ":1", "1"}}));
-    QCOMPARE(r.kind, LockKind::RedissonRw);
-    QVERIFY2(r.problems.join(u' ').contains(QLatin1String("no ':write' holder")),
-             qPrintable(r.problems.join(u' ')));
-    r = LockClassifier::classify(hashKey("doc", {{"mode", "banana"}, {kClient + ":1", "1"}}));
+    LockRecord r = classify(hashKey("doc", {{"mode", "write"}, {kClient + ":1", "1"}}));
+    QCOMPARE(r.kind, LockKind::ReadWrite);
+    QVERIFY2(r.problems.join(u' ').contains(QLatin1String("no writer")), qPrintable(r.problems.join(u' ')));
+    r = classify(hashKey("doc", {{"mode", "banana"}, {kClient + ":1", "1"}}));
     QVERIFY(r.problems.join(u' ').contains(QLatin1String("neither 'read' nor 'write'")));
-    r = LockClassifier::classify(hashKey("doc", {{"mode", "read"}}));
+    r = classify(hashKey("doc", {{"mode", "read"}}));
     QVERIFY(r.problems.join(u' ').contains(QLatin1String("nobody holds it")));
 }
 
 void TestLockClassifier::redissonLegacy()
 {
-    const LockRecord r = LockClassifier::classify(
-        stringKey("legacy", "{\"o\":\"" + kClient + "-12\",\"c\":3}", 30000, false));
-    QCOMPARE(r.kind, LockKind::RedissonLegacy);
+    const LockRecord r
+        = classify(stringKey("legacy", "{\"o\":\"" + kClient + "-12\",\"c\":3}", 30000, false));
+    QCOMPARE(r.kind, LockKind::Reentrant);
+    QCOMPARE(r.format, QStringLiteral("redisson-legacy-lock"));
     QCOMPARE(r.owners.first().client, QString::fromLatin1(kClient));
     QCOMPARE(r.owners.first().thread, QStringLiteral("12"));
     QCOMPARE(r.owners.first().count, 3);
-    const LockRecord bad = LockClassifier::classify(stringKey("legacy", "{\"o\":\"x\",\"c\":\"many\"}"));
-    QCOMPARE(bad.kind, LockKind::RedissonLegacy);
+    const LockRecord bad = classify(stringKey("legacy", "{\"o\":\"x\",\"c\":\"many\"}"));
+    QCOMPARE(bad.format, QStringLiteral("redisson-legacy-lock"));
     QCOMPARE(bad.problems.size(), 2);
 }
 
 void TestLockClassifier::redisPy()
 {
     const QByteArray token = SampleLocks::uuid1Hex();
-    const LockRecord r = LockClassifier::classify(stringKey("resource", token, -1, false));
-    QCOMPARE(r.kind, LockKind::RedisPy);
-    QCOMPARE(r.library, QStringLiteral("redis-py (probable)"));
-    QVERIFY2(r.owners.first().note.contains(QLatin1String("uuid1 made")), qPrintable(r.owners.first().note));
+    const LockRecord r = classify(stringKey("resource", token, -1, false));
+    QCOMPARE(r.kind, LockKind::Mutex);
+    QCOMPARE(r.format, QStringLiteral("redis-py-lock"));
+    QCOMPARE(r.library, QStringLiteral("redis-py"));
+    QVERIFY2(r.owners.first().note.contains(QLatin1String("token made")), qPrintable(r.owners.first().note));
+    QVERIFY(qAbs(r.owners.first().sinceEpochMs - QDateTime::currentMSecsSinceEpoch()) < 60000);
     QCOMPARE(r.owners.first().id, token);
+    // django-redis puts its key prefix in front: the same token, its own library.
+    QCOMPARE(classify(stringKey(":1:sync-inventory", token, -1, false)).library,
+             QStringLiteral("django-redis (redis-py Lock)"));
 }
 
-void TestLockClassifier::redlockSingleAndGrouped()
+void TestLockClassifier::nodeRedlockIsOnlyProbable()
 {
     QByteArray value;
     do
         value = SampleLocks::randomHex32();
     while (
         LockClassifier::parseUuid1Hex(value)); // a random value that happens to be a valid uuid1 is redis-py
-    LockRecord r = LockClassifier::classify(stringKey("account:1", value, 10000, false));
-    QCOMPARE(r.kind, LockKind::Redlock);
-    QVERIFY(r.reason.contains(QLatin1String("32 random hex")));
-    // Without a TTL and without a lock name, 32 hex is more likely a digest than a redlock lock.
-    QCOMPARE(LockClassifier::classify(stringKey("account:1", value, -1, false)).kind, LockKind::None);
-
     ScannedKey k = stringKey("account:1", value, 10000, false);
-    k.sameValueKeys = {"account:2", "account:3"};
-    r = LockClassifier::classify(k);
-    QCOMPARE(r.kind, LockKind::Redlock);
-    QCOMPARE(r.groupKeys, k.sameValueKeys);
-    QVERIFY2(r.reason.contains(QLatin1String("on 3 keys")), qPrintable(r.reason));
-    // Even a uuid1-looking value shared by several keys is a multi-resource lock.
-    k.value = SampleLocks::uuid1Hex();
-    QCOMPARE(LockClassifier::classify(k).kind, LockKind::Redlock);
+    LockRecord r = classify(k);
+    QCOMPARE(r.format, QStringLiteral("node-redlock"));
+    QCOMPARE(r.library, QStringLiteral("node-redlock (probable)"));
+    QVERIFY(!r.certain);
+    // Only the value's shape says lock: nothing is alarmed on, whatever its TTL.
+    r.pttlMs = 24 * 3600 * 1000;
+    LockDiagnostics::diagnose(r, DiagnosticContext {});
+    QVERIFY(r.diagnoses.isEmpty());
+    // Under a lock name the same value may be alarmed on.
+    r = classify(stringKey("lock:account:1", value, 24 * 3600 * 1000, true));
+    LockDiagnostics::diagnose(r, DiagnosticContext {});
+    QVERIFY(r.hasDiagnosis(QStringLiteral("ttl-above-threshold")));
 }
 
-void TestLockClassifier::tokens_data()
+void TestLockClassifier::jobLocks()
+{
+    const QByteArray worker = "0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b";
+    ScannedKey k = stringKey("bull:emails:42:lock", worker + ":7", 27000, true);
+    k.job.read = true;
+    k.job.exists = true;
+    k.job.fields = {"2", ""};
+    LockRecord r = classify(k);
+    QCOMPARE(r.kind, LockKind::JobLock);
+    QCOMPARE(r.format, QStringLiteral("bullmq-job-lock"));
+    QVERIFY(r.certain);
+    QCOMPARE(r.job.queue, QStringLiteral("emails"));
+    QCOMPARE(r.job.id, QStringLiteral("42"));
+    QCOMPARE(r.job.jobKey, QByteArray("bull:emails:42"));
+    QCOMPARE(r.job.attempts, 2);
+    QVERIFY(r.job.jobFound);
+    // The owner as BullMQ means it: a worker and its fetch count, not a "thread 7".
+    QCOMPARE(r.owners.first().thread, QString());
+    QVERIFY2(r.ownerSummary().contains(QLatin1String("job fetch #7")), qPrintable(r.ownerSummary()));
+    // Bull writes a bare uuid4 per queue instance.
+    r = classify(stringKey("bull:emails:43:lock", worker, 27000, true));
+    QCOMPARE(r.format, QStringLiteral("bull-job-lock"));
+    // The job's hash is gone but its lock remains.
+    k.job.exists = false;
+    k.job.fields = {"", ""};
+    r = classify(k);
+    LockDiagnostics::diagnose(r, DiagnosticContext {});
+    QVERIFY(r.hasDiagnosis(QStringLiteral("job-missing")));
+}
+
+void TestLockClassifier::semaphore()
+{
+    ScannedKey k;
+    k.key = "semaphore:exports";
+    k.type = "zset";
+    k.pttlMs = 5000;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    k.members = {{"0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b", double(now - 1000)},
+                 {"1c7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b_0", double(now - 500)}};
+    k.size = 2;
+    const LockRecord r = classify(k);
+    QCOMPARE(r.kind, LockKind::Semaphore);
+    QCOMPARE(r.library, QStringLiteral("redis-semaphore"));
+    QCOMPARE(r.owners.size(), 2);
+    QCOMPARE(r.owners.first().sinceEpochMs, now - 1000);
+    QCOMPARE(r.holderCount, 2);
+    QCOMPARE(r.ownerSummary(), QStringLiteral("2 permits taken"));
+    // The limit is not in Redis: unknown, and said so, but that is no refusal.
+    QVERIFY(!r.unknownReason(QStringLiteral("permits_total")).isEmpty());
+    QVERIFY(!r.isIncomplete());
+}
+
+void TestLockClassifier::tokensUnderALockName_data()
 {
     QTest::addColumn<QByteArray>("value");
-    QTest::addColumn<QString>("reasonPart");
+    QTest::addColumn<QString>("format");
     QTest::addColumn<QString>("thread");
-    QTest::newRow("uuid") << QByteArray("0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b") << QStringLiteral("UUID")
+    QTest::newRow("uuid") << QByteArray("0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b") << QStringLiteral("uuid-lock")
                           << QString();
     QTest::newRow("uuid:thread") << QByteArray("0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b:77")
-                                 << QStringLiteral("<uuid>:<thread id>") << QStringLiteral("77");
-    QTest::newRow("thread id") << QByteArray("140234") << QStringLiteral("thread id or snowflake")
+                                 << QStringLiteral("uuid-thread-lock") << QStringLiteral("77");
+    QTest::newRow("snowflake") << QByteArray("1790463512348672000") << QStringLiteral("snowflake-lock")
                                << QString();
-    QTest::newRow("snowflake") << QByteArray("1790463512348672000") << QStringLiteral("snowflake")
+    QTest::newRow("lockValue") << QByteArray("lockValue") << QStringLiteral("tutorial-lockvalue")
                                << QString();
-    QTest::newRow("lockValue") << QByteArray("lockValue") << QStringLiteral("literal 'lockValue'")
-                               << QString();
-    QTest::newRow("other") << QByteArray("worker-3@host") << QStringLiteral("no known library") << QString();
-    QTest::newRow("binary") << QByteArray("\xac\xed\x00\x05t\x00\x03"
-                                          "abc",
-                                          10)
-                            << QStringLiteral("binary") << QString();
+    QTest::newRow("host token") << QByteArray("WEB-PROD-03") << QStringLiteral("token-lock") << QString();
 }
 
-void TestLockClassifier::tokens()
+void TestLockClassifier::tokensUnderALockName()
 {
     QFETCH(QByteArray, value);
-    QFETCH(QString, reasonPart);
+    QFETCH(QString, format);
     QFETCH(QString, thread);
-    const LockRecord r = LockClassifier::classify(stringKey("lock:stock", value));
-    QCOMPARE(r.kind, LockKind::Token);
-    QVERIFY2(r.reason.contains(reasonPart), qPrintable(r.reason));
-    QCOMPARE(r.owners.first().id, value);
+    const LockRecord r = classify(stringKey("lock:stock", value));
+    QCOMPARE(r.kind, LockKind::Mutex);
+    QCOMPARE(r.format, format);
+    QVERIFY(!r.reason.isEmpty());
     QCOMPARE(r.owners.first().thread, thread);
+}
+
+void TestLockClassifier::lockNamesAreWords_data()
+{
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<bool>("named");
+    for (const char *k :
+         {"blocklist:ip:10.0.0.1", "clock:skew:samples", "padlock:config", "feature:unlock-premium",
+          "lockers:inventory", "user:1001:lockout", "Blocklist", "deadlock_stats"})
+        QTest::newRow(k) << QByteArray(k) << false;
+    for (const char *k : {"lock:order:1", "order-lock", "SendInvoiceLock", "mutex:cache", "LOCK_Y",
+                          "locks:nightly", "HTTPLock", "job.lock", "app:semaphore:db"})
+        QTest::newRow(k) << QByteArray(k) << true;
+}
+
+void TestLockClassifier::lockNamesAreWords()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(bool, named);
+    ScanOptions options;
+    QCOMPARE(options.isLockNamed(key), named);
+}
+
+void TestLockClassifier::namedLikeALockIsNeverAlarmedOn_data()
+{
+    QTest::addColumn<QByteArray>("type");
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<QString>("reasonPart");
+    QTest::newRow("fencing counter") << QByteArray("string") << QByteArray("17")
+                                     << QStringLiteral("a counter");
+    QTest::newRow("a word") << QByteArray("string") << QByteArray("production")
+                            << QStringLiteral("fits no lock format");
+    QTest::newRow("a flag") << QByteArray("string") << QByteArray("1") << QStringLiteral("a counter");
+    QTest::newRow("binary") << QByteArray("string") << QByteArray("\xac\xed\x00\x05t\x00\x03", 7)
+                            << QStringLiteral("fits no lock format");
+    QTest::newRow("long text") << QByteArray("string") << QByteArray(300, 'x') << QStringLiteral("300 bytes");
+    QTest::newRow("hash") << QByteArray("hash") << QByteArray() << QStringLiteral("a hash of 2 fields");
+    QTest::newRow("list") << QByteArray("list") << QByteArray() << QStringLiteral("a list of 3 entries");
+    QTest::newRow("set") << QByteArray("set") << QByteArray() << QStringLiteral("a set of 3 members");
+    QTest::newRow("stream") << QByteArray("stream") << QByteArray()
+                            << QStringLiteral("a stream of 3 entries");
+}
+
+void TestLockClassifier::namedLikeALockIsNeverAlarmedOn()
+{
+    QFETCH(QByteArray, type);
+    QFETCH(QByteArray, value);
+    QFETCH(QString, reasonPart);
+    ScannedKey k = stringKey("lock:order:fence", value, -1, true);
+    k.type = type;
+    if (type == "hash") {
+        k.fields = {{"name", "x"}, {"owner", "y"}};
+        k.fieldCount = 2;
+    } else if (type != "string") {
+        k.size = 3;
+    }
+    LockRecord r = classify(k);
+    QCOMPARE(r.kind, LockKind::Named);
+    QVERIFY2(r.reason.contains(reasonPart), qPrintable(r.reason));
+    QCOMPARE(r.pttlMs, -1);
+    LockDiagnostics::diagnose(r, DiagnosticContext {});
+    QVERIFY2(r.diagnoses.isEmpty(), qPrintable(r.diagnoses.value(0).code));
+    // Not named like a lock: not listed at all.
+    k.lockNamed = false;
+    QCOMPARE(classify(k).kind, LockKind::None);
 }
 
 void TestLockClassifier::notLocksWithoutALockName_data()
@@ -252,34 +392,23 @@ void TestLockClassifier::notLocksWithoutALockName_data()
     QTest::newRow("text") << QByteArray("hello world");
     QTest::newRow("empty") << QByteArray();
     QTest::newRow("json") << QByteArray("{\"a\":1}");
+    QTest::newRow("token") << QByteArray("WEB-PROD-03");
 }
 
 void TestLockClassifier::notLocksWithoutALockName()
 {
     QFETCH(QByteArray, value);
-    QCOMPARE(LockClassifier::classify(stringKey("user:1", value, 5000, false)).kind, LockKind::None);
+    QCOMPARE(classify(stringKey("user:1", value, 5000, false)).kind, LockKind::None);
     // lockValue is the one literal recognised anywhere.
-    QCOMPARE(LockClassifier::classify(stringKey("user:1", "lockValue", 5000, false)).kind, LockKind::Token);
-    QCOMPARE(LockClassifier::classify(hashKey("user:1", {{"name", "x"}})).kind, LockKind::None);
-}
-
-void TestLockClassifier::unknownUnderALockName()
-{
-    ScannedKey k = hashKey("lock:cfg", {{"name", "x"}, {"owner", "y"}});
-    k.lockNamed = true;
-    const LockRecord r = LockClassifier::classify(k);
-    QCOMPARE(r.kind, LockKind::Unknown);
-    QVERIFY2(r.reason.contains(QLatin1String("'name'")), qPrintable(r.reason));
-    const LockRecord big = LockClassifier::classify(stringKey("lock:blob", QByteArray(300, 'x')));
-    QCOMPARE(big.kind, LockKind::Unknown);
-    QVERIFY(big.reason.contains(QLatin1String("300 bytes")));
+    QCOMPARE(classify(stringKey("user:1", "lockValue", 5000, false)).kind, LockKind::Mutex);
+    QCOMPARE(classify(hashKey("user:1", {{"name", "x"}})).kind, LockKind::None);
 }
 
 void TestLockClassifier::nonIntegerCounts()
 {
-    const LockRecord r = LockClassifier::classify(
-        hashKey("order:9", {{kClient + ":1", "abc"}, {kClient + ":2", "-1"}, {"extra", "1"}}));
-    QCOMPARE(r.kind, LockKind::RedissonReentrant);
+    const LockRecord r
+        = classify(hashKey("order:9", {{kClient + ":1", "abc"}, {kClient + ":2", "-1"}, {"extra", "1"}}));
+    QCOMPARE(r.kind, LockKind::Reentrant);
     const QString problems = r.problems.join(QStringLiteral(" | "));
     QVERIFY2(problems.contains(QLatin1String("'abc', not a positive integer")), qPrintable(problems));
     QVERIFY(problems.contains(QLatin1String("'-1'")));
@@ -288,50 +417,27 @@ void TestLockClassifier::nonIntegerCounts()
     QCOMPARE(r.owners.first().count, -1);
 }
 
-void TestLockClassifier::emptyValue()
+void TestLockClassifier::unknownsStayUnknown()
 {
-    const LockRecord r = LockClassifier::classify(stringKey("lock:empty", QByteArray()));
-    QCOMPARE(r.kind, LockKind::Unknown);
-    QVERIFY(r.reason.contains(QLatin1String("empty")));
-    QCOMPARE(r.problems.size(), 1);
-}
+    // PTTL refused (an ACL without it): the TTL is unknown, not "gone", and no-ttl is not judged.
+    ScannedKey k = stringKey("lock:order:1", "0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b", -3);
+    k.pttlError
+        = QStringLiteral("PTTL refused: NOPERM this user has no permissions to run the 'pttl' command");
+    LockRecord r = classify(k);
+    QCOMPARE(r.pttlMs, LockRecord::kPttlUnknown);
+    QVERIFY(r.unknownReason(QStringLiteral("pttl_ms")).contains(QLatin1String("NOPERM")));
+    QVERIFY(r.isIncomplete());
+    LockDiagnostics::diagnose(r, DiagnosticContext {});
+    QVERIFY(!r.hasDiagnosis(QStringLiteral("no-ttl")));
 
-void TestLockClassifier::wrongTypes_data()
-{
-    QTest::addColumn<QByteArray>("type");
-    QTest::addColumn<QString>("text");
-    QTest::newRow("list") << QByteArray("list") << QStringLiteral("a list of 3 entries");
-    QTest::newRow("set") << QByteArray("set") << QStringLiteral("a set of 3 members");
-    QTest::newRow("zset") << QByteArray("zset") << QStringLiteral("a zset of 3 members");
-    QTest::newRow("stream") << QByteArray("stream") << QStringLiteral("a stream of 3 entries");
-}
-
-void TestLockClassifier::wrongTypes()
-{
-    QFETCH(QByteArray, type);
-    QFETCH(QString, text);
-    ScannedKey k;
-    k.key = "lock:wrong";
-    k.type = type;
-    k.pttlMs = -1;
-    k.size = 3;
-    k.lockNamed = true;
-    const LockRecord r = LockClassifier::classify(k);
-    QCOMPARE(r.kind, LockKind::Unknown);
-    QVERIFY2(r.reason.startsWith(text), qPrintable(r.reason));
-    k.lockNamed = false;
-    QCOMPARE(LockClassifier::classify(k).kind, LockKind::None);
-}
-
-void TestLockClassifier::truncatedHash()
-{
-    ScannedKey k = hashKey("lock:huge", {{"f1", "v"}, {"f2", "v"}});
-    k.fieldCount = 1000000;
-    k.lockNamed = true;
-    const LockRecord r = LockClassifier::classify(k);
-    QCOMPARE(r.kind, LockKind::Unknown);
-    QVERIFY(r.isTruncated());
-    QCOMPARE(r.fieldCount, 1000000);
+    // PUBSUB NUMSUB refused: waiters unknown, not 0.
+    ScannedKey h = hashKey("order:1", {{kClient + ":57", "1"}});
+    h.channels = {"redisson_lock__channel:{order:1}"};
+    h.channelsError = QStringLiteral("PUBSUB NUMSUB refused: NOPERM");
+    r = classify(h);
+    QCOMPARE(r.waiters(), -1);
+    QVERIFY(r.unknownReason(QStringLiteral("waiters")).contains(QLatin1String("NOPERM")));
+    QVERIFY(r.isIncomplete());
 }
 
 void TestLockClassifier::orphanQueue()
@@ -340,18 +446,17 @@ void TestLockClassifier::orphanQueue()
     k.key = "fair";
     k.type = "none";
     k.pttlMs = -2;
-    k.redisson.read = true;
-    k.redisson.queueLength = 1;
-    k.redisson.queue = {kClient + ":3"};
-    k.redisson.deadlines = {{kClient + ":3", 1}};
-    const LockRecord r = LockClassifier::classify(k);
-    QCOMPARE(r.kind, LockKind::RedissonFair);
+    k.plannedFormat = QStringLiteral("redisson-lock");
+    k.companions
+        = {companion(QStringLiteral("queue"), "redisson_lock_queue:{fair}", "list", {kClient + ":3"}),
+           companion(QStringLiteral("deadlines"), "redisson_lock_timeout:{fair}", "zset", {kClient + ":3"},
+                     {1})};
+    const LockRecord r = classify(k);
+    QCOMPARE(r.kind, LockKind::Fair);
     QVERIFY(!r.exists());
     QCOMPARE(r.queueLength, 1);
-    k.redisson.queueLength = 0;
-    k.redisson.queue.clear();
-    k.redisson.deadlines.clear();
-    QCOMPARE(LockClassifier::classify(k).kind, LockKind::None);
+    k.companions.clear();
+    QCOMPARE(classify(k).kind, LockKind::None);
 }
 
 void TestLockClassifier::uuid1Parsing()
@@ -381,9 +486,11 @@ void TestLockClassifier::randomInputNeverCrashes()
         QByteArray key(int(rng.bounded(40)), Qt::Uninitialized);
         for (char &c : key)
             c = char(rng.bounded(256));
+        if (rng.bounded(3) == 0)
+            key = "bull:q:" + key + ":lock";
         k.key = key;
         k.type = types.at(rng.bounded(int(types.size())));
-        k.pttlMs = qint64(rng.bounded(200000)) - 2;
+        k.pttlMs = qint64(rng.bounded(200000)) - 3;
         k.lockNamed = rng.bounded(2);
         QByteArray value(int(rng.bounded(300)), Qt::Uninitialized);
         for (char &c : value)
@@ -397,13 +504,21 @@ void TestLockClassifier::randomInputNeverCrashes()
                 {rng.bounded(2) ? kClient + ':' + QByteArray::number(rng.bounded(99)) : value.left(9),
                  value.left(int(rng.bounded(4)))});
         k.fieldCount = k.fields.size() + rng.bounded(3);
-        k.redisson.read = rng.bounded(2);
-        k.redisson.queueLength = qint64(rng.bounded(4)) - 1;
-        if (k.redisson.queueLength > 0)
-            k.redisson.queue = {value.left(10)};
-        const LockRecord r = LockClassifier::classify(k);
+        for (int m = int(rng.bounded(3)); m > 0; --m)
+            k.members.append({value.left(int(rng.bounded(40))), double(rng.bounded(2000000000))});
+        k.size = k.members.size() + rng.bounded(2);
+        if (rng.bounded(2)) {
+            k.plannedFormat = QStringLiteral("redisson-lock");
+            k.companions = {companion(QStringLiteral("queue"), "q", "list", {value.left(10)}),
+                            companion(QStringLiteral("token"), "t", "string", {value.left(4)})};
+        }
+        k.job.read = rng.bounded(2);
+        k.job.fields = {value.left(3)};
+        LockRecord r = classify(k);
         if (r.isLock())
             QVERIFY(!r.reason.isEmpty());
+        LockDiagnostics::diagnose(r, DiagnosticContext {});
+        r.ownerSummary();
     }
 }
 

@@ -1,4 +1,6 @@
-// LockDiagnostics: each code fires on its own condition, with a sentence that names the numbers.
+// LockDiagnostics: each code fires on its own condition, with a sentence that names the numbers and the
+// evidence it rests on; nothing is judged from an unknown, a shape-only match is never alarmed on, and a
+// stall is judged against the lock's own renewal rhythm.
 #include "inspect/lockdiagnostics.h"
 
 #include <QTest>
@@ -8,12 +10,17 @@ class TestLockDiagnostics : public QObject
     Q_OBJECT
 private slots:
     void noTtl();
+    void unknownTtlIsNotJudged();
     void ttlAboveThreshold();
-    void watchdogStalledFromTheDefaultLease();
-    void watchdogStalledFromHistory();
+    void aSingleReadingNeverClaimsAStall();
+    void stallFromTheLibrarysRhythm_data();
+    void stallFromTheLibrarysRhythm();
+    void stallFromTheObservedCadence();
     void orphanQueue();
+    void expiredHolders();
     void contended();
     void malformed();
+    void shapeOnlyMatchesAreNotAlarmedOn();
     void healthyLockHasNone();
 };
 
@@ -24,9 +31,16 @@ LockRecord lock(LockKind kind, qint64 pttl)
     LockRecord r;
     r.key = "k";
     r.kind = kind;
-    r.type = LockKinds::isRedissonHash(kind) ? "hash" : "string";
+    r.type = kind == LockKind::Mutex ? "string" : "hash";
     r.pttlMs = pttl;
-    r.owners = {{"a:1", QStringLiteral("a"), QStringLiteral("1"), 1, {}, {}}};
+    r.certain = true;
+    r.formatName = QStringLiteral("Test lock");
+    LockOwner o;
+    o.id = "a:1";
+    o.client = QStringLiteral("a");
+    o.thread = QStringLiteral("1");
+    o.count = 1;
+    r.owners = {o};
     return r;
 }
 
@@ -45,78 +59,138 @@ DiagnosticContext context()
     return c;
 }
 
+RenewalPolicy policy(RenewalPolicy::Rule rule, double value)
+{
+    RenewalPolicy p;
+    p.rule = rule;
+    p.value = value;
+    return p;
+}
+
 } // namespace
 
 void TestLockDiagnostics::noTtl()
 {
-    LockRecord r = lock(LockKind::RedisPy, -1);
+    LockRecord r = lock(LockKind::Mutex, -1);
     LockDiagnostics::diagnose(r, context());
     QCOMPARE(codes(r), QStringList {QStringLiteral("no-ttl")});
-    QVERIFY(r.diagnoses.first().text.contains(QLatin1String("never expire")));
-    QVERIFY(r.diagnoses.first().text.contains(QLatin1String("redis-py")));
+    QVERIFY(r.diagnoses.first().text.contains(QLatin1String("never expires")));
+    QVERIFY2(r.diagnoses.first().evidence.contains(QLatin1String("PTTL -1")), qPrintable(r.diagnoses.first().evidence));
+    QVERIFY(r.diagnoses.first().evidence.contains(QLatin1String("Test lock")));
+}
+
+void TestLockDiagnostics::unknownTtlIsNotJudged()
+{
+    LockRecord r = lock(LockKind::Mutex, LockRecord::kPttlUnknown);
+    r.setUnknown(QStringLiteral("pttl_ms"), QStringLiteral("PTTL refused: NOPERM"));
+    DiagnosticContext c = context();
+    c.ttlThresholdMs = 1;
+    LockDiagnostics::diagnose(r, c);
+    QVERIFY(r.diagnoses.isEmpty());
 }
 
 void TestLockDiagnostics::ttlAboveThreshold()
 {
-    LockRecord r = lock(LockKind::Token, 2 * 3600 * 1000);
+    LockRecord r = lock(LockKind::Mutex, 2 * 3600 * 1000);
     DiagnosticContext c = context();
     c.ttlThresholdMs = 600'000;
     LockDiagnostics::diagnose(r, c);
     QCOMPARE(codes(r), QStringList {QStringLiteral("ttl-above-threshold")});
-    QVERIFY2(r.diagnoses.first().text.contains(QLatin1String("2 h 00 min")),
-             qPrintable(r.diagnoses.first().text));
+    QVERIFY2(r.diagnoses.first().text.contains(QLatin1String("2 h 00 min")), qPrintable(r.diagnoses.first().text));
     QVERIFY(r.diagnoses.first().text.contains(QLatin1String("10 min 00 s")));
     c.ttlThresholdMs = 0; // off
     LockDiagnostics::diagnose(r, c);
     QVERIFY(r.diagnoses.isEmpty());
 }
 
-void TestLockDiagnostics::watchdogStalledFromTheDefaultLease()
+void TestLockDiagnostics::aSingleReadingNeverClaimsAStall()
 {
-    LockRecord r = lock(LockKind::RedissonReentrant, 12'000);
-    LockDiagnostics::diagnose(r, context());
-    QCOMPARE(codes(r), QStringList {QStringLiteral("watchdog-stalled")});
-    QVERIFY(r.diagnoses.first().text.contains(QLatin1String("12.0 s")));
-    r.pttlMs = 21'000; // within the saw-tooth of a working watchdog
-    LockDiagnostics::diagnose(r, context());
-    QVERIFY(r.diagnoses.isEmpty());
-    r.pttlMs = 120'000; // a fixed lease longer than the watchdog's: not a watchdog lock
+    // 12 s left of a Redisson lock: a stalled watchdog, or a fixed 15 s lease? One reading cannot tell, so no
+    // alarm (the old fixed 60 % rule claimed a stall here).
+    LockRecord r = lock(LockKind::Reentrant, 12'000);
+    r.renewal = policy(RenewalPolicy::Rule::ElapsedFraction, 1.0 / 3);
     LockDiagnostics::diagnose(r, context());
     QVERIFY(r.diagnoses.isEmpty());
-    // Non-Redisson string locks have no known lease without history.
-    LockRecord s = lock(LockKind::Token, 100);
-    LockDiagnostics::diagnose(s, context());
-    QVERIFY(s.diagnoses.isEmpty());
 }
 
-void TestLockDiagnostics::watchdogStalledFromHistory()
+void TestLockDiagnostics::stallFromTheLibrarysRhythm_data()
 {
-    LockRecord r = lock(LockKind::Token, 200);
+    QTest::addColumn<int>("rule");
+    QTest::addColumn<double>("value");
+    QTest::addColumn<qint64>("lease");
+    QTest::addColumn<qint64>("healthyGap"); // the longest gap a healthy holder of that library leaves
+    QTest::addColumn<qint64>("frozenGap"); // a gap a frozen holder reaches within 1.5 renewal periods
+    // Redisson: every third of 30 s.
+    QTest::newRow("Redisson") << int(RenewalPolicy::Rule::ElapsedFraction) << 1.0 / 3 << qint64(30'000)
+                              << qint64(10'500) << qint64(14'900);
+    // Bull/BullMQ: at half the lease.
+    QTest::newRow("Bull") << int(RenewalPolicy::Rule::ElapsedFraction) << 0.5 << qint64(30'000) << qint64(15'800)
+                          << qint64(22'400);
+    // redis-semaphore: when a fifth is left (80 % elapsed).
+    QTest::newRow("redis-semaphore") << int(RenewalPolicy::Rule::RemainingFraction) << 0.2 << qint64(10'000)
+                                     << qint64(8'300) << qint64(11'900);
+    // redlock's auto-extension: with 500 ms left.
+    QTest::newRow("redlock using()") << int(RenewalPolicy::Rule::RemainingMs) << 500.0 << qint64(5'000)
+                                     << qint64(4'700) << qint64(6'700);
+}
+
+void TestLockDiagnostics::stallFromTheLibrarysRhythm()
+{
+    QFETCH(int, rule);
+    QFETCH(double, value);
+    QFETCH(qint64, lease);
+    QFETCH(qint64, healthyGap);
+    QFETCH(qint64, frozenGap);
+    LockRecord r = lock(LockKind::Mutex, std::max<qint64>(1, lease - healthyGap));
+    r.renewal = policy(RenewalPolicy::Rule(rule), value);
     DiagnosticContext c = context();
-    c.renewalsSeen = 3;
-    c.observedLeaseMs = 1000;
-    c.sinceLastRenewalMs = 800;
+    c.readingGranularityMs = 100;
+    c.renewalsSeen = 1;
+    c.observedLeaseMs = lease;
+    c.sinceLastRenewalMs = healthyGap;
+    LockDiagnostics::diagnose(r, c);
+    QVERIFY2(r.diagnoses.isEmpty(), qPrintable(codes(r).join(u',')));
+    c.sinceLastRenewalMs = frozenGap;
+    r.pttlMs = std::max<qint64>(1, lease - frozenGap);
     LockDiagnostics::diagnose(r, c);
     QCOMPARE(codes(r), QStringList {QStringLiteral("watchdog-stalled")});
-    QVERIFY2(r.diagnoses.first().text.contains(QLatin1String("no renewal for 800 ms")),
-             qPrintable(r.diagnoses.first().text));
-    r.pttlMs = 700;
+    QVERIFY(r.diagnoses.first().evidence.contains(QLatin1String("renewal(s) seen")));
+}
+
+void TestLockDiagnostics::stallFromTheObservedCadence()
+{
+    // A library the catalog knows nothing about, seen renewing every 2 s: a 3 s gap is a stall.
+    LockRecord r = lock(LockKind::Mutex, 4'000);
+    DiagnosticContext c = context();
+    c.readingGranularityMs = 100;
+    c.renewalsSeen = 4;
+    c.renewalIntervalMs = 2'000;
+    c.observedLeaseMs = 7'000;
+    c.sinceLastRenewalMs = 2'400;
+    LockDiagnostics::diagnose(r, c);
+    QVERIFY(r.diagnoses.isEmpty());
+    c.sinceLastRenewalMs = 3'000;
+    LockDiagnostics::diagnose(r, c);
+    QCOMPARE(codes(r), QStringList {QStringLiteral("watchdog-stalled")});
+    QVERIFY2(r.diagnoses.first().text.contains(QLatin1String("no renewal for 3.0 s")), qPrintable(r.diagnoses.first().text));
+    // Without any renewal seen, nothing is claimed whatever the TTL.
+    c.renewalsSeen = 0;
     LockDiagnostics::diagnose(r, c);
     QVERIFY(r.diagnoses.isEmpty());
 }
 
 void TestLockDiagnostics::orphanQueue()
 {
-    LockRecord gone = lock(LockKind::RedissonFair, -2);
+    LockRecord gone = lock(LockKind::Fair, -2);
     gone.type = "none";
     gone.owners.clear();
     gone.queueLength = 2;
     gone.queue = {{"w:1", 1}, {"w:2", 2}};
     LockDiagnostics::diagnose(gone, context());
-    QCOMPARE(codes(gone), QStringList {QStringLiteral("orphan-queue")});
+    QCOMPARE(codes(gone), QStringList {QStringLiteral("orphan-queue")}); // no lock, so nobody contends for it
     QVERIFY(gone.diagnoses.first().text.contains(QLatin1String("2 waiters")));
 
-    LockRecord stale = lock(LockKind::RedissonFair, 20'000);
+    LockRecord stale = lock(LockKind::Fair, 20'000);
     stale.queueLength = 2;
     stale.subscribers = 0;
     stale.queue = {{"w:1", context().nowEpochMs - 10}, {"w:2", context().nowEpochMs - 5}};
@@ -129,32 +203,62 @@ void TestLockDiagnostics::orphanQueue()
     QVERIFY(!codes(stale).contains(QStringLiteral("orphan-queue")));
 }
 
+void TestLockDiagnostics::expiredHolders()
+{
+    LockRecord r = lock(LockKind::Semaphore, 30'000);
+    r.owners.first().untilEpochMs = context().nowEpochMs - 5'000;
+    LockOwner live;
+    live.id = "b";
+    live.untilEpochMs = context().nowEpochMs + 5'000;
+    r.owners << live;
+    LockDiagnostics::diagnose(r, context());
+    QCOMPARE(codes(r), QStringList {QStringLiteral("expired-holders")});
+    QVERIFY(r.diagnoses.first().text.startsWith(QLatin1String("1 of its 2 holders")));
+}
+
 void TestLockDiagnostics::contended()
 {
-    LockRecord r = lock(LockKind::RedissonReentrant, 25'000);
+    LockRecord r = lock(LockKind::Reentrant, 25'000);
     r.subscribers = 3;
     LockDiagnostics::diagnose(r, context());
     QCOMPARE(codes(r), QStringList {QStringLiteral("contended")});
-    QCOMPARE(r.diagnoses.first().text,
-             QStringLiteral("3 clients are waiting for it (3 subscribed to its channel)."));
+    QCOMPARE(r.diagnoses.first().text, QStringLiteral("3 clients are waiting for it."));
+    QCOMPARE(r.diagnoses.first().evidence, QStringLiteral("3 subscribed to its channel"));
 }
 
 void TestLockDiagnostics::malformed()
 {
-    LockRecord r = lock(LockKind::RedissonReentrant, 25'000);
+    LockRecord r = lock(LockKind::Reentrant, 25'000);
     r.problems << QStringLiteral("the hold count of 'x' is 'abc', not a positive integer");
     LockDiagnostics::diagnose(r, context());
     QCOMPARE(codes(r), QStringList {QStringLiteral("malformed")});
     QVERIFY(r.diagnoses.first().text.contains(QLatin1String("'abc'")));
 }
 
+void TestLockDiagnostics::shapeOnlyMatchesAreNotAlarmedOn()
+{
+    // A 32-hex value with no TTL under a name that says nothing: a digest as likely as a lock.
+    LockRecord r = lock(LockKind::Mutex, -1);
+    r.certain = false;
+    r.nameSaysLock = false;
+    LockDiagnostics::diagnose(r, context());
+    QVERIFY(r.diagnoses.isEmpty());
+    r.nameSaysLock = true;
+    LockDiagnostics::diagnose(r, context());
+    QCOMPARE(codes(r), QStringList {QStringLiteral("no-ttl")});
+    // Named like a lock without a lock's shape: never.
+    r.kind = LockKind::Named;
+    LockDiagnostics::diagnose(r, context());
+    QVERIFY(r.diagnoses.isEmpty());
+}
+
 void TestLockDiagnostics::healthyLockHasNone()
 {
-    LockRecord r = lock(LockKind::RedissonReentrant, 25'000);
+    LockRecord r = lock(LockKind::Reentrant, 25'000);
     r.subscribers = 0;
     LockDiagnostics::diagnose(r, context());
     QVERIFY(r.diagnoses.isEmpty());
-    QCOMPARE(LockDiagnostics::catalog().size(), 6);
+    QCOMPARE(LockDiagnostics::catalog().size(), 8);
 }
 
 QTEST_GUILESS_MAIN(TestLockDiagnostics)

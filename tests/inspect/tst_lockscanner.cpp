@@ -115,7 +115,7 @@ void TestLockScanner::refreshRunsBetweenPages()
     RedisConnection c(server.connectionSettings());
     LS_OPEN(c);
     QVERIFY(SampleLocks::fill(c, "f:", 20000));
-    QVERIFY(SampleLocks::plainLock(c, "lock:a", "owner", 60000));
+    QVERIFY(SampleLocks::plainLock(c, "lock:a", "worker-17", 60000));
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
     QSignalSpy probed(&scanner, &LockScanner::probed);
@@ -125,13 +125,14 @@ void TestLockScanner::refreshRunsBetweenPages()
     QVERIFY(scanner.start(options));
     LockRecord known;
     known.key = "lock:a";
-    known.kind = LockKind::Token;
+    known.kind = LockKind::Mutex;
+    known.nameSaysLock = true; // as the scan that listed it said
     QVERIFY(scanner.refresh({known}));
     QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 10000);
     QCOMPARE(finished.count(), 0); // answered while the scan was still running
     const auto records = probed.first().at(0).value<QList<LockRecord>>();
     QCOMPARE(records.size(), 1);
-    QCOMPARE(records.first().owners.first().id, QByteArray("owner"));
+    QCOMPARE(records.first().owners.first().id, QByteArray("worker-17"));
     scanner.cancel();
 }
 
@@ -203,7 +204,7 @@ void TestLockScanner::probeKeysFindsNewLocksAndIgnoresOthers()
     const auto records = probed.first().at(0).value<QList<LockRecord>>();
     QCOMPARE(records.size(), 1);
     QCOMPARE(records.first().key, QByteArray("fair"));
-    QCOMPARE(records.first().kind, LockKind::RedissonFair);
+    QCOMPARE(records.first().kind, LockKind::Fair);
 }
 
 void TestLockScanner::wrongPassword()

@@ -23,11 +23,11 @@ LockRecord reading(qint64 at, qint64 pttl, const QByteArray &owner = "a:1", qint
 {
     LockRecord r;
     r.key = "lock";
-    r.kind = LockKind::RedissonReentrant;
+    r.kind = LockKind::Reentrant;
     r.type = "hash";
     r.pttlMs = pttl;
     r.readAtMs = at;
-    r.owners = {{owner, {}, {}, count, {}, {}}};
+    r.owners = {{owner, {}, {}, count, {}, {}, {}, -1, -1}};
     return r;
 }
 

@@ -27,8 +27,9 @@ qint64 commandCalls(RedisConnection &admin, const QByteArray &command);
 // Sum of calls of every command the server flags as a write, from INFO commandstats + COMMAND INFO.
 qint64 writeCommandCalls(RedisConnection &admin);
 
-// Creates (or resets) an ACL user who may read and inspect but not write, as docs/security.md recommends,
-// plus any `extraRules`. False if the server refused.
+// Creates (or resets) an ACL user who may read and inspect but not write, as docs/security.md recommends
+// (read commands, INFO, DBSIZE, PUBSUB NUMSUB, SUBSCRIBE), plus any `extraRules` (e.g. "-pttl" to take one
+// away). False if the server refused.
 bool addReadOnlyUser(RedisConnection &admin, const QByteArray &user, const QByteArray &password,
                      const QList<QByteArray> &extraRules = {});
 

@@ -79,6 +79,8 @@ QList<LockRecord> ClusterScanJob::nextPage()
         m_done.scannedKeys += p.scannedKeys;
         m_done.locks += p.locks;
         m_done.unreadableKeys += p.unreadableKeys;
+        for (auto [reason, n] : p.unreadReasons.asKeyValueRange())
+            m_done.unreadReasons[QStringLiteral("%1: %2").arg(node, reason)] += n;
         m_done.dbSize = (m_done.dbSize < 0 ? 0 : m_done.dbSize) + std::max<qint64>(0, p.dbSize);
         m_done.pages += p.pages;
         if (m_node + 1 < m_map.masters().size())
@@ -99,6 +101,8 @@ ScanProgress ClusterScanJob::progress() const
         p.scannedKeys += current.scannedKeys;
         p.locks += current.locks;
         p.unreadableKeys += current.unreadableKeys;
+        for (auto [reason, n] : current.unreadReasons.asKeyValueRange())
+            p.unreadReasons[QStringLiteral("%1: %2").arg(m_map.masters().at(m_node).endpoint(), reason)] += n;
         p.pages += current.pages;
         if (current.dbSize >= 0)
             p.dbSize = (p.dbSize < 0 ? 0 : p.dbSize) + current.dbSize;

@@ -26,6 +26,8 @@ QString ttl(qint64 pttlMs)
 {
     if (pttlMs == -1)
         return QStringLiteral("no TTL");
+    if (pttlMs <= -3)
+        return QStringLiteral("unknown"); // the server would not say: never shown as "gone"
     if (pttlMs < -1)
         return QStringLiteral("gone");
     return duration(pttlMs);

@@ -7,7 +7,7 @@ namespace InspectFormat {
 
 // "850 ms", "12.0 s", "4 min 05 s", "2 h 05 min", "3 d 4 h".
 QString duration(qint64 ms);
-// duration() for a PTTL-like value: "no TTL" for -1, "gone" for -2.
+// duration() for a PTTL-like value: "no TTL" for -1, "gone" for -2, "unknown" for -3 (not read).
 QString ttl(qint64 pttlMs);
 // "14:03:07.250" (local time) for an epoch-ms time, with the date when it is not today.
 QString clockTime(qint64 epochMs);

@@ -1,14 +1,13 @@
-// KeyProber: round 1 (TYPE, and PTTL of keys named like locks) for every key, round 2 (GETRANGE / HSCAN / a
-// size) for the candidates, and a round 3 only when a page needs it: the PTTL of keys whose value turned out
-// lock-like, the companions of hashes that look like Redisson locks, and the rare keys whose first reads were
-// ambiguous (an empty string: empty or deleted meanwhile? a string or
-// hash that filled its bound: how big?). Each round is one pipelined write and one read of its replies.
+// KeyProber: round 1 (TYPE, and PTTL of keys named like locks) for every key, round 2 (GETRANGE / HSCAN /
+// ZRANGE / a size) for the candidates, and a round 3 only when a page needs it: the PTTL of keys whose data
+// turned out lock-like, what their format names (companions, channel subscribers, the job), and the rare keys
+// whose first reads were ambiguous (an empty string: empty or deleted meanwhile? a value that filled its
+// bound: how big?). Each round is pipelined, in the pacer's chunks.
 #include "keyprober.h"
 
 #include "inspectclock.h"
 #include "lockclassifier.h"
 #include "locknames.h"
-#include "locks/redissonnames.h"
 #include "redis/redisconnection.h"
 #include "scanpacer.h"
 
@@ -19,27 +18,39 @@ namespace {
 enum class Read {
     Value,
     HashScan,
+    ZsetRange,
     Size,
     Exists,
     Length,
     FieldCount,
-    QueueLength,
-    Queue,
-    Deadlines,
-    Token,
+    MemberCount,
+    Ttl,
+    CompanionSize,
+    CompanionItems,
+    CompanionString,
+    CompanionExists,
     Channels,
-    Ttl
+    JobFields,
+    JobExists,
+    JobStalled,
+};
+
+struct Planned
+{
+    qsizetype target = -1;
+    Read read = Read::Value;
+    qsizetype companion = -1; // index into the target's companions
 };
 
 struct Round
 {
     QList<RedisCommand> commands;
-    QList<QPair<qsizetype, Read>> plan; // target index and what each command reads
+    QList<Planned> plan;
 
-    void add(qsizetype target, Read read, RedisCommand command)
+    void add(qsizetype target, Read read, RedisCommand command, qsizetype companion = -1)
     {
         commands.append(std::move(command));
-        plan.append({target, read});
+        plan.append({target, read, companion});
     }
 };
 
@@ -74,11 +85,56 @@ QString readError(const RedisResult &r)
     return r.error.message();
 }
 
+// Why a key could not be read, in words that group well in a count: "the ACL does not let this user read
+// them (NOPERM)".
+QString unreadReason(const RedisError &e)
+{
+    switch (e.code()) {
+    case RedisError::Code::NoPermission:
+        return e.message().contains(QLatin1String("'type' command"), Qt::CaseInsensitive)
+            ? QStringLiteral("the server refused TYPE to this user (NOPERM): no key can be read")
+            : QStringLiteral("outside the keys this user's ACL may read (NOPERM)");
+    case RedisError::Code::Loading:
+        return QStringLiteral("the server is loading its data set (LOADING)");
+    default:
+        break;
+    }
+    if (e.message().startsWith(QLatin1String("CLUSTERDOWN")))
+        return QStringLiteral("the cluster is down (CLUSTERDOWN)");
+    return e.message().left(120);
+}
+
+QList<double> scoresOf(const QList<RedisReply> &flat, QList<QByteArray> *members)
+{
+    QList<double> scores;
+    for (qsizetype f = 0; f + 1 < flat.size(); f += 2) {
+        members->append(flat.at(f).bytes());
+        bool ok = false;
+        const double score = flat.at(f + 1).bytes().toDouble(&ok);
+        scores.append(ok ? score : -1);
+    }
+    return scores;
+}
+
 } // namespace
 
 KeyProber::KeyProber(const ScanOptions &options)
     : m_options(options)
+    , m_replicaOf(options.replicaOf)
 {
+}
+
+qint64 KeyProber::unreadKeyCount() const
+{
+    qint64 n = 0;
+    for (qint64 v : m_unread)
+        n += v;
+    return n;
+}
+
+QList<QPair<QByteArray, RedisError>> KeyProber::takeRedirected()
+{
+    return std::exchange(m_redirected, {});
 }
 
 // Every command of a chunk is written at once, then every reply read (RedisConnection::pipeline checks each
@@ -128,9 +184,10 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
     out->clear();
     if (targets.isEmpty())
         return true;
+    const FormatCatalog &catalog = *m_options.formats;
 
     // Round 1: TYPE of every key, and PTTL of those that are locks by name or by purpose. The others (most
-    // of a keyspace) get their PTTL in round 3 only if their value could be a lock: a scan of "all keys"
+    // of a keyspace) get their PTTL in round 3 only if their data could be a lock: a scan of "all keys"
     // then costs the server one command per key that is not a lock instead of two.
     QList<RedisCommand> first;
     first.reserve(targets.size() * 2);
@@ -138,7 +195,7 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
     for (qsizetype i = 0; i < targets.size(); ++i) {
         const ProbeTarget &t = targets.at(i);
         first.append({QByteArrayLiteral("TYPE"), t.key});
-        if (t.lockNamed || t.purpose != ProbeTarget::Purpose::Lock) {
+        if (t.lockNamed || t.explicitPattern || t.purpose != ProbeTarget::Purpose::Lock) {
             pttlReply[i] = first.size();
             first.append({QByteArrayLiteral("PTTL"), t.key});
         }
@@ -157,18 +214,26 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
         ScannedKey k;
         k.key = t.key;
         k.lockNamed = t.lockNamed;
+        k.explicitPattern = t.explicitPattern;
         const RedisResult &type = replies.at(reply);
         reply += pttlReply.at(i) < 0 ? 1 : 2;
         if (!type.ok()) {
-            if (type.error.code() == RedisError::Code::NoPermission)
-                ++m_unreadable;
+            if (type.error.code() == RedisError::Code::Redirect)
+                m_redirected.append({t.key, type.error});
+            else
+                m_unread[unreadReason(type.error)] += 1;
             k.readErrors << type.error.message();
         } else {
             k.type = internedType(type.reply.bytes());
             if (pttlReply.at(i) >= 0) {
                 const RedisResult &pttl = replies.at(pttlReply.at(i));
-                k.pttlMs = pttl.ok() ? pttl.reply.toInteger() : -2;
-                k.readAtMs = readAt;
+                if (pttl.ok()) {
+                    k.pttlMs = pttl.reply.toInteger();
+                    k.readAtMs = readAt;
+                } else {
+                    k.pttlMs = -3;
+                    k.pttlError = QStringLiteral("PTTL refused: %1").arg(pttl.error.message());
+                }
             }
         }
         keys.append(std::move(k));
@@ -181,6 +246,7 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
     Round second;
     const QByteArray valueEnd = QByteArray::number(m_options.maxValueBytes - 1);
     const QByteArray fieldCount = QByteArray::number(m_options.maxHashFields);
+    const QByteArray itemsEnd = QByteArray::number(m_options.maxQueue - 1);
     QList<qsizetype> viaQueue; // lock names met through their queue, gone: only their companions matter
     for (qsizetype i = 0; i < keys.size(); ++i) {
         const ScannedKey &k = keys.at(i);
@@ -194,10 +260,15 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
             second.add(i, Read::HashScan,
                        {QByteArrayLiteral("HSCAN"), k.key, QByteArrayLiteral("0"), QByteArrayLiteral("COUNT"),
                         fieldCount});
+        } else if (k.type == "zset") {
+            // Semaphores and Symfony's locks are zsets under any name: their first holders tell.
+            second.add(i, Read::ZsetRange,
+                       {QByteArrayLiteral("ZRANGE"), k.key, QByteArrayLiteral("0"), itemsEnd,
+                        QByteArrayLiteral("WITHSCORES")});
         } else if (k.type == "none") {
             if (t.purpose == ProbeTarget::Purpose::LockViaQueue)
                 viaQueue.append(i);
-        } else if (t.lockNamed) {
+        } else if (t.lockNamed || t.explicitPattern) {
             const QByteArray command = sizeCommand(k.type);
             if (!command.isEmpty())
                 second.add(i, Read::Size, {command, k.key});
@@ -208,25 +279,23 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
 
     // Round 3, only for what round 2 left open.
     Round third;
-    QList<qsizetype> redisson = viaQueue;
     for (qsizetype n = 0; n < second.plan.size(); ++n) {
-        const auto [target, read] = second.plan.at(n);
+        const Planned p = second.plan.at(n);
         const RedisResult &r = replies.at(n);
-        ScannedKey &k = keys[target];
+        ScannedKey &k = keys[p.target];
         if (!r.ok()) {
             k.readErrors << readError(r);
             continue;
         }
-        switch (read) {
+        switch (p.read) {
         case Read::Value:
             k.value = r.reply.bytes();
-            if (k.value.isEmpty()) {
-                third.add(target, Read::Exists, {"EXISTS", k.key}); // empty, or deleted between the rounds?
-            } else if (k.value.size() >= m_options.maxValueBytes) {
-                third.add(target, Read::Length, {"STRLEN", k.key});
-            } else {
+            if (k.value.isEmpty())
+                third.add(p.target, Read::Exists, {"EXISTS", k.key}); // empty, or deleted between the rounds?
+            else if (k.value.size() >= m_options.maxValueBytes)
+                third.add(p.target, Read::Length, {"STRLEN", k.key});
+            else
                 k.valueLength = k.value.size();
-            }
             break;
         case Read::HashScan:
             if (r.reply.size() == 2) {
@@ -240,11 +309,22 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
                 else if (complete)
                     k.fieldCount = k.fields.size();
                 else
-                    third.add(target, Read::FieldCount, {"HLEN", k.key}); // a big hash: how big
+                    third.add(p.target, Read::FieldCount, {"HLEN", k.key}); // a big hash: how big
             }
-            if (k.exists() && LockClassifier::looksLikeRedissonHash(k.fields))
-                redisson.append(target);
             break;
+        case Read::ZsetRange: {
+            QList<QByteArray> members;
+            const QList<double> scores = scoresOf(r.reply.elements(), &members);
+            for (qsizetype m = 0; m < members.size(); ++m)
+                k.members.append({members.at(m), scores.at(m)});
+            if (k.members.isEmpty())
+                k.type = "none";
+            else if (k.members.size() < m_options.maxQueue)
+                k.size = k.members.size();
+            else
+                third.add(p.target, Read::MemberCount, {"ZCARD", k.key}); // the exact count, not the sample's
+            break;
+        }
         case Read::Size:
             k.size = r.reply.toInteger();
             if (k.size == 0)
@@ -254,30 +334,75 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
             break;
         }
     }
-    // The deferred PTTLs: only for keys that may be locks (or companions) after all.
+    // The deferred PTTLs (only for keys that may be locks, or companions after all) and what each lock's
+    // format names: its companions, its channels' subscribers, its job.
+    RedisCommand channels {"PUBSUB", "NUMSUB"};
+    QList<qsizetype> withChannels;
+    const LockFormat *queueFormat = catalog.find(QStringLiteral("redisson-lock"));
     for (qsizetype i = 0; i < keys.size(); ++i) {
-        const ScannedKey &k = keys.at(i);
-        if (pttlReply.at(i) >= 0 || !k.exists())
-            continue;
-        if (LockClassifier::mayBeLock(k)
-            || LockNames::companionOf(k.key).role != LockNames::CompanionRole::None) {
+        ScannedKey &k = keys[i];
+        const bool isCompanion = LockNames::companionOf(k.key).role != LockNames::CompanionRole::None
+            || bool(catalog.companionOf(k.key));
+        if (pttlReply.at(i) < 0 && k.exists() && (isCompanion || LockClassifier::mayBeLock(k, catalog)))
             third.add(i, Read::Ttl, {QByteArrayLiteral("PTTL"), k.key});
+        const bool orphanCandidate = viaQueue.contains(i);
+        if (targets.at(i).purpose == ProbeTarget::Purpose::Companion || (!k.exists() && !orphanCandidate))
+            continue;
+        const FormatCatalog::Match m = orphanCandidate ? FormatCatalog::Match {} : catalog.match(k);
+        const LockFormat *f = orphanCandidate ? queueFormat : m.format;
+        if (!f)
+            continue;
+        QHash<QString, QByteArray> groups = m.groups;
+        groups.insert(QStringLiteral("key"), k.key);
+        k.plannedFormat = f->id;
+        for (const LockFormat::Companion &spec : f->companions) {
+            ScannedKey::Companion c;
+            c.role = spec.role;
+            c.key = spec.key.expand(groups);
+            c.read = spec.read;
+            const qsizetype ci = k.companions.size();
+            k.companions.append(c);
+            if (spec.read == "list") {
+                third.add(i, Read::CompanionSize, {"LLEN", c.key}, ci);
+                third.add(i, Read::CompanionItems, {"LRANGE", c.key, "0", itemsEnd}, ci);
+            } else if (spec.read == "zset") {
+                third.add(i, Read::CompanionSize, {"ZCARD", c.key}, ci);
+                third.add(i, Read::CompanionItems, {"ZRANGE", c.key, "0", itemsEnd, "WITHSCORES"}, ci);
+            } else if (spec.read == "string") {
+                third.add(i, Read::CompanionString, {"GET", c.key}, ci);
+            } else {
+                third.add(i, Read::CompanionExists, {"EXISTS", c.key}, ci);
+            }
+        }
+        if (!f->channels.isEmpty()) {
+            for (const FormatTemplate &t : f->channels)
+                k.channels << t.expand(groups);
+            if (!m_replicaOf.isEmpty()) {
+                k.channelsError
+                    = QStringLiteral("this server is a replica of %1: clients subscribe on the master, "
+                                     "so its waiters cannot be counted here")
+                          .arg(m_replicaOf);
+            } else {
+                channels << k.channels;
+                withChannels << i;
+            }
+        }
+        if (f->hasJob) {
+            const QByteArray jobKey = f->job.key.expand(groups);
+            k.job.read = true;
+            RedisCommand fields {"HMGET", jobKey};
+            fields << f->job.attemptsFields;
+            if (!f->job.stalledCountField.isEmpty())
+                fields << f->job.stalledCountField;
+            if (fields.size() > 2)
+                third.add(i, Read::JobFields, fields);
+            third.add(i, Read::JobExists, {"EXISTS", jobKey});
+            if (!f->job.stalledSet.isEmpty())
+                third.add(i, Read::JobStalled,
+                          {"SISMEMBER", f->job.stalledSet.expand(groups), f->job.id.expand(groups)});
         }
     }
-    const QByteArray queueEnd = QByteArray::number(m_options.maxQueue - 1);
-    RedisCommand channels {"PUBSUB", "NUMSUB"};
-    for (qsizetype i : std::as_const(redisson)) {
-        const QByteArray &lock = keys.at(i).key;
-        const QByteArray queue = RedissonNames::fairQueue(lock);
-        keys[i].redisson.read = true;
-        third.add(i, Read::QueueLength, {"LLEN", queue});
-        third.add(i, Read::Queue, {"LRANGE", queue, "0", queueEnd});
-        third.add(i, Read::Deadlines,
-                  {"ZRANGE", RedissonNames::fairTimeouts(lock), "0", queueEnd, "WITHSCORES"});
-        third.add(i, Read::Token, {"GET", RedissonNames::tokenCounter(lock)});
-        channels << RedissonNames::lockChannel(lock) << RedissonNames::rwChannel(lock);
-    }
-    if (!redisson.isEmpty())
+    if (!withChannels.isEmpty())
         third.add(-1, Read::Channels, channels); // every channel of the page in one command
     sentAt = InspectClock::monotonicMs();
     if (!runRound(connection, third.commands, &replies, error))
@@ -285,26 +410,43 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
     readAt = (sentAt + InspectClock::monotonicMs()) / 2;
 
     for (qsizetype n = 0; n < third.plan.size(); ++n) {
-        const auto [target, read] = third.plan.at(n);
+        const Planned p = third.plan.at(n);
         const RedisResult &r = replies.at(n);
-        if (read == Read::Channels) {
-            // [channel, count, channel, count, …] in the order asked: two per Redisson lock.
+        if (p.read == Read::Channels) {
+            if (!r.ok()) {
+                // Typically an ACL without +@pubsub: the waiters are unknown, not 0.
+                for (qsizetype i : std::as_const(withChannels))
+                    keys[i].channelsError
+                        = QStringLiteral("PUBSUB NUMSUB refused: %1").arg(r.error.message());
+                continue;
+            }
+            // [channel, count, channel, count, …] in the order asked.
             const auto &flat = r.reply.elements();
-            for (qsizetype j = 0; j < redisson.size() && 4 * j + 3 < flat.size(); ++j) {
-                ScannedKey &k = keys[redisson.at(j)];
-                k.redisson.lockChannelSubscribers = flat.at(4 * j + 1).toInteger();
-                k.redisson.rwChannelSubscribers = flat.at(4 * j + 3).toInteger();
+            qsizetype at = 1;
+            for (qsizetype i : std::as_const(withChannels)) {
+                ScannedKey &k = keys[i];
+                for (qsizetype c = 0; c < k.channels.size(); ++c, at += 2)
+                    k.channelSubscribers << (at < flat.size() ? flat.at(at).toInteger() : -1);
             }
             continue;
         }
-        ScannedKey &k = keys[target];
+        ScannedKey &k = keys[p.target];
+        ScannedKey::Companion *c = p.companion >= 0 ? &k.companions[p.companion] : nullptr;
         if (!r.ok()) {
-            // A companion of another type is not this key's problem; its own reads are.
-            if (read == Read::Exists || read == Read::Length || read == Read::FieldCount)
-                k.readErrors << readError(r);
+            const QString e = readError(r);
+            if (c && r.error.code() == RedisError::Code::WrongType)
+                c->wrongType = true; // malformed data, not a refusal
+            else if (c)
+                c->error = e;
+            else if (p.read == Read::Ttl)
+                k.pttlError = QStringLiteral("PTTL refused: %1").arg(r.error.message()), k.pttlMs = -3;
+            else if (p.read == Read::JobFields || p.read == Read::JobExists || p.read == Read::JobStalled)
+                k.job.error = e;
+            else
+                k.readErrors << e;
             continue;
         }
-        switch (read) {
+        switch (p.read) {
         case Read::Ttl:
             k.pttlMs = r.reply.toInteger();
             k.readAtMs = readAt;
@@ -325,27 +467,37 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
             if (k.fieldCount == 0)
                 k.type = "none";
             break;
-        case Read::QueueLength:
-            k.redisson.queueLength = r.reply.toInteger();
+        case Read::MemberCount:
+            k.size = r.reply.toInteger();
             break;
-        case Read::Queue:
+        case Read::CompanionSize:
+            c->size = r.reply.toInteger();
+            c->present = c->size > 0;
+            break;
+        case Read::CompanionItems:
+            if (c->read == "zset")
+                c->scores = scoresOf(r.reply.elements(), &c->items);
+            else
+                for (const RedisReply &e : r.reply.elements())
+                    c->items.append(e.bytes());
+            break;
+        case Read::CompanionString:
+            c->present = r.reply.isString();
+            if (c->present)
+                c->items = {r.reply.bytes()};
+            break;
+        case Read::CompanionExists:
+            c->present = r.reply.toInteger() > 0;
+            break;
+        case Read::JobFields:
             for (const RedisReply &e : r.reply.elements())
-                k.redisson.queue.append(e.bytes());
+                k.job.fields.append(e.bytes());
             break;
-        case Read::Deadlines: {
-            const auto &flat = r.reply.elements();
-            for (qsizetype f = 0; f + 1 < flat.size(); f += 2) {
-                bool ok = false;
-                const double score = flat.at(f + 1).bytes().toDouble(&ok);
-                k.redisson.deadlines.append({flat.at(f).bytes(), ok ? qint64(score) : -1});
-            }
+        case Read::JobExists:
+            k.job.exists = r.reply.toInteger() > 0;
             break;
-        }
-        case Read::Token:
-            if (r.reply.isString()) {
-                k.redisson.tokenPresent = true;
-                k.redisson.token = r.reply.bytes();
-            }
+        case Read::JobStalled:
+            k.job.markedStalled = r.reply.toInteger() > 0;
             break;
         default:
             break;

@@ -1,16 +1,17 @@
 // Reads what the classifier needs about a batch of keys in two or three pipelined round trips: TYPE of every
-// key, the bounded detail reads for the candidates, then what only lock-like keys need (PTTL, companions).
-// Shared by the scanner's pages and live refreshes.
+// key, the bounded detail reads for the candidates, then what only lock-like keys need (PTTL, and the
+// companions, channels and job their format names). Shared by the scanner's pages and live refreshes.
+// A read the server refuses is kept as such (with the server's words), never turned into a default.
 #pragma once
 
 #include "redis/rediserror.h"
 #include "redis/redisresult.h"
-
-#include <QByteArray>
 #include "scannedkey.h"
 #include "scanoptions.h"
 
+#include <QByteArray>
 #include <QList>
+#include <QMap>
 
 #include <functional>
 
@@ -23,12 +24,13 @@ struct ProbeTarget
     enum class Purpose {
         Lock, // a key that may be a lock
         LockViaQueue, // a lock name met through its fair-lock queue: read the queue even if the lock is gone
-        Companion, // a Redisson companion (read timeout, unlock latch): only TYPE and PTTL
+        Companion, // a companion found by the scan (read timeout, unlock latch, …): only TYPE and PTTL
     };
 
     QByteArray key;
     Purpose purpose = Purpose::Lock;
     bool lockNamed = false;
+    bool explicitPattern = false; // found by a pattern the user gave
 };
 
 class KeyProber
@@ -37,13 +39,21 @@ public:
     explicit KeyProber(const ScanOptions &options);
 
     // Probes `targets` with read-only commands only. Returns false with `error` set when the connection
-    // failed (server gone, timeout, interrupted); failures of single reads go to ScannedKey::readErrors.
-    // Keys gone by the time they are read come back with type "none".
+    // failed (server gone, timeout, interrupted); failures of single reads stay with their key. Keys gone by
+    // the time they are read come back with type "none"; keys whose TYPE could not be read come back with an
+    // empty type, counted in unreadKeys() with the reason.
     bool probe(RedisConnection &connection, const QList<ProbeTarget> &targets, QList<ScannedKey> *out,
                RedisError *error);
 
-    // Keys whose TYPE the server refused (an ACL that limits keys), since construction.
-    qint64 unreadableKeys() const { return m_unreadable; }
+    // Keys whose TYPE was not read, since construction, by reason ("NOPERM …", "LOADING …").
+    const QMap<QString, qint64> &unreadKeys() const { return m_unread; }
+    qint64 unreadKeyCount() const;
+    // Keys a cluster node redirected (MOVED/ASK) instead of reading: to be read on the node that has them.
+    QList<QPair<QByteArray, RedisError>> takeRedirected();
+
+    // Set when the server is a replica (of `master`): channel subscribers are counted where clients
+    // subscribed, usually on the master, so a replica's count is unknown, not 0.
+    void setReplicaOf(const QString &master) { m_replicaOf = master; }
 
     // Runs between the two rounds: lets tests change keys exactly there, where a busy server would.
     void setBetweenRoundsHook(std::function<void()> hook) { m_betweenRounds = std::move(hook); }
@@ -59,5 +69,7 @@ private:
     ScanPacer *m_pacer = nullptr;
     ScanOptions m_options;
     std::function<void()> m_betweenRounds;
-    qint64 m_unreadable = 0;
+    QMap<QString, qint64> m_unread;
+    QList<QPair<QByteArray, RedisError>> m_redirected;
+    QString m_replicaOf;
 };

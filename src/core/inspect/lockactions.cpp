@@ -29,6 +29,14 @@ const char *kHashCheck = "if redis.call('exists', KEYS[1]) == 0 then return 0 en
                          "  if redis.call('hget', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then return -1 end\n"
                          "end\n";
 
+// Checks that zset KEYS[1] still has exactly ARGV[2] members, with the member/score pairs ARGV[3..].
+const char *kZsetCheck = "if redis.call('exists', KEYS[1]) == 0 then return 0 end\n"
+                         "if redis.call('zcard', KEYS[1]) ~= tonumber(ARGV[2]) then return -1 end\n"
+                         "for i = 3, #ARGV, 2 do\n"
+                         "  local s = redis.call('zscore', KEYS[1], ARGV[i])\n"
+                         "  if not s or tonumber(s) ~= tonumber(ARGV[i + 1]) then return -1 end\n"
+                         "end\n";
+
 QString whyNotExact(const LockRecord &r)
 {
     if (!r.exists())
@@ -36,10 +44,15 @@ QString whyNotExact(const LockRecord &r)
     if (r.isTruncated())
         return QStringLiteral(
             "Only part of this key was read, so there is no exact snapshot to compare against.");
-    if (r.type != "string" && r.type != "hash")
+    if (r.type != "string" && r.type != "hash" && r.type != "zset")
         return QStringLiteral("This is a %1, not a lock format LockScope writes to.")
             .arg(QString::fromLatin1(r.type));
     return {};
+}
+
+bool isRedissonHash(const LockRecord &r)
+{
+    return r.type == "hash" && r.library == QLatin1String("Redisson");
 }
 
 // The EVAL and the sentence describing its check, for either lock shape.
@@ -64,6 +77,17 @@ Check snapshotCheck(const LockRecord &r)
             : QStringLiteral("checks that each of its %1 keys holds %2 or is gone")
                   .arg(r.memberKeys().size())
                   .arg(Bytes::display(r.value, 80));
+        return c;
+    }
+    if (r.type == "zset") {
+        c.script = kZsetCheck;
+        c.keys = {r.key};
+        c.args = {QByteArray(), QByteArray::number(r.members.size())};
+        for (const auto &[member, score] : r.members)
+            c.args << member << QByteArray::number(score, 'g', 17);
+        c.description = QStringLiteral("checks that %1 still has exactly these %2 holders")
+                            .arg(Bytes::display(r.key))
+                            .arg(r.members.size());
         return c;
     }
     c.script = kHashCheck;
@@ -170,16 +194,16 @@ LockAction forceUnlock(const LockRecord &r)
                                                 : QStringLiteral("every key still holding it"));
     } else {
         script += "redis.call('del', KEYS[1])\n";
-        steps << QStringLiteral("Then it deletes the hash.");
+        steps << QStringLiteral("Then it deletes the %1.").arg(QString::fromLatin1(r.type));
     }
-    if (LockKinds::isRedissonHash(r.kind)) {
+    if (isRedissonHash(r)) {
         // Redisson waiters sleep until a message on the lock's channel; without one they wait out the PTTL.
         QByteArray channel = RedissonNames::lockChannel(r.key);
         QByteArray message = RedissonNames::unlockMessage;
-        if (r.kind == LockKind::RedissonRw) {
+        if (r.kind == LockKind::ReadWrite) {
             channel = RedissonNames::rwChannel(r.key);
             message = RedissonNames::readUnlockMessage; // "wake every waiter", as a write unlock does
-        } else if (r.kind == LockKind::RedissonFair && !r.queue.isEmpty()) {
+        } else if (r.kind == LockKind::Fair && !r.queue.isEmpty()) {
             channel = RedissonNames::fairWaiterChannel(r.key, r.queue.first().id); // only the head is told
         }
         c.keys << channel;
@@ -188,16 +212,14 @@ LockAction forceUnlock(const LockRecord &r)
         steps << QStringLiteral("Then it publishes \"%1\" on %2, as Redisson's own unlock does, so waiters "
                                 "wake now instead of after their timeout.")
                      .arg(QString::fromLatin1(message), Bytes::display(channel));
-        if (r.kind == LockKind::RedissonFenced)
+        if (r.hasFencingToken)
             steps << QStringLiteral("The token counter %1 is kept: fencing tokens must only ever grow.")
                          .arg(Bytes::display(RedissonNames::tokenCounter(r.key)));
-    } else if (r.kind == LockKind::RedissonLegacy) {
-        steps << QStringLiteral(
-            "Old Redisson clients poll or listen on a channel LockScope does not know, so "
-            "they notice on their next attempt.");
     } else {
-        steps << QStringLiteral(
-            "Waiting clients of this library poll, so they notice on their next attempt.");
+        steps << QStringLiteral("Waiting clients of %1 poll, so they notice on their next attempt.")
+                     .arg(r.library.isEmpty() || r.library == QLatin1String("unknown")
+                              ? QStringLiteral("this library")
+                              : r.library);
     }
     script += "return 1\n";
     steps << QStringLiteral("The holder is not told: if it is still alive it will believe it holds the lock "
@@ -222,7 +244,10 @@ LockAction extendTtl(const LockRecord &r, qint64 ttlMs)
     Check c = snapshotCheck(r);
     QByteArray script = c.script;
     c.args[0] = r.type == "string" ? r.value : QByteArray::number(ttlMs);
-    if (r.type == "string") {
+    if (r.type == "zset") {
+        c.args[0] = QByteArray::number(ttlMs);
+        script += "redis.call('pexpire', KEYS[1], ARGV[1])\n";
+    } else if (r.type == "string") {
         c.args << QByteArray::number(ttlMs);
         script += "for i, k in ipairs(held) do redis.call('pexpire', k, ARGV[2]) end\n";
     } else {

@@ -1,5 +1,5 @@
-// LockAssembler: state kept across pages is bounded: groups keep three numbers per member key, Redisson
-// records are kept only for locks that can have companions, pending companions are capped.
+// LockAssembler: state kept across pages is bounded: groups keep three numbers per member key, records are
+// kept to attach companions found later, pending companions are capped.
 #include "lockassembler.h"
 
 #include "lockclassifier.h"
@@ -26,13 +26,11 @@ void LockAssembler::finish(LockRecord &record, qint64 nowEpochMs) const
     DiagnosticContext context;
     context.nowEpochMs = nowEpochMs;
     context.ttlThresholdMs = m_options.ttlThresholdMs;
-    context.watchdogLeaseMs = m_options.watchdogLeaseMs;
     LockDiagnostics::diagnose(record, context);
 }
 
 void LockAssembler::attachCompanion(LockRecord &record, const ScannedKey &companion) const
 {
-    const LockNames::Companion c = LockNames::companionOf(companion.key);
     for (LockCompanion &existing : record.companions) {
         if (existing.key == companion.key) {
             existing.type = companion.type;
@@ -40,10 +38,29 @@ void LockAssembler::attachCompanion(LockRecord &record, const ScannedKey &compan
             return;
         }
     }
-    record.companions.append({companion.key, roleOf(c.role), companion.type, companion.pttlMs,
-                              c.role == LockNames::CompanionRole::ReadTimeout
-                                  ? QStringLiteral("read hold of %1").arg(QString::fromUtf8(c.owner))
-                                  : QStringLiteral("unlock in progress (idempotency latch)")});
+    const LockNames::Companion c = LockNames::companionOf(companion.key);
+    if (c.role != LockNames::CompanionRole::None) {
+        record.companions.append({companion.key, roleOf(c.role), companion.type, companion.pttlMs,
+                                  c.role == LockNames::CompanionRole::ReadTimeout
+                                      ? QStringLiteral("read hold of %1").arg(QString::fromUtf8(c.owner))
+                                      : QStringLiteral("unlock in progress (idempotency latch)")});
+        return;
+    }
+    const FormatCatalog::CompanionOf of = m_options.formats->companionOf(companion.key);
+    record.companions.append({companion.key, LockCompanion::Role::Resource, companion.type, companion.pttlMs,
+                              of ? of.role : QStringLiteral("companion")});
+}
+
+// The lock a scanned key belongs to without being one (Redisson's read timeouts and unlock latches, a
+// format's companion_of rule), or an empty name.
+QByteArray LockAssembler::companionLock(const QByteArray &key) const
+{
+    const LockNames::Companion c = LockNames::companionOf(key);
+    if (c.role == LockNames::CompanionRole::ReadTimeout || c.role == LockNames::CompanionRole::UnlockLatch)
+        return c.lockName;
+    if (const FormatCatalog::CompanionOf of = m_options.formats->companionOf(key))
+        return of.lockKey;
+    return {};
 }
 
 LockRecord LockAssembler::assembleGroup(const Group &group, qint64 nowEpochMs) const
@@ -51,7 +68,7 @@ LockRecord LockAssembler::assembleGroup(const Group &group, qint64 nowEpochMs) c
     ScannedKey primary = group.primary;
     for (const Member &m : group.others)
         primary.sameValueKeys.append(m.key);
-    LockRecord record = LockClassifier::classify(primary);
+    LockRecord record = LockClassifier::classify(primary, *m_options.formats);
     // The lock's TTL stays its first key's (they are set together); each other key's TTL is shown with it as
     // a companion. Keeping the row's TTL and diagnoses stable as members arrive spares a sorted table a
     // re-sort per member.
@@ -78,33 +95,37 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
         indexOf.insert(record.key, out.size());
         out.append(record);
     };
-    QSet<QByteArray> updatedRedisson;
+    QSet<QByteArray> updatedLocks;
+    const FormatCatalog &catalog = *m_options.formats;
     for (const ScannedKey &k : keys) {
-        const LockNames::Companion companion = LockNames::companionOf(k.key);
         // Cheap rejection first: most keys are not locks and need no lookup at all.
-        if (companion.role == LockNames::CompanionRole::None && !LockClassifier::mayBeLock(k))
+        const QByteArray lockOfCompanion = companionLock(k.key);
+        if (lockOfCompanion.isEmpty() && !LockClassifier::mayBeLock(k, catalog))
             continue;
         if (m_seen.contains(k.key))
             continue; // SCAN may return a key twice
-        if (companion.role == LockNames::CompanionRole::ReadTimeout
-            || companion.role == LockNames::CompanionRole::UnlockLatch) {
+        if (!lockOfCompanion.isEmpty()) {
             m_seen.insert(k.key);
             if (!k.exists())
                 continue;
-            auto it = m_redisson.find(companion.lockName);
-            if (it != m_redisson.end()) {
+            auto it = m_withCompanions.find(lockOfCompanion);
+            if (it != m_withCompanions.end()) {
                 attachCompanion(*it, k);
-                updatedRedisson.insert(companion.lockName);
+                updatedLocks.insert(lockOfCompanion);
             } else if (m_pendingCount < kMaxPendingCompanions) {
-                m_pendingCompanions[companion.lockName].append(k);
+                m_pendingCompanions[lockOfCompanion].append(k);
                 ++m_pendingCount;
             }
             continue;
         }
-        if (!k.exists() && !k.redisson.read)
+        if (!k.exists() && k.companions.isEmpty())
             continue; // gone between SCAN and TYPE
 
-        if (k.type == "string" && LockClassifier::isLowerHex32(k.value)) {
+        LockRecord record = LockClassifier::classify(k, catalog);
+        if (!record.isLock())
+            continue; // not remembered: a non-lock seen twice is simply not a lock twice
+        const LockFormat *format = catalog.find(record.format);
+        if (format && format->groupBySameValue && k.type == "string") {
             auto it = m_groups.find(k.value);
             if (it != m_groups.end()) {
                 m_seen.insert(k.key);
@@ -114,34 +135,24 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
             }
             Group g;
             g.primary = k;
-            LockRecord record = LockClassifier::classify(k);
-            if (!record.isLock())
-                continue;
             m_groups.insert(k.value, g);
-            m_seen.insert(k.key);
-            m_locks.insert(k.key);
-            finish(record, nowEpochMs);
-            emitRecord(record);
-            continue;
         }
-
-        LockRecord record = LockClassifier::classify(k);
-        if (!record.isLock())
-            continue; // not remembered: a non-lock seen twice is simply not a lock twice
         m_seen.insert(k.key);
         m_locks.insert(k.key);
-        if (LockKinds::isRedissonHash(record.kind)) {
-            const auto pending = m_pendingCompanions.take(k.key);
-            m_pendingCount -= pending.size();
-            for (const ScannedKey &c : pending)
-                attachCompanion(record, c);
-            m_redisson.insert(k.key, record);
-        }
+        const auto pending = m_pendingCompanions.take(k.key);
+        m_pendingCount -= pending.size();
+        for (const ScannedKey &c : pending)
+            attachCompanion(record, c);
+        // Kept only where a companion can still arrive: Redisson's read timeouts and unlock latches, or a
+        // format's companion_of rules (a 100,000-lock scan must not keep every record twice).
+        if (!pending.isEmpty()
+            || (format && (!format->companionOf.isEmpty() || format->library == QLatin1String("Redisson"))))
+            m_withCompanions.insert(k.key, record);
         finish(record, nowEpochMs);
         emitRecord(record);
     }
-    for (const QByteArray &lock : updatedRedisson) {
-        LockRecord &record = m_redisson[lock];
+    for (const QByteArray &lock : updatedLocks) {
+        LockRecord &record = m_withCompanions[lock];
         finish(record, nowEpochMs);
         emitRecord(record);
     }

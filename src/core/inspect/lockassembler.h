@@ -36,14 +36,15 @@ private:
     };
 
     LockRecord assembleGroup(const Group &group, qint64 nowEpochMs) const;
+    QByteArray companionLock(const QByteArray &key) const;
     void attachCompanion(LockRecord &record, const ScannedKey &companion) const;
     void finish(LockRecord &record, qint64 nowEpochMs) const;
 
     ScanOptions m_options;
     QSet<QByteArray> m_locks; // keys listed as locks (primary keys)
     QSet<QByteArray> m_seen; // locks and companions handled, so SCAN's repeats are dropped
-    QHash<QByteArray, Group> m_groups; // 32-hex value → the keys holding it
-    QHash<QByteArray, LockRecord> m_redisson; // Redisson locks, to attach companions found later
+    QHash<QByteArray, Group> m_groups; // a multi-resource lock's value → the keys holding it
+    QHash<QByteArray, LockRecord> m_withCompanions; // listed locks, to attach companions found later
     QHash<QByteArray, QList<ScannedKey>> m_pendingCompanions; // lock name → companions met before the lock
     qsizetype m_pendingCount = 0;
 };

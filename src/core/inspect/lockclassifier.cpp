@@ -1,43 +1,20 @@
-// LockClassifier: the wire formats of ALGORITHMS.md, read back. Every branch says why it decided.
+// LockClassifier: a format match turned into a record. Every branch says why it decided, and anything the
+// scan could not read becomes an unknown with its reason, never a default.
 #include "lockclassifier.h"
 
 #include "inspectformat.h"
 #include "locknames.h"
-#include "locks/redissonnames.h"
 #include "redis/bytes.h"
 
 #include <QDateTime>
-#include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include <cctype>
+#include <cmath>
 
 namespace LockClassifier {
 
 namespace {
-
-const QString kRedisson = QStringLiteral("Redisson");
-
-using LockNames::isDigits;
-using LockNames::isUuid;
-
-// <uuid>:<thread id>, the owner field Redisson writes; `write` is set for the ":write" form.
-bool parseRedissonOwner(const QByteArray &field, QByteArray *client, QByteArray *thread, bool *write)
-{
-    QByteArray body = field;
-    *write = false;
-    if (body.endsWith(":write")) {
-        *write = true;
-        body.chop(6);
-    }
-    const qsizetype colon = body.lastIndexOf(':');
-    if (colon != 36 || !isUuid(body.left(36)) || !isDigits(body.mid(37)))
-        return false;
-    *client = body.left(36);
-    *thread = body.mid(37);
-    return true;
-}
 
 QString quoted(const QByteArray &bytes)
 {
@@ -47,10 +24,19 @@ QString quoted(const QByteArray &bytes)
 QString typeWithSize(const ScannedKey &k)
 {
     const QString type = QString::fromLatin1(k.type);
-    if (k.size < 0)
+    if (k.type == "string")
+        return k.valueLength > 0 ? QStringLiteral("a string of %1 bytes (%2)")
+                                       .arg(InspectFormat::count(k.valueLength), quoted(k.value.left(40)))
+                                 : QStringLiteral("an empty string");
+    qint64 n = k.size;
+    if (k.type == "hash")
+        n = k.fieldCount >= 0 ? k.fieldCount : k.fields.size();
+    if (n < 0)
         return QStringLiteral("a %1").arg(type);
-    const char *unit = k.type == "list" || k.type == "stream" ? "entries" : "members";
-    return QStringLiteral("a %1 of %2 %3").arg(type, InspectFormat::count(k.size), QLatin1String(unit));
+    const char *unit = k.type == "list" || k.type == "stream" ? "entries"
+        : k.type == "hash"                                    ? "fields"
+                                                              : "members";
+    return QStringLiteral("a %1 of %2 %3").arg(type, InspectFormat::count(n), QLatin1String(unit));
 }
 
 LockRecord base(const ScannedKey &k)
@@ -64,303 +50,383 @@ LockRecord base(const ScannedKey &k)
     r.valueLength = k.valueLength;
     r.fields = k.fields;
     r.fieldCount = k.fieldCount;
+    r.members = k.members;
     r.size = k.size;
+    r.nameSaysLock = k.lockNamed || k.explicitPattern;
+    if (!k.pttlError.isEmpty()) {
+        r.pttlMs = LockRecord::kPttlUnknown;
+        r.setUnknown(QStringLiteral("pttl_ms"), k.pttlError);
+    }
+    for (const QString &e : k.readErrors)
+        r.setUnknown(QStringLiteral("data"), e);
     return r;
 }
 
-LockRecord unknown(LockRecord r, const QString &why)
+qint64 epochMs(double value, LockFormat::Time time)
 {
-    r.kind = LockKind::Unknown;
-    r.library = QStringLiteral("unknown");
-    r.reason = why;
-    return r;
+    switch (time) {
+    case LockFormat::Time::ExpiresMs:
+    case LockFormat::Time::AcquiredMs:
+        return qint64(value);
+    case LockFormat::Time::ExpiresS:
+    case LockFormat::Time::AcquiredS:
+        return qint64(std::llround(value * 1000.0));
+    case LockFormat::Time::None:
+        break;
+    }
+    return -1;
 }
 
-// The Redisson companions read with the hash (or with an orphan queue): queue, deadlines, token, channels.
-void addRedissonCompanions(const ScannedKey &k, LockRecord &r)
+void setTime(LockOwner &o, double value, LockFormat::Time time)
 {
-    const ScannedKey::Redisson &x = k.redisson;
-    if (!x.read)
+    const qint64 ms = epochMs(value, time);
+    if (time == LockFormat::Time::ExpiresMs || time == LockFormat::Time::ExpiresS)
+        o.untilEpochMs = ms;
+    else if (time != LockFormat::Time::None)
+        o.sinceEpochMs = ms;
+}
+
+// Named groups of one holder's own pattern match, on top of the key's.
+QHash<QString, QByteArray> holderGroups(const QRegularExpression &re, const QByteArray &text,
+                                        const QHash<QString, QByteArray> &keyGroups)
+{
+    QHash<QString, QByteArray> g = keyGroups;
+    const QRegularExpressionMatch m = re.match(QString::fromUtf8(text));
+    for (const QString &name : re.namedCaptureGroups()) {
+        if (!name.isEmpty() && m.hasCaptured(name))
+            g.insert(name, m.captured(name).toUtf8());
+    }
+    g.insert(QStringLiteral("holder"), text);
+    return g;
+}
+
+void fillOwner(LockOwner &o, const LockFormat &f, const QHash<QString, QByteArray> &g)
+{
+    o.display = QString::fromUtf8(f.ownerDisplay.expand(g));
+    o.client = QString::fromUtf8(f.ownerClient.expand(g));
+    o.thread = QString::fromUtf8(f.ownerThread.expand(g));
+}
+
+// redis-py's uuid1 token: when and where it was made.
+void decodeUuid1(LockOwner &o)
+{
+    Uuid1 u;
+    if (!parseUuid1Hex(o.id, &u))
         return;
-    QHash<QByteArray, qint64> deadlineOf;
-    for (const auto &d : x.deadlines)
-        deadlineOf.insert(d.first, d.second);
-    if (x.queueLength > 0) {
-        r.queueLength = x.queueLength;
-        for (const QByteArray &id : x.queue)
-            r.queue.append({id, deadlineOf.value(id, -1)});
-        r.companions.append({RedissonNames::fairQueue(k.key), LockCompanion::Role::Queue, "list", -3,
-                             x.queueLength == 1 ? QStringLiteral("1 waiter queued")
-                                                : QStringLiteral("%1 waiters queued").arg(x.queueLength)});
-    } else if (x.queueLength == 0) {
-        r.queueLength = 0;
-    }
-    if (!x.deadlines.isEmpty())
-        r.companions.append({RedissonNames::fairTimeouts(k.key), LockCompanion::Role::Deadlines, "zset", -3,
-                             x.deadlines.size() == 1
-                                 ? QStringLiteral("1 waiter deadline")
-                                 : QStringLiteral("%1 waiter deadlines").arg(x.deadlines.size())});
-    if (x.tokenPresent) {
-        bool ok = false;
-        const qint64 token = x.token.toLongLong(&ok);
-        r.hasFencingToken = ok;
-        r.fencingToken = ok ? token : 0;
-        if (!ok)
-            r.problems
-                << QStringLiteral("the fencing token counter holds %1, not an integer").arg(quoted(x.token));
-        r.companions.append({RedissonNames::tokenCounter(k.key), LockCompanion::Role::Token, "string", -3,
-                             ok ? QStringLiteral("fencing token %1").arg(token)
-                                : QStringLiteral("token %1 (not a number)").arg(quoted(x.token))});
-    }
+    o.client = u.node == QLatin1String("random") ? QString() : u.node;
+    o.sinceEpochMs = u.epochMs;
+    o.note = QStringLiteral("token made %1 UTC on %2")
+                 .arg(QDateTime::fromMSecsSinceEpoch(u.epochMs, Qt::UTC)
+                          .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")),
+                      u.node == QLatin1String("random") ? QStringLiteral("a host with a random node id")
+                                                        : QStringLiteral("host ") + u.node);
 }
 
-LockRecord classifyHash(const ScannedKey &k)
+// Redisson ≤ 2.2.3: {"o":"<uuid>-<tid>","c":n}
+void decodeJsonOwner(LockRecord &r, LockOwner &o)
 {
-    LockRecord r = base(k);
-    QByteArray mode;
-    bool modePresent = false;
-    QList<LockOwner> holders;
-    QList<QByteArray> unexpected;
-    bool anyWriter = false;
-    for (const auto &[field, value] : k.fields) {
-        if (field == "mode") {
-            modePresent = true;
-            mode = value;
-            continue;
-        }
-        QByteArray client, thread;
-        bool write = false;
-        if (!parseRedissonOwner(field, &client, &thread, &write)) {
-            unexpected << field;
-            continue;
-        }
-        LockOwner o;
-        o.id = field;
-        o.client = QString::fromLatin1(client);
-        o.thread = QString::fromLatin1(thread);
-        bool ok = false;
-        const qint64 count = value.toLongLong(&ok);
-        o.count = ok ? count : -1;
-        if (!ok || count < 1)
-            r.problems << QStringLiteral("the hold count of %1 is %2, not a positive integer")
-                              .arg(quoted(field), quoted(value));
-        anyWriter |= write;
-        o.mode = write ? QStringLiteral("write") : QString();
-        holders << o;
-    }
-
-    if (holders.isEmpty() && !modePresent) {
-        if (!k.lockNamed)
-            return {};
-        QStringList sample;
-        for (const auto &f : k.fields.mid(0, 3))
-            sample << quoted(f.first);
-        return unknown(r,
-                       QStringLiteral("a hash whose fields (%1) are not Redisson's <client uuid>:<thread id> "
-                                      "→ hold count")
-                           .arg(sample.join(QStringLiteral(", "))));
-    }
-    for (const QByteArray &field : unexpected.mid(0, 3))
-        r.problems << QStringLiteral("unexpected field %1 next to the lock's owners").arg(quoted(field));
-    if (unexpected.size() > 3)
-        r.problems << QStringLiteral("%1 more unexpected fields").arg(unexpected.size() - 3);
-
-    r.library = kRedisson;
-    addRedissonCompanions(k, r);
-    if (modePresent || anyWriter) {
-        r.kind = LockKind::RedissonRw;
-        r.rwMode = QString::fromUtf8(mode);
-        r.subscribers = k.redisson.rwChannelSubscribers;
-        r.reason
-            = QStringLiteral("a hash with a 'mode' field and <client uuid>:<thread id> holders: Redisson's "
-                             "read-write lock");
-        if (!modePresent)
-            r.problems << QStringLiteral("a ':write' holder but no 'mode' field");
-        else if (mode != "read" && mode != "write")
-            r.problems << QStringLiteral("mode is %1, neither 'read' nor 'write'").arg(quoted(mode));
-        else if (mode == "write" && !anyWriter)
-            r.problems << QStringLiteral("mode is 'write' but there is no ':write' holder");
-        else if (mode == "read" && anyWriter)
-            r.problems << QStringLiteral("mode is 'read' but a ':write' holder is still there");
-        if (holders.isEmpty())
-            r.problems << QStringLiteral("mode is set but nobody holds it");
-        for (LockOwner &o : holders) {
-            if (o.mode.isEmpty())
-                o.mode = QStringLiteral("read");
-            if (o.mode == QLatin1String("read") && o.count > 0) {
-                const qint64 shown = std::min<qint64>(o.count, 10);
-                for (qint64 hold = 1; hold <= shown; ++hold)
-                    r.companions.append(
-                        {RedissonNames::rwTimeoutPrefix(k.key, o.id) + ':' + QByteArray::number(hold),
-                         LockCompanion::Role::ReadTimeout, "string", -3,
-                         QStringLiteral("read hold %1 of thread %2").arg(hold).arg(o.thread)});
-            }
-        }
-    } else {
-        r.subscribers = k.redisson.lockChannelSubscribers;
-        const bool queued = r.queueLength > 0 || !k.redisson.deadlines.isEmpty();
-        if (queued) {
-            r.kind = LockKind::RedissonFair;
-            r.reason = QStringLiteral("a <client uuid>:<thread id> → count hash with a waiter queue "
-                                      "(redisson_lock_queue) and deadlines: Redisson's fair lock");
-        } else if (k.redisson.tokenPresent) {
-            r.kind = LockKind::RedissonFenced;
-            r.reason = QStringLiteral("a <client uuid>:<thread id> → count hash with a token counter "
-                                      "(redisson_lock_token): Redisson's fenced lock");
-        } else {
-            r.kind = LockKind::RedissonReentrant;
-            r.reason = QStringLiteral("a hash of <client uuid>:<thread id> → hold count: Redisson's RLock "
-                                      "(a fair lock with nobody queued looks the same)");
-        }
-        if (holders.size() > 1)
-            r.problems << QStringLiteral("%1 owners in one lock, but a Redisson lock has a single owner")
-                              .arg(holders.size());
-    }
-    r.owners = holders;
-    if (k.fieldCount > k.fields.size())
-        r.reason += QStringLiteral(" (only %1 of its %2 fields were read)")
-                        .arg(InspectFormat::count(k.fields.size()), InspectFormat::count(k.fieldCount));
-    return r;
-}
-
-// redisson ≤ 2.2.3: {"o":"<uuid>-<tid>","c":n}
-bool classifyLegacy(const ScannedKey &k, LockRecord &r)
-{
-    if (!k.value.startsWith('{'))
-        return false;
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(k.value, &error);
-    if (error.error != QJsonParseError::NoError || !doc.isObject())
-        return false;
-    const QJsonObject o = doc.object();
-    if (!o.contains(QLatin1String("o")) || !o.contains(QLatin1String("c")))
-        return false;
-    r.kind = LockKind::RedissonLegacy;
-    r.library = QStringLiteral("Redisson ≤ 2.2.3");
-    r.reason = QStringLiteral("a JSON string {\"o\": owner, \"c\": count}: the lock format of Redisson 2.2.3 "
-                              "and earlier");
-    LockOwner owner;
-    const QString ownerText = o.value(QLatin1String("o")).toString();
-    owner.id = ownerText.toUtf8();
+    const QJsonObject json = QJsonDocument::fromJson(o.id).object();
+    const QString ownerText = json.value(QLatin1String("o")).toString();
     const qsizetype dash = ownerText.lastIndexOf(u'-');
-    if (dash > 0 && isDigits(ownerText.mid(dash + 1).toLatin1())) {
-        owner.client = ownerText.left(dash);
-        owner.thread = ownerText.mid(dash + 1);
+    if (dash > 0 && LockNames::isDigits(ownerText.mid(dash + 1).toLatin1())) {
+        o.client = ownerText.left(dash);
+        o.thread = ownerText.mid(dash + 1);
     } else {
-        r.problems << QStringLiteral("owner %1 is not <client uuid>-<thread id>").arg(quoted(owner.id));
+        r.problems
+            << QStringLiteral("owner %1 is not <client uuid>-<thread id>").arg(quoted(ownerText.toUtf8()));
     }
-    const QJsonValue c = o.value(QLatin1String("c"));
-    if (c.isDouble() && c.toDouble() >= 1 && c.toDouble() == double(qint64(c.toDouble()))) {
-        owner.count = qint64(c.toDouble());
-    } else {
+    const QJsonValue c = json.value(QLatin1String("c"));
+    if (c.isDouble() && c.toDouble() >= 1 && c.toDouble() == double(qint64(c.toDouble())))
+        o.count = qint64(c.toDouble());
+    else
         r.problems << QStringLiteral("count %1 is not a positive integer")
                           .arg(QString::fromUtf8(QJsonDocument(QJsonObject {{QStringLiteral("c"), c}})
                                                      .toJson(QJsonDocument::Compact)));
-    }
-    r.owners = {owner};
-    return true;
 }
 
-LockRecord classifyString(const ScannedKey &k)
+void readOwners(LockRecord &r, const LockFormat &f, const ScannedKey &k, const QHash<QString, QByteArray> &g)
+{
+    switch (f.shape) {
+    case LockFormat::Shape::Token: {
+        LockOwner o;
+        o.id = k.value;
+        fillOwner(o, f, g);
+        if (f.decode == QLatin1String("uuid1"))
+            decodeUuid1(o);
+        else if (f.decode == QLatin1String("json-owner"))
+            decodeJsonOwner(r, o);
+        r.owners = {o};
+        break;
+    }
+    case LockFormat::Shape::Flag:
+        r.setUnknown(QStringLiteral("owners"),
+                     QStringLiteral("%1 stores no owner, only the marker %2").arg(f.library, quoted(k.value)),
+                     false);
+        break;
+    case LockFormat::Shape::Counter:
+        r.setUnknown(
+            QStringLiteral("owners"),
+            QStringLiteral("%1 records no holder: the value %2 is a count").arg(f.name, quoted(k.value)),
+            false);
+        break;
+    case LockFormat::Shape::OwnerHash: {
+        QList<QByteArray> unexpected;
+        bool anyWriter = false;
+        for (const auto &[field, value] : k.fields) {
+            if (!f.modeField.isEmpty() && field == f.modeField) {
+                r.rwMode = QString::fromUtf8(value);
+                continue;
+            }
+            QByteArray name = field;
+            const bool writer = !f.writeSuffix.isEmpty() && name.endsWith(f.writeSuffix);
+            if (writer)
+                name.chop(f.writeSuffix.size());
+            if (!f.field.match(QString::fromUtf8(name)).hasMatch()) {
+                if (f.ignoredFields.pattern().isEmpty()
+                    || !f.ignoredFields.match(QString::fromUtf8(field)).hasMatch())
+                    unexpected << field;
+                continue;
+            }
+            LockOwner o;
+            o.id = field;
+            fillOwner(o, f, holderGroups(f.field, name, g));
+            bool ok = false;
+            const qint64 count = value.toLongLong(&ok);
+            o.count = ok ? count : -1;
+            if (!ok || count < 1)
+                r.problems << QStringLiteral("the hold count of %1 is %2, not a positive integer")
+                                  .arg(quoted(field), quoted(value));
+            if (!f.modeField.isEmpty())
+                o.mode = writer ? QStringLiteral("write") : QStringLiteral("read");
+            anyWriter |= writer;
+            r.owners << o;
+        }
+        for (const QByteArray &field : unexpected.mid(0, 3))
+            r.problems << QStringLiteral("unexpected field %1 next to the lock's owners").arg(quoted(field));
+        if (unexpected.size() > 3)
+            r.problems << QStringLiteral("%1 more unexpected fields").arg(unexpected.size() - 3);
+        if (!f.modeField.isEmpty()) {
+            const QByteArray mode = r.rwMode.toUtf8();
+            if (mode.isEmpty() && anyWriter)
+                r.problems
+                    << QStringLiteral("a writer but no '%1' field").arg(QString::fromUtf8(f.modeField));
+            else if (!mode.isEmpty() && mode != "read" && mode != "write")
+                r.problems << QStringLiteral("mode is %1, neither 'read' nor 'write'").arg(quoted(mode));
+            else if (mode == "write" && !anyWriter)
+                r.problems << QStringLiteral("mode is 'write' but there is no writer");
+            else if (mode == "read" && anyWriter)
+                r.problems << QStringLiteral("mode is 'read' but a writer is still there");
+            if (r.owners.isEmpty())
+                r.problems << QStringLiteral("mode is set but nobody holds it");
+        } else if (r.kind != LockKind::Semaphore && r.owners.size() > 1) {
+            r.problems << QStringLiteral("%1 owners in one lock, but a %2 has a single owner")
+                              .arg(r.owners.size())
+                              .arg(f.name);
+        }
+        r.holderCount = k.fieldCount >= 0 ? k.fieldCount - (r.rwMode.isEmpty() ? 0 : 1) : -1;
+        break;
+    }
+    case LockFormat::Shape::HolderHash:
+        for (const auto &[field, value] : k.fields) {
+            LockOwner o;
+            o.id = field;
+            fillOwner(o, f, holderGroups(f.field, field, g));
+            bool ok = false;
+            const double t = value.toDouble(&ok);
+            if (ok)
+                setTime(o, t, f.time);
+            r.owners << o;
+        }
+        r.holderCount = k.fieldCount;
+        break;
+    case LockFormat::Shape::HolderZset:
+        for (const auto &[member, score] : k.members) {
+            if (!f.writeMember.isEmpty() && member == f.writeMember) {
+                r.rwMode = QStringLiteral("write");
+                continue;
+            }
+            LockOwner o;
+            o.id = member;
+            fillOwner(o, f, holderGroups(f.member, member, g));
+            setTime(o, score, f.time);
+            r.owners << o;
+        }
+        if (!f.writeMember.isEmpty()) {
+            if (r.rwMode.isEmpty())
+                r.rwMode = QStringLiteral("read");
+            for (LockOwner &o : r.owners)
+                o.mode = r.rwMode;
+        }
+        r.holderCount = k.size >= 0 ? k.size - (r.rwMode == QLatin1String("write") ? 1 : 0) : -1;
+        break;
+    }
+}
+
+void addCompanions(LockRecord &r, const LockFormat &f, const ScannedKey &k)
+{
+    for (const LockFormat::Companion &spec : f.companions) {
+        const ScannedKey::Companion *c = k.companion(spec.role);
+        if (!c)
+            continue;
+        if (c->wrongType) {
+            r.problems << QStringLiteral("its %1 %2 is not a %3")
+                              .arg(spec.role, quoted(c->key), QString::fromLatin1(c->read));
+            continue;
+        }
+        if (!c->error.isEmpty()) {
+            r.setUnknown(spec.role,
+                         QStringLiteral("%1 %2: %3").arg(spec.role, Bytes::display(c->key, 80), c->error));
+            continue;
+        }
+        if (!c->present || (c->read != "string" && c->read != "exists" && c->size == 0))
+            continue;
+        QString summary = spec.summary;
+        const qint64 n = c->size >= 0 ? c->size : c->items.size();
+        summary.replace(QLatin1String("${count}"), QString::number(n));
+        summary.replace(QLatin1String("${value}"), Bytes::display(c->items.value(0), 40));
+        if (summary.isEmpty())
+            summary = spec.role;
+        LockCompanion::Role role = LockCompanion::Role::Resource;
+        if (spec.role == QLatin1String("queue"))
+            role = LockCompanion::Role::Queue;
+        else if (spec.role == QLatin1String("deadlines"))
+            role = LockCompanion::Role::Deadlines;
+        else if (spec.role == QLatin1String("token"))
+            role = LockCompanion::Role::Token;
+        r.companions.append({c->key, role, c->read == "exists" ? QByteArray() : c->read, -3, summary});
+        if (spec.kindWhenPresent != LockKind::None)
+            r.kind = spec.kindWhenPresent;
+        if (!spec.nameWhenPresent.isEmpty())
+            r.formatName = spec.nameWhenPresent;
+        if (!spec.idWhenPresent.isEmpty())
+            r.format = spec.idWhenPresent;
+    }
+    // What Redisson's companions mean: the fair queue with each waiter's deadline, the fencing token.
+    const ScannedKey::Companion *queue = k.companion(QStringLiteral("queue"));
+    const ScannedKey::Companion *deadlines = k.companion(QStringLiteral("deadlines"));
+    if (queue && queue->error.isEmpty() && queue->size >= 0) {
+        r.queueLength = queue->size;
+        QHash<QByteArray, qint64> deadlineOf;
+        if (deadlines)
+            for (qsizetype i = 0; i < deadlines->items.size() && i < deadlines->scores.size(); ++i)
+                deadlineOf.insert(deadlines->items.at(i), qint64(deadlines->scores.at(i)));
+        for (const QByteArray &id : queue->items)
+            r.queue.append({id, deadlineOf.value(id, -1)});
+    }
+    const ScannedKey::Companion *token = k.companion(QStringLiteral("token"));
+    if (token && token->present && token->error.isEmpty()) {
+        bool ok = false;
+        const qint64 value = token->items.value(0).toLongLong(&ok);
+        r.hasFencingToken = ok;
+        r.fencingToken = ok ? value : 0;
+        if (!ok)
+            r.problems << QStringLiteral("the fencing token counter holds %1, not an integer")
+                              .arg(quoted(token->items.value(0)));
+    }
+    const ScannedKey::Companion *weights = k.companion(QStringLiteral("weights"));
+    if (weights && weights->present && weights->error.isEmpty()) {
+        // Symfony's semaphore: each holder's weight is the permits it takes.
+        for (LockOwner &o : r.owners) {
+            const qsizetype i = weights->items.indexOf(o.id);
+            if (i >= 0 && i < weights->scores.size())
+                o.count = qint64(weights->scores.at(i));
+        }
+    }
+}
+
+void addWaiters(LockRecord &r, const LockFormat &f, const ScannedKey &k)
+{
+    if (f.channels.isEmpty()) {
+        if (r.queueLength < 0)
+            r.setUnknown(QStringLiteral("waiters"),
+                         QStringLiteral("%1's waiters poll; they leave no trace in Redis").arg(f.library),
+                         false);
+        return;
+    }
+    if (!k.channelsError.isEmpty()) {
+        r.setUnknown(QStringLiteral("waiters"), k.channelsError);
+        return;
+    }
+    if (k.channelSubscribers.isEmpty())
+        return;
+    qint64 total = 0;
+    for (qint64 n : k.channelSubscribers)
+        total += std::max<qint64>(0, n);
+    r.subscribers = total;
+}
+
+void addJob(LockRecord &r, const LockFormat &f, const ScannedKey &k, const QHash<QString, QByteArray> &g)
+{
+    if (!f.hasJob)
+        return;
+    JobInfo &j = r.job;
+    j.queue = QString::fromUtf8(f.job.queue.expand(g));
+    j.id = QString::fromUtf8(f.job.id.expand(g));
+    j.jobKey = f.job.key.expand(g);
+    j.reclaim = f.job.reclaim;
+    if (!k.job.read)
+        return;
+    if (!k.job.error.isEmpty()) {
+        r.setUnknown(QStringLiteral("job"), k.job.error);
+        return;
+    }
+    j.jobFound = k.job.exists;
+    for (qsizetype i = 0; i < f.job.attemptsFields.size() && i < k.job.fields.size(); ++i) {
+        bool ok = false;
+        const qint64 n = k.job.fields.at(i).toLongLong(&ok);
+        if (ok) {
+            j.attempts = n;
+            break;
+        }
+    }
+    if (!f.job.stalledCountField.isEmpty() && k.job.fields.size() > f.job.attemptsFields.size()) {
+        bool ok = false;
+        const qint64 n = k.job.fields.at(f.job.attemptsFields.size()).toLongLong(&ok);
+        j.stalledCount = ok ? n : (k.job.exists ? 0 : -1);
+    }
+    j.markedStalled = k.job.markedStalled;
+}
+
+QString evidence(const LockFormat &f, bool keyMatched, const ScannedKey &k)
+{
+    QString what;
+    if (keyMatched)
+        what = QStringLiteral("its name and its data fit %1").arg(f.name);
+    else if (f.needsLockName)
+        what = QStringLiteral("named like a lock, with %1").arg(f.name);
+    else if (f.dataIdentifies)
+        what = QStringLiteral("its data fits %1").arg(f.name);
+    else
+        what = QStringLiteral(
+                   "its data has the shape %1 writes (any library writing such values looks the same)")
+                   .arg(f.name);
+    if (!f.ownerMeaning.isEmpty())
+        what += QStringLiteral("; the owner is %1").arg(f.ownerMeaning);
+    if (k.explicitPattern && !keyMatched && !f.dataIdentifies)
+        what += QStringLiteral("; found by your pattern");
+    return what;
+}
+
+// A key listed for its name (or the user's pattern) whose data has no lock's shape: shown, never alarmed on.
+LockRecord named(const ScannedKey &k)
 {
     LockRecord r = base(k);
-    const QByteArray &v = k.value;
-    const qint64 length = k.valueLength >= 0 ? k.valueLength : v.size();
-    if (length == 0) {
-        if (!k.lockNamed)
-            return {};
-        r = unknown(r, QStringLiteral("an empty string: no owner is recorded in it"));
-        r.problems << QStringLiteral("the value is empty, so no holder can prove it owns the lock");
-        return r;
-    }
-    if (length > kMaxTokenBytes) {
-        if (!k.lockNamed)
-            return {};
-        return unknown(r,
-                       QStringLiteral("a string of %1 bytes: too long for an owner token")
-                           .arg(InspectFormat::count(length)));
-    }
-    if (classifyLegacy(k, r))
-        return r;
-
-    LockOwner owner;
-    owner.id = v;
-    if (isLowerHex32(v)) {
-        Uuid1 u;
-        if (!k.sameValueKeys.isEmpty()) {
-            r.kind = LockKind::Redlock;
-            r.library = QStringLiteral("node-redlock (probable)");
-            r.reason = QStringLiteral("the same 32-hex value is on %1 keys: one multi-resource lock, as "
-                                      "node-redlock writes it")
-                           .arg(k.sameValueKeys.size() + 1);
-        } else if (parseUuid1Hex(v, &u)) {
-            r.kind = LockKind::RedisPy;
-            r.library = QStringLiteral("redis-py (probable)");
-            r.reason = QStringLiteral("32 hex digits forming a version-1 uuid: redis-py's Lock token "
-                                      "uuid1().hex");
-            owner.client = u.node == QLatin1String("random") ? QString() : u.node;
-            owner.note
-                = QStringLiteral("uuid1 made %1 UTC on %2")
-                      .arg(QDateTime::fromMSecsSinceEpoch(u.epochMs, Qt::UTC)
-                               .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")),
-                           u.node == QLatin1String("random") ? QStringLiteral("a host with a random node id")
-                                                             : QStringLiteral("host ") + u.node);
-        } else {
-            if (!k.lockNamed && k.pttlMs < 0)
-                return {}; // node-redlock always sets a TTL; 32 hex without one is more likely a digest
-            r.kind = LockKind::Redlock;
-            r.library = QStringLiteral("node-redlock (probable)");
-            r.reason
-                = QStringLiteral("32 random hex digits, as node-redlock writes (other libraries use 32 hex "
-                                 "tokens too)");
-        }
-        r.owners = {owner};
-        return r;
-    }
-
-    r.kind = LockKind::Token;
-    r.library = QStringLiteral("SET NX (custom)");
-    const qsizetype colon = v.lastIndexOf(':');
-    if (isUuid(v)) {
-        if (!k.lockNamed)
-            return {};
-        r.reason = QStringLiteral("a UUID owner value, as tutorial and Jedis SET NX locks write");
-    } else if (colon == 36 && isUuid(v.left(36)) && isDigits(v.mid(37))) {
-        if (!k.lockNamed)
-            return {};
-        owner.client = QString::fromLatin1(v.left(36));
-        owner.thread = QString::fromLatin1(v.mid(37));
-        r.reason = QStringLiteral("a <uuid>:<thread id> owner value in a plain string (SET NX)");
-    } else if (v == "lockValue") {
-        r.reason = QStringLiteral("the literal 'lockValue' from tutorial code: every client writes the same "
-                                  "value, so no holder can tell its lock from another's");
-    } else {
-        if (!k.lockNamed)
-            return {};
-        if (isDigits(v))
-            r.reason = QStringLiteral("a number: a thread id or snowflake id used as the owner (SET NX)");
-        else if (Bytes::isPrintableUtf8(v))
-            r.reason = QStringLiteral("a string under a lock name with an owner value in no known library's "
-                                      "format");
-        else
-            r.reason = QStringLiteral("binary bytes under a lock name (a serialized object as the owner?)");
-    }
-    r.owners = {owner};
+    r.kind = LockKind::Named;
+    r.library = QStringLiteral("unknown");
+    const QString why = k.explicitPattern && !k.lockNamed ? QStringLiteral("found by your pattern")
+                                                          : QStringLiteral("named like a lock");
+    QString shape = typeWithSize(k);
+    if (k.type == "string" && k.valueLength > 0 && LockNames::isDigits(k.value))
+        shape
+            = QStringLiteral("a number (%1): a counter such as a fencing token, or a thread id used as owner")
+                  .arg(Bytes::display(k.value, 20));
+    r.reason = QStringLiteral("%1, but %2 fits no lock format: no owner can be read from it, so nothing is "
+                              "alarmed on")
+                   .arg(why, shape);
     return r;
 }
 
 } // namespace
-
-bool looksLikeRedissonHash(const QList<QPair<QByteArray, QByteArray>> &fields)
-{
-    for (const auto &f : fields) {
-        QByteArray client, thread;
-        bool write = false;
-        if (f.first == "mode" || parseRedissonOwner(f.first, &client, &thread, &write))
-            return true;
-    }
-    return false;
-}
 
 bool isLowerHex32(const QByteArray &value)
 {
@@ -410,52 +476,74 @@ bool parseUuid1Hex(const QByteArray &hex, Uuid1 *out)
     return true;
 }
 
-// Without a lock name only distinctive data can make a lock. Most keys of a big keyspace fail here, before
-// any record is built, which keeps a full scan cheap.
-bool mayBeLock(const ScannedKey &k)
+bool mayBeLock(const ScannedKey &k, const FormatCatalog &catalog)
 {
-    if (k.lockNamed || !k.exists())
+    if (k.lockNamed || k.explicitPattern || !k.exists())
         return true;
-    if (k.type == "hash")
-        return looksLikeRedissonHash(k.fields);
-    if (k.type == "string")
-        return k.value.startsWith('{') || isLowerHex32(k.value) || k.value == "lockValue";
-    return false;
+    return bool(catalog.match(k));
 }
 
-LockRecord classify(const ScannedKey &k)
+LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog)
 {
-    if (!mayBeLock(k))
-        return {};
     if (!k.exists()) {
         // An orphan fair-lock queue: the lock is gone, its waiters are still queued.
-        const ScannedKey::Redisson &x = k.redisson;
-        if (!x.read || (x.queueLength <= 0 && x.deadlines.isEmpty()))
+        const ScannedKey::Companion *queue = k.companion(QStringLiteral("queue"));
+        const ScannedKey::Companion *deadlines = k.companion(QStringLiteral("deadlines"));
+        const bool waiting = (queue && queue->size > 0) || (deadlines && deadlines->size > 0);
+        const LockFormat *f = catalog.find(k.plannedFormat);
+        if (!waiting || !f)
             return {};
         LockRecord r = base(k);
         r.type = "none";
-        r.kind = LockKind::RedissonFair;
-        r.library = kRedisson;
-        r.reason = QStringLiteral(
-            "only the fair-lock queue (redisson_lock_queue) remains: the lock itself is gone");
-        r.subscribers = x.lockChannelSubscribers;
-        addRedissonCompanions(k, r);
+        r.kind = LockKind::Fair;
+        r.format = f->id;
+        r.formatName = f->name;
+        r.library = f->library;
+        r.certain = true;
+        r.pttlMs = -2;
+        r.reason = QStringLiteral("only the fair-lock queue remains: the lock itself is gone");
+        addCompanions(r, *f, k);
+        r.kind = LockKind::Fair;
+        addWaiters(r, *f, k);
         if (r.queueLength < 0)
             r.queueLength = 0;
         return r;
     }
-    LockRecord r;
-    if (k.type == "hash")
-        r = classifyHash(k);
-    else if (k.type == "string")
-        r = classifyString(k);
-    else if (k.lockNamed)
-        r = unknown(
-            base(k),
-            QStringLiteral("%1: lock libraries keep locks in strings or hashes").arg(typeWithSize(k)));
-    if (r.isLock() && !k.readErrors.isEmpty())
-        r.reason += QStringLiteral(" (some reads failed: %1)").arg(k.readErrors.join(QStringLiteral("; ")));
-    if (r.isLock() && !k.sameValueKeys.isEmpty()) {
+    const FormatCatalog::Match m = catalog.match(k);
+    if (!m) {
+        if (k.lockNamed || k.explicitPattern)
+            return named(k);
+        return {};
+    }
+    const LockFormat &f = *m.format;
+    LockRecord r = base(k);
+    r.kind = f.kind;
+    r.format = f.id;
+    r.formatName = f.name;
+    r.certain = m.keyMatched || f.dataIdentifies;
+    // A generic format (any lock-named key) claims no library, so there is nothing to call probable.
+    r.library = r.certain || f.needsLockName ? f.library : f.library + QStringLiteral(" (probable)");
+    r.alsoLibraries = m.alsoLibraries + f.also;
+    r.alsoLibraries.removeDuplicates();
+    r.alsoLibraries.removeAll(f.library);
+    r.renewal = f.renewal;
+    r.reason = evidence(f, m.keyMatched, k);
+    readOwners(r, f, k, m.groups);
+    addCompanions(r, f, k);
+    addWaiters(r, f, k);
+    addJob(r, f, k, m.groups);
+    if (f.kind == LockKind::Semaphore && r.permitsTotal < 0)
+        r.setUnknown(
+            QStringLiteral("permits_total"),
+            QStringLiteral("%1 does not store the limit in Redis (it is set by the clients)").arg(f.library),
+            false);
+    if (k.fieldCount > k.fields.size() && k.fields.size() > 0)
+        r.reason += QStringLiteral(" (only %1 of its %2 fields were read)")
+                        .arg(InspectFormat::count(k.fields.size()), InspectFormat::count(k.fieldCount));
+    if (k.size > k.members.size() && !k.members.isEmpty())
+        r.reason += QStringLiteral(" (only %1 of its %2 members were read)")
+                        .arg(InspectFormat::count(k.members.size()), InspectFormat::count(k.size));
+    if (!k.sameValueKeys.isEmpty()) {
         r.groupKeys = k.sameValueKeys;
         for (const QByteArray &other : k.sameValueKeys)
             r.companions.append({other, LockCompanion::Role::Resource, "string", -3,

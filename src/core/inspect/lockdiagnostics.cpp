@@ -1,6 +1,8 @@
-// LockDiagnostics: each rule is a fact about the record plus a sentence a person can act on.
+// LockDiagnostics: each rule is a fact about the record plus a sentence a person can act on, and the
+// evidence — the readings and the format's facts — that makes it true.
 #include "lockdiagnostics.h"
 
+#include "inspectclock.h"
 #include "inspectformat.h"
 
 #include <algorithm>
@@ -9,19 +11,31 @@ namespace LockDiagnostics {
 
 namespace {
 
-// Redisson renews at a third of the lease, so a healthy TTL stays above two thirds of it. "Well below"
-// leaves room for a late renewal: under 60 % of the lease, the owner has missed more than one.
-constexpr double kStalledFraction = 0.6;
+// Timers fire late and readings come at intervals: a renewal is overdue only this much past its period.
+constexpr double kRenewalMarginFraction = 0.25;
+constexpr qint64 kRenewalMarginMinMs = 500;
+
+QString readAt(const LockRecord &r)
+{
+    return r.readAtMs > 0 ? InspectFormat::clockTime(InspectClock::wallFromMonotonic(r.readAtMs))
+                          : QStringLiteral("scan time");
+}
+
+QString identity(const LockRecord &r)
+{
+    QString what = r.formatName.isEmpty() ? LockKinds::label(r.kind) : r.formatName;
+    return r.certain ? what : what + QStringLiteral(" (probable)");
+}
 
 void noTtl(LockRecord &r)
 {
     if (!r.exists() || r.pttlMs != -1)
         return;
-    QString text = QStringLiteral("It has no TTL: it will never expire, so it stays locked until someone "
-                                  "deletes it (a holder that crashed never will).");
-    if (r.kind == LockKind::RedisPy)
-        text += QStringLiteral(" redis-py's Lock has no timeout unless one is given.");
-    r.diagnoses.append({QStringLiteral("no-ttl"), text});
+    r.diagnoses.append(
+        {QStringLiteral("no-ttl"),
+         QStringLiteral("It has no TTL: it never expires, so it stays locked until someone deletes it "
+                        "(a holder that crashed never will)."),
+         QStringLiteral("PTTL -1 read at %1; the key is a %2").arg(readAt(r), identity(r))});
 }
 
 void ttlAboveThreshold(LockRecord &r, const DiagnosticContext &c)
@@ -30,40 +44,38 @@ void ttlAboveThreshold(LockRecord &r, const DiagnosticContext &c)
         return;
     r.diagnoses.append(
         {QStringLiteral("ttl-above-threshold"),
-         QStringLiteral("Its TTL of %1 is above the %2 threshold: if the holder dies, everyone "
-                        "else waits that long.")
-             .arg(InspectFormat::duration(r.pttlMs), InspectFormat::duration(c.ttlThresholdMs))});
+         QStringLiteral("Its TTL of %1 is above the %2 threshold: if the holder dies, everyone else "
+                        "waits that long.")
+             .arg(InspectFormat::duration(r.pttlMs), InspectFormat::duration(c.ttlThresholdMs)),
+         QStringLiteral("PTTL %1 ms read at %2").arg(r.pttlMs).arg(readAt(r))});
 }
 
-void watchdogStalled(LockRecord &r, const DiagnosticContext &c)
+void renewalStalled(LockRecord &r, const DiagnosticContext &c)
 {
-    if (!r.exists() || r.pttlMs < 0)
+    if (!r.exists() || r.pttlMs < 0 || c.renewalsSeen < 1 || c.sinceLastRenewalMs < 0)
         return;
-    if (c.renewalsSeen > 0 && c.observedLeaseMs > 0) {
-        // Seen renewing: its own lease is known, whatever the library.
-        if (r.pttlMs >= kStalledFraction * double(c.observedLeaseMs))
-            return;
-        r.diagnoses.append(
-            {QStringLiteral("watchdog-stalled"),
-             QStringLiteral("It was renewed back to %1 before, but its TTL has fallen to %2%3: the owner "
-                            "stopped renewing — paused or dead.")
-                 .arg(InspectFormat::duration(c.observedLeaseMs), InspectFormat::duration(r.pttlMs),
-                      c.sinceLastRenewalMs >= 0 ? QStringLiteral(" with no renewal for %1")
-                                                      .arg(InspectFormat::duration(c.sinceLastRenewalMs))
-                                                : QString())});
+    const qint64 deadline = renewalDeadlineMs(r, c);
+    if (deadline < 0 || c.sinceLastRenewalMs <= deadline)
         return;
-    }
-    if (!LockKinds::isRedissonHash(r.kind) || c.watchdogLeaseMs <= 0)
-        return;
-    if (r.pttlMs > c.watchdogLeaseMs || r.pttlMs >= kStalledFraction * double(c.watchdogLeaseMs))
-        return;
+    const QString rhythm = c.renewalsSeen >= 2 && c.renewalIntervalMs > 0
+        ? QStringLiteral("renewed every %1 while watched").arg(InspectFormat::duration(c.renewalIntervalMs))
+        : QStringLiteral("%1 (%2)").arg(r.renewal.text.isEmpty() ? QStringLiteral("its library renews it")
+                                                                 : r.renewal.text,
+                                        InspectFormat::duration(r.renewal.periodMs(c.observedLeaseMs)));
     r.diagnoses.append(
         {QStringLiteral("watchdog-stalled"),
-         QStringLiteral("Its TTL of %1 is well below two thirds of Redisson's %2 watchdog lease, which is "
-                        "renewed every %3: the owner stopped renewing — paused or dead (unless it was locked "
-                        "with a fixed lease time, which is never renewed).")
-             .arg(InspectFormat::duration(r.pttlMs), InspectFormat::duration(c.watchdogLeaseMs),
-                  InspectFormat::duration(c.watchdogLeaseMs / 3))});
+         QStringLiteral(
+             "Its owner stopped renewing it: no renewal for %1, while one was due within %2. The holder is "
+             "paused or dead; the lock lapses in %3 unless it resumes.")
+             .arg(InspectFormat::duration(c.sinceLastRenewalMs), InspectFormat::duration(deadline),
+                  InspectFormat::duration(r.pttlMs)),
+         QStringLiteral(
+             "%1 renewal(s) seen, back to a lease of %2; %3; last renewal %4 ago; PTTL %5 ms at %6")
+             .arg(c.renewalsSeen)
+             .arg(InspectFormat::duration(c.observedLeaseMs), rhythm,
+                  InspectFormat::duration(c.sinceLastRenewalMs))
+             .arg(r.pttlMs)
+             .arg(readAt(r))});
 }
 
 void orphanQueue(LockRecord &r, const DiagnosticContext &c)
@@ -75,13 +87,13 @@ void orphanQueue(LockRecord &r, const DiagnosticContext &c)
     if (!r.exists()) {
         r.diagnoses.append(
             {QStringLiteral("orphan-queue"),
-             QStringLiteral("Its fair-lock queue holds %1 but the lock itself is gone: no release "
-                            "will wake them; only their next attempts or deadlines clear the "
-                            "queue.")
-                 .arg(waiters)});
+             QStringLiteral("Its fair-lock queue holds %1 but the lock itself is gone: no release will "
+                            "wake them; only their next attempts or deadlines clear the queue.")
+                 .arg(waiters),
+             QStringLiteral("TYPE none for the lock; LLEN %1 for its queue").arg(n)});
         return;
     }
-    // Only judge a queue we read whole: one live deadline makes it a working queue.
+    // Only judge a queue read whole: one live deadline makes it a working queue.
     if (r.queue.size() < n)
         return;
     const bool allExpired = std::all_of(r.queue.cbegin(), r.queue.cend(), [&](const FairWaiter &w) {
@@ -89,10 +101,58 @@ void orphanQueue(LockRecord &r, const DiagnosticContext &c)
     });
     if (!allExpired)
         return;
-    r.diagnoses.append({QStringLiteral("orphan-queue"),
-                        QStringLiteral("Every entry of its fair-lock queue (%1) is past its deadline: those "
-                                       "waiters gave up or died, and the queue is stale.")
-                            .arg(waiters)});
+    r.diagnoses.append(
+        {QStringLiteral("orphan-queue"),
+         QStringLiteral("Every entry of its fair-lock queue (%1) is past its deadline: those waiters "
+                        "gave up or died, and the queue is stale.")
+             .arg(waiters),
+         QStringLiteral("%1 deadlines, the latest %2, all before now (%3)")
+             .arg(n)
+             .arg(InspectFormat::clockTime(std::max_element(r.queue.cbegin(), r.queue.cend(),
+                                                            [](const FairWaiter &a, const FairWaiter &b) {
+                                                                return a.deadlineEpochMs < b.deadlineEpochMs;
+                                                            })
+                                               ->deadlineEpochMs),
+                  InspectFormat::clockTime(c.nowEpochMs))});
+}
+
+void expiredHolders(LockRecord &r, const DiagnosticContext &c)
+{
+    int expired = 0;
+    qint64 latest = -1;
+    for (const LockOwner &o : r.owners) {
+        if (o.untilEpochMs >= 0 && o.untilEpochMs < c.nowEpochMs) {
+            ++expired;
+            latest = std::max(latest, o.untilEpochMs);
+        }
+    }
+    if (expired == 0)
+        return;
+    r.diagnoses.append(
+        {QStringLiteral("expired-holders"),
+         QStringLiteral("%1 of its %2 holders are past their own expiry but still listed: they no "
+                        "longer hold it (the library removes them at its next call).")
+             .arg(expired)
+             .arg(r.owners.size()),
+         QStringLiteral("holder expiries stored in the %1, the latest expired at %2; now %3")
+             .arg(r.type == "zset" ? QStringLiteral("zset's scores") : QStringLiteral("data"),
+                  InspectFormat::clockTime(latest), InspectFormat::clockTime(c.nowEpochMs))});
+}
+
+void jobMissing(LockRecord &r)
+{
+    if (r.kind != LockKind::JobLock || r.job.jobKey.isEmpty() || r.job.jobFound
+        || !r.unknownReason(QStringLiteral("job")).isEmpty())
+        return;
+    // Only when the job was actually looked up (the prober read it).
+    if (r.job.attempts >= 0 || r.job.stalledCount > 0)
+        return;
+    r.diagnoses.append(
+        {QStringLiteral("job-missing"),
+         QStringLiteral("The job %1 this lock protects is gone, yet its lock remains: no worker holds "
+                        "it for a real job, and it lasts until its TTL runs out.")
+             .arg(r.job.id),
+         QStringLiteral("EXISTS %1 → 0").arg(QString::fromUtf8(r.job.jobKey))});
 }
 
 void contended(LockRecord &r)
@@ -106,10 +166,10 @@ void contended(LockRecord &r)
     if (r.queueLength > 0)
         how << QStringLiteral("%1 queued").arg(r.queueLength);
     r.diagnoses.append({QStringLiteral("contended"),
-                        QStringLiteral("%1 waiting for it (%2).")
+                        QStringLiteral("%1 waiting for it.")
                             .arg(waiting == 1 ? QStringLiteral("1 client is")
-                                              : QStringLiteral("%1 clients are").arg(waiting),
-                                 how.join(QStringLiteral(", ")))});
+                                              : QStringLiteral("%1 clients are").arg(waiting)),
+                        how.join(QStringLiteral(", "))});
 }
 
 void malformed(LockRecord &r)
@@ -118,36 +178,70 @@ void malformed(LockRecord &r)
         return;
     r.diagnoses.append(
         {QStringLiteral("malformed"),
-         QStringLiteral("The data does not fit its format: %1.").arg(r.problems.join(QStringLiteral("; ")))});
+         QStringLiteral("The data does not fit its format: %1.").arg(r.problems.join(QStringLiteral("; "))),
+         QStringLiteral("read as a %1").arg(identity(r))});
 }
 
 } // namespace
 
+bool mayAlarm(const LockRecord &record)
+{
+    return LockKinds::hasHolders(record.kind) && (record.certain || record.nameSaysLock);
+}
+
+qint64 renewalDeadlineMs(const LockRecord &r, const DiagnosticContext &c)
+{
+    qint64 period = -1;
+    if (c.renewalsSeen >= 2 && c.renewalIntervalMs > 0)
+        period = c.renewalIntervalMs;
+    if (r.renewal.rule != RenewalPolicy::Rule::Unknown && r.renewal.rule != RenewalPolicy::Rule::None)
+        period = std::max(period, r.renewal.periodMs(c.observedLeaseMs));
+    if (period <= 0)
+        return -1;
+    const qint64 margin = std::max(
+        {kRenewalMarginMinMs, qint64(double(period) * kRenewalMarginFraction), 2 * c.readingGranularityMs});
+    return period + margin;
+}
+
 void diagnose(LockRecord &record, const DiagnosticContext &context)
 {
     record.diagnoses.clear();
-    if (!record.isLock())
+    if (!record.isLock() || record.kind == LockKind::Named)
         return;
+    contended(record);
+    if (!mayAlarm(record))
+        return; // only the shape of its value says lock: waiters are a fact, alarms would be guesses
     malformed(record);
     noTtl(record);
     ttlAboveThreshold(record, context);
-    watchdogStalled(record, context);
+    renewalStalled(record, context);
     orphanQueue(record, context);
-    contended(record);
+    expiredHolders(record, context);
+    jobMissing(record);
+    // Worst first: what blocks others for ever, then what will, then the rest.
+    static const QStringList order {"no-ttl",          "watchdog-stalled",    "orphan-queue", "job-missing",
+                                    "expired-holders", "ttl-above-threshold", "malformed",    "contended"};
+    std::stable_sort(record.diagnoses.begin(), record.diagnoses.end(),
+                     [](const LockDiagnosis &a, const LockDiagnosis &b) {
+                         return order.indexOf(a.code) < order.indexOf(b.code);
+                     });
 }
 
 QList<LockDiagnosis> catalog()
 {
     return {
-        {QStringLiteral("no-ttl"), QStringLiteral("will never expire: stuck until someone deletes it")},
-        {QStringLiteral("ttl-above-threshold"), QStringLiteral("TTL longer than the threshold you set")},
+        {QStringLiteral("no-ttl"), QStringLiteral("will never expire: stuck until someone deletes it"), {}},
         {QStringLiteral("watchdog-stalled"),
-         QStringLiteral(
-             "a renewed lock whose TTL fell well below two thirds of its lease: owner paused or dead")},
+         QStringLiteral("a renewed lock whose renewal is overdue for its own rhythm: owner paused or dead"),
+         {}},
         {QStringLiteral("orphan-queue"),
-         QStringLiteral("fair-lock queue with no lock, or with only expired deadlines")},
-        {QStringLiteral("contended"), QStringLiteral("clients are waiting for it")},
-        {QStringLiteral("malformed"), QStringLiteral("the data does not fit its lock format")},
+         QStringLiteral("fair-lock queue with no lock, or with only expired deadlines"),
+         {}},
+        {QStringLiteral("job-missing"), QStringLiteral("a job lock whose job is gone"), {}},
+        {QStringLiteral("expired-holders"), QStringLiteral("holders past their own expiry still listed"), {}},
+        {QStringLiteral("ttl-above-threshold"), QStringLiteral("TTL longer than the threshold you set"), {}},
+        {QStringLiteral("malformed"), QStringLiteral("the data does not fit its lock format"), {}},
+        {QStringLiteral("contended"), QStringLiteral("clients are waiting for it"), {}},
     };
 }
 

@@ -1,20 +1,26 @@
-// What looks wrong with a lock, one sentence each: no-ttl, ttl-above-threshold, watchdog-stalled,
-// orphan-queue, contended, malformed. Pure: the same record and context always give the same diagnoses.
+// What looks wrong with a lock, one sentence each, with the evidence it rests on: no-ttl,
+// ttl-above-threshold, watchdog-stalled, orphan-queue, expired-holders, job-missing, contended, malformed.
+// Nothing is judged from a value that could not be read, nothing is alarmed on for a key whose only claim to
+// being a lock is the shape of its value, and a stall is judged against the lock's own renewal rhythm (what
+// its library does, and what was seen), never a fixed fraction. Pure: the same record and context always
+// give the same diagnoses.
 #pragma once
 
 #include "lockrecord.h"
-#include "locks/redissonnames.h"
 
 struct DiagnosticContext
 {
-    qint64 nowEpochMs = 0; // wall clock, for fair-lock deadlines (Redisson writes its clients' wall clocks)
+    qint64 nowEpochMs = 0; // wall clock, for deadlines and holder expiries the libraries write
     qint64 ttlThresholdMs = 10 * 60 * 1000; // ttl-above-threshold
-    qint64 watchdogLeaseMs = RedissonNames::watchdogTimeoutMs; // Redisson's default lockWatchdogTimeout
-    // From the key's history (LockHistory), when known: the lease its renewals restore and when the
-    // last renewal happened. With them a stalled watchdog is told apart from a fixed lease.
+    // From the key's history (LockHistory), when it was watched: the lease its renewals restore, how many
+    // were seen, the mean interval between them, and how long ago the last one was.
     qint64 observedLeaseMs = -1;
     int renewalsSeen = 0;
+    qint64 renewalIntervalMs = -1;
     qint64 sinceLastRenewalMs = -1;
+    // How coarse the readings are (the poll interval, or a few ms with keyspace notifications): a renewal
+    // can only be seen that late, so a stall is called only after that much more.
+    qint64 readingGranularityMs = 1000;
 };
 
 namespace LockDiagnostics {
@@ -23,5 +29,12 @@ namespace LockDiagnostics {
 void diagnose(LockRecord &record, const DiagnosticContext &context);
 // Every code, in the order they are listed, with a one-line explanation (for --help and tooltips).
 QList<LockDiagnosis> catalog();
+// True when the record's identity is strong enough to alarm on: its format knows its name or its data is
+// unmistakable, or its name (or the user's pattern) says lock. A value that merely looks like a token does
+// not make a lock.
+bool mayAlarm(const LockRecord &record);
+// When the next renewal is due at the latest, counted from the last one: the renewal period (from what was
+// seen, else from the library's policy) plus a margin for timers and readings; -1 when unknown.
+qint64 renewalDeadlineMs(const LockRecord &record, const DiagnosticContext &context);
 
 } // namespace LockDiagnostics

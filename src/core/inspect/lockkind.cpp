@@ -8,26 +8,36 @@ QString name(LockKind kind)
     switch (kind) {
     case LockKind::None:
         return QStringLiteral("none");
-    case LockKind::RedissonReentrant:
-        return QStringLiteral("redisson-reentrant");
-    case LockKind::RedissonFair:
-        return QStringLiteral("redisson-fair");
-    case LockKind::RedissonRw:
-        return QStringLiteral("redisson-rw");
-    case LockKind::RedissonFenced:
-        return QStringLiteral("redisson-fenced");
-    case LockKind::RedissonLegacy:
-        return QStringLiteral("redisson-legacy");
-    case LockKind::RedisPy:
-        return QStringLiteral("redis-py");
-    case LockKind::Redlock:
-        return QStringLiteral("redlock");
-    case LockKind::Token:
-        return QStringLiteral("token");
-    case LockKind::Unknown:
-        return QStringLiteral("unknown");
+    case LockKind::Mutex:
+        return QStringLiteral("mutex");
+    case LockKind::Reentrant:
+        return QStringLiteral("reentrant");
+    case LockKind::Fair:
+        return QStringLiteral("fair");
+    case LockKind::ReadWrite:
+        return QStringLiteral("read-write");
+    case LockKind::Semaphore:
+        return QStringLiteral("semaphore");
+    case LockKind::JobLock:
+        return QStringLiteral("job-lock");
+    case LockKind::Synchronizer:
+        return QStringLiteral("synchronizer");
+    case LockKind::Named:
+        return QStringLiteral("named");
     }
-    return QStringLiteral("unknown");
+    return QStringLiteral("named");
+}
+
+QString label(LockKind kind)
+{
+    switch (kind) {
+    case LockKind::JobLock:
+        return QStringLiteral("job lock");
+    case LockKind::Named:
+        return QStringLiteral("named like a lock");
+    default:
+        return name(kind);
+    }
 }
 
 bool fromName(const QString &text, LockKind *kind)
@@ -43,9 +53,8 @@ bool fromName(const QString &text, LockKind *kind)
 
 QList<LockKind> all()
 {
-    return {LockKind::RedissonReentrant, LockKind::RedissonFair,   LockKind::RedissonRw,
-            LockKind::RedissonFenced,    LockKind::RedissonLegacy, LockKind::RedisPy,
-            LockKind::Redlock,           LockKind::Token,          LockKind::Unknown};
+    return {LockKind::Mutex,     LockKind::Reentrant, LockKind::Fair,         LockKind::ReadWrite,
+            LockKind::Semaphore, LockKind::JobLock,   LockKind::Synchronizer, LockKind::Named};
 }
 
 QString description(LockKind kind)
@@ -53,34 +62,33 @@ QString description(LockKind kind)
     switch (kind) {
     case LockKind::None:
         return QStringLiteral("not a lock");
-    case LockKind::RedissonReentrant:
-        return QStringLiteral("Redisson RLock: a hash of <client uuid>:<thread id> → hold count");
-    case LockKind::RedissonFair:
-        return QStringLiteral("Redisson fair lock: the reentrant hash plus a FIFO queue and a deadline zset");
-    case LockKind::RedissonRw:
+    case LockKind::Mutex:
+        return QStringLiteral("an exclusive lock: one owner token (SET NX locks of most libraries)");
+    case LockKind::Reentrant:
         return QStringLiteral(
-            "Redisson read-write lock: a hash with 'mode', readers and/or a ':write' writer");
-    case LockKind::RedissonFenced:
-        return QStringLiteral("Redisson fenced lock: the reentrant hash plus a token counter");
-    case LockKind::RedissonLegacy:
-        return QStringLiteral("Redisson ≤ 2.2.3: a JSON string {\"o\": owner, \"c\": count}");
-    case LockKind::RedisPy:
-        return QStringLiteral("redis-py Lock: a string holding uuid1().hex (32 hex, version digit 1)");
-    case LockKind::Redlock:
-        return QStringLiteral("node-redlock: a string of 32 random hex, the same on every resource key");
-    case LockKind::Token:
+            "an exclusive lock its owner may take again: owner → hold count (Redisson RLock)");
+    case LockKind::Fair:
+        return QStringLiteral("a reentrant lock with a first-come-first-served queue of waiters");
+    case LockKind::ReadWrite:
+        return QStringLiteral("many readers or one writer");
+    case LockKind::Semaphore:
+        return QStringLiteral("up to N holders at once, each listed with when it took its permit");
+    case LockKind::JobLock:
         return QStringLiteral(
-            "a string lock with another owner value (uuid, thread id, snowflake, lockValue…)");
-    case LockKind::Unknown:
-        return QStringLiteral("matches a lock pattern but fits no known lock format");
+            "a queue job's lock, held by the worker processing the job and renewed while it runs");
+    case LockKind::Synchronizer:
+        return QStringLiteral("a counter of permits or a count-down latch: no holder is recorded");
+    case LockKind::Named:
+        return QStringLiteral(
+            "named like a lock (or matched your pattern), but its data has no lock's shape: "
+            "shown, never alarmed on");
     }
     return {};
 }
 
-bool isRedissonHash(LockKind kind)
+bool hasHolders(LockKind kind)
 {
-    return kind == LockKind::RedissonReentrant || kind == LockKind::RedissonFair
-        || kind == LockKind::RedissonRw || kind == LockKind::RedissonFenced;
+    return kind != LockKind::None && kind != LockKind::Synchronizer && kind != LockKind::Named;
 }
 
 } // namespace LockKinds

@@ -1,4 +1,6 @@
-// The kinds of lock the inspector recognises, with their stable names (used in JSON and filters).
+// What a lock is, in the words users recognise (mutex, reentrant, fair, read-write, semaphore, job lock,
+// synchronizer), independent of which library wrote it (that is LockRecord::library and ::format). Kinds
+// have stable names, used in JSON and filters.
 #pragma once
 
 #include <QList>
@@ -7,29 +9,31 @@
 
 enum class LockKind {
     None, // not a lock
-    RedissonReentrant,
-    RedissonFair,
-    RedissonRw,
-    RedissonFenced,
-    RedissonLegacy,
-    RedisPy,
-    Redlock,
-    Token,
-    Unknown,
+    Mutex, // one owner token, no hold count (SET NX locks of every library)
+    Reentrant, // one owner with a hold count (Redisson RLock)
+    Fair, // reentrant with a FIFO queue of waiters (Redisson fair lock)
+    ReadWrite, // readers and/or one writer (Redisson RReadWriteLock, Symfony shared locks)
+    Semaphore, // up to N holders, each listed (redis-semaphore, Symfony Semaphore, Redisson expirable)
+    JobLock, // a queue job's lock held by the worker processing it (BullMQ, Bull, unique-job locks)
+    Synchronizer, // a counter without holder identities (Redisson RSemaphore permits, RCountDownLatch)
+    Named, // named like a lock (or matched the user's pattern) but its data has no lock's shape: no alarms
 };
 
 namespace LockKinds {
 
-// "redisson-reentrant", "redis-py", …; "none" for LockKind::None.
+// "mutex", "job-lock", …; "none" for LockKind::None.
 QString name(LockKind kind);
+// For people: "mutex", "job lock", "named like a lock".
+QString label(LockKind kind);
 // Inverse of name(); false when the text names no kind.
 bool fromName(const QString &text, LockKind *kind);
-// Every kind a lock can have (without None), in the order the GUI lists them.
+// Every kind a listed key can have (without None), in the order the GUI lists them.
 QList<LockKind> all();
-// One line for tooltips and the kind filter: how this kind is recognised.
+// One line for tooltips and the kind filter: what this kind is.
 QString description(LockKind kind);
-// True for the Redisson hash kinds, whose owners renew with a watchdog and wait on a pub/sub channel.
-bool isRedissonHash(LockKind kind);
+// Kinds that are locks with holders (everything but Synchronizer and Named): only these get alarms about
+// being stuck.
+bool hasHolders(LockKind kind);
 
 } // namespace LockKinds
 

@@ -194,6 +194,62 @@ bool matchesAny(const QList<QByteArray> &patterns, const QByteArray &text)
     return false;
 }
 
+bool hasNamePart(const QByteArray &key, const QByteArray &word)
+{
+    const qsizetype n = key.size(), w = word.size();
+    if (w == 0 || n < w)
+        return false;
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+    const auto isLetter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    const auto isUpper = [](char c) { return c >= 'A' && c <= 'Z'; };
+    qsizetype i = 0;
+    while (i < n) {
+        if (!isLetter(key[i])) {
+            ++i;
+            continue;
+        }
+        // One part: letters up to a non-letter, or up to a lower→upper step (camelCase), or inside a run of
+        // capitals up to the capital that starts the next word ("HTTPLock" → HTTP, Lock).
+        const qsizetype start = i++;
+        while (i < n && isLetter(key[i])) {
+            const char prev = key[i - 1], c = key[i];
+            if (!isUpper(prev) && isUpper(c))
+                break;
+            if (isUpper(prev) && isUpper(c) && i + 1 < n && isLetter(key[i + 1]) && !isUpper(key[i + 1]))
+                break;
+            ++i;
+        }
+        if (i - start == w) {
+            bool same = true;
+            for (qsizetype k = 0; k < w && same; ++k)
+                same = lower(key[start + k]) == lower(word[k]);
+            if (same)
+                return true;
+        }
+    }
+    return false;
+}
+
+bool isNameWord(const QByteArray &entry)
+{
+    if (entry.isEmpty())
+        return false;
+    for (char c : entry) {
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+            return false;
+    }
+    return true;
+}
+
+bool matchesLockName(const QList<QByteArray> &entries, const QByteArray &key)
+{
+    for (const QByteArray &e : entries) {
+        if (isNameWord(e) ? hasNamePart(key, e) : globMatch(e, key))
+            return true;
+    }
+    return false;
+}
+
 bool isUuid(const QByteArray &text)
 {
     if (text.size() != 36)

@@ -24,6 +24,50 @@ QString LockCompanion::roleName(Role role)
     return {};
 }
 
+qint64 RenewalPolicy::periodMs(qint64 leaseMs) const
+{
+    switch (rule) {
+    case Rule::ElapsedFraction:
+        return leaseMs > 0 ? qint64(double(leaseMs) * value) : -1;
+    case Rule::RemainingFraction:
+        return leaseMs > 0 ? qint64(double(leaseMs) * (1.0 - value)) : -1;
+    case Rule::RemainingMs:
+        return leaseMs > 0 ? std::max<qint64>(0, leaseMs - qint64(value)) : -1;
+    case Rule::Period:
+        return qint64(value);
+    case Rule::None:
+    case Rule::Unknown:
+        break;
+    }
+    return -1;
+}
+
+QString LockRecord::unknownReason(const QString &field) const
+{
+    for (const LockUnknown &u : unknowns) {
+        if (u.field == field)
+            return u.reason;
+    }
+    return {};
+}
+
+void LockRecord::setUnknown(const QString &field, const QString &reason, bool refused)
+{
+    for (LockUnknown &u : unknowns) {
+        if (u.field == field) {
+            u.reason = reason;
+            u.refused = refused;
+            return;
+        }
+    }
+    unknowns.append({field, reason, refused});
+}
+
+bool LockRecord::isIncomplete() const
+{
+    return std::any_of(unknowns.cbegin(), unknowns.cend(), [](const LockUnknown &u) { return u.refused; });
+}
+
 qint64 LockRecord::waiters() const
 {
     if (queueLength > 0)
@@ -42,8 +86,8 @@ QList<QByteArray> LockRecord::memberKeys() const
 
 bool LockRecord::isTruncated() const
 {
-    return (valueLength >= 0 && valueLength > value.size())
-        || (fieldCount >= 0 && fieldCount > fields.size());
+    return (valueLength >= 0 && valueLength > value.size()) || (fieldCount >= 0 && fieldCount > fields.size())
+        || (type == "zset" && size > members.size());
 }
 
 bool LockRecord::hasDiagnosis(const QString &code) const
@@ -61,9 +105,14 @@ qint64 LockRecord::remainingMs(qint64 nowMs) const
 
 QString LockRecord::ownerSummary() const
 {
-    if (owners.isEmpty())
+    if (owners.isEmpty()) {
+        if (!unknownReason(QStringLiteral("owners")).isEmpty())
+            return QStringLiteral("?");
         return exists() ? QStringLiteral("—") : QStringLiteral("(no lock)");
+    }
     const auto one = [](const LockOwner &o) {
+        if (!o.display.isEmpty())
+            return o.display;
         QString text = o.client.isEmpty() ? Bytes::display(o.id, 48) : o.client.left(8) + QStringLiteral("…");
         if (!o.thread.isEmpty())
             text += QStringLiteral(":") + o.thread;
@@ -75,7 +124,12 @@ QString LockRecord::ownerSummary() const
     };
     if (owners.size() == 1)
         return one(owners.first());
-    if (kind == LockKind::RedissonRw) {
+    if (kind == LockKind::Semaphore) {
+        const qint64 used = holderCount >= 0 ? holderCount : owners.size();
+        return permitsTotal > 0 ? QStringLiteral("%1 of %2 permits").arg(used).arg(permitsTotal)
+                                : QStringLiteral("%1 permits taken").arg(used);
+    }
+    if (kind == LockKind::ReadWrite) {
         const auto readers = std::count_if(owners.cbegin(), owners.cend(), [](const LockOwner &o) {
             return o.mode == QLatin1String("read");
         });
@@ -100,11 +154,15 @@ bool LockRecord::sameContent(const LockRecord &other, qint64 toleranceMs) const
         ? pttlMs == other.pttlMs
         : std::abs(deadlineMs() - other.deadlineMs()) <= toleranceMs;
     return ttlSame && key == other.key && node == other.node && slot == other.slot && kind == other.kind
-        && library == other.library && reason == other.reason && type == other.type && owners == other.owners
-        && rwMode == other.rwMode && subscribers == other.subscribers && queueLength == other.queueLength
-        && queue == other.queue && hasFencingToken == other.hasFencingToken
-        && fencingToken == other.fencingToken && companions == other.companions
-        && groupKeys == other.groupKeys && problems == other.problems && diagnoses == other.diagnoses
-        && value == other.value && valueLength == other.valueLength && fields == other.fields
-        && fieldCount == other.fieldCount && size == other.size;
+        && format == other.format && formatName == other.formatName && library == other.library
+        && certain == other.certain && nameSaysLock == other.nameSaysLock
+        && alsoLibraries == other.alsoLibraries && renewal == other.renewal
+        && permitsTotal == other.permitsTotal && holderCount == other.holderCount && job == other.job
+        && unknowns == other.unknowns && reason == other.reason && type == other.type
+        && owners == other.owners && rwMode == other.rwMode && subscribers == other.subscribers
+        && queueLength == other.queueLength && queue == other.queue
+        && hasFencingToken == other.hasFencingToken && fencingToken == other.fencingToken
+        && companions == other.companions && groupKeys == other.groupKeys && problems == other.problems
+        && diagnoses == other.diagnoses && value == other.value && valueLength == other.valueLength
+        && fields == other.fields && fieldCount == other.fieldCount && size == other.size;
 }

@@ -6,6 +6,7 @@
 #include "logging.h"
 #include "probepool.h"
 #include "redis/redisconnection.h"
+#include "redis/serverinfo.h"
 #include "scanpacer.h"
 
 LockScanJob::~LockScanJob() = default;
@@ -41,7 +42,14 @@ ScanProgress LockScanJob::progress() const
 {
     ScanProgress p = m_progress;
     p.locks = m_assembler.lockCount();
-    p.unreadableKeys = m_prober.unreadableKeys() + (m_pool ? m_pool->unreadableKeys() : 0);
+    p.unreadReasons = m_prober.unreadKeys();
+    if (m_pool) {
+        for (auto [reason, n] : m_pool->unreadKeys().asKeyValueRange())
+            p.unreadReasons[reason] += n;
+    }
+    p.unreadableKeys = 0;
+    for (qint64 n : std::as_const(p.unreadReasons))
+        p.unreadableKeys += n;
     p.elapsedMs = m_started ? m_timer.elapsed() : 0;
     p.finished = m_atEnd && m_error.isNone();
     return p;
@@ -95,7 +103,11 @@ bool LockScanJob::scanPage(QList<ProbeTarget> *targets)
             targets->append({key, ProbeTarget::Purpose::Companion, false});
             break;
         case LockNames::CompanionRole::None:
-            targets->append({key, ProbeTarget::Purpose::Lock, m_options.isLockNamed(key, pattern)});
+            if (m_options.formats->companionOf(key))
+                targets->append({key, ProbeTarget::Purpose::Companion, false});
+            else
+                targets->append(
+                    {key, ProbeTarget::Purpose::Lock, m_options.isLockNamed(key), pattern != "*"});
             break;
         }
     }
@@ -120,13 +132,18 @@ QList<LockRecord> LockScanJob::nextPage()
     if (!m_started) {
         m_started = true;
         m_timer.start();
-        const RedisResult size = m_connection.command({"DBSIZE"});
-        if (size.ok()) {
-            m_progress.dbSize = size.reply.toInteger();
-        } else if (size.error.breaksConnection()) {
-            m_error = size.error;
+        RedisError infoError;
+        const ServerInfo info = ServerInfo::fetch(m_connection, &infoError);
+        if (infoError && infoError.breaksConnection()) {
+            m_error = infoError;
             m_atEnd = true;
             return {};
+        }
+        m_progress.dbSize = info.keys;
+        if (info.role == QLatin1String("replica")) {
+            // Subscribers wait on the master: counted here they would all look like 0.
+            m_options.replicaOf = info.master.isEmpty() ? QStringLiteral("its master") : info.master;
+            m_prober.setReplicaOf(m_options.replicaOf);
         }
         if (m_options.probeConnections > 0)
             m_pool = std::make_unique<ProbePool>(m_connection.settings(), m_options,

@@ -9,6 +9,7 @@
 #include "scanoptions.h"
 
 #include <QElapsedTimer>
+#include <QMap>
 #include <QMetaType>
 
 #include <memory>
@@ -19,7 +20,8 @@ struct ScanProgress
 {
     qint64 scannedKeys = 0; // keys SCAN returned so far (after MATCH)
     qint64 locks = 0; // locks found so far
-    qint64 unreadableKeys = 0; // keys the ACL would not let us read
+    qint64 unreadableKeys = 0; // keys whose TYPE could not be read (ACL, LOADING, CLUSTERDOWN, …)
+    QMap<QString, qint64> unreadReasons; // why, and how many keys each
     qint64 dbSize = -1; // DBSIZE when the scan started, -1 when unknown
     int pages = 0;
     double fraction = 0; // 0..1 of the keyspace walked (from the SCAN cursor)

@@ -60,6 +60,7 @@ struct LockScanner::Shared
     // On a Redis Cluster (the settings say so, or the server does): scans walk every master, and probes go
     // to the master of each key's slot on a connection of its own.
     bool cluster = false;
+    QString replicaOf; // the server is a replica: waiters are counted on its master, not here
     ClusterSlotMap clusterMap;
     QHash<QString, std::shared_ptr<RedisConnection>> nodeConnections;
     std::atomic<quint64> cancelGeneration = 0; // scans with a generation ≤ this stop
@@ -97,9 +98,12 @@ struct LockScanner::Shared
         auto c = std::make_unique<RedisConnection>(s);
         RedisError e = c->open();
         // The server says whether it is a cluster node (HELLO's mode), --cluster or not.
-        const QString mode = e ? QString() : ServerInfo::fetch(*c).mode;
-        cluster = s.cluster || mode == QLatin1String("cluster");
-        if (mode == QLatin1String("sentinel")) {
+        const ServerInfo info = e ? ServerInfo {} : ServerInfo::fetch(*c);
+        cluster = s.cluster || info.mode == QLatin1String("cluster");
+        replicaOf = info.role == QLatin1String("replica")
+            ? (info.master.isEmpty() ? QStringLiteral("its master") : info.master)
+            : QString();
+        if (info.mode == QLatin1String("sentinel")) {
             c->close();
             e = {RedisError::Code::BadSettings,
                  QStringLiteral(
@@ -312,10 +316,10 @@ QList<ProbeTarget> LockScanner::refreshTargets(const QList<LockRecord> &records)
 {
     QList<ProbeTarget> targets;
     for (const LockRecord &r : records) {
-        const auto purpose = LockKinds::isRedissonHash(r.kind) ? ProbeTarget::Purpose::LockViaQueue
-                                                               : ProbeTarget::Purpose::Lock;
+        const bool fair = r.library == QLatin1String("Redisson") && r.type != "string";
+        const auto purpose = fair ? ProbeTarget::Purpose::LockViaQueue : ProbeTarget::Purpose::Lock;
         for (const QByteArray &key : r.memberKeys())
-            targets.append({key, purpose, true});
+            targets.append({key, purpose, r.nameSaysLock, r.nameSaysLock});
     }
     return targets;
 }
@@ -336,14 +340,18 @@ bool LockScanner::probeKeys(const QList<QByteArray> &keys)
     QSet<QByteArray> seen;
     for (const QByteArray &key : keys) {
         const LockNames::Companion companion = LockNames::companionOf(key);
-        const bool isCompanion = companion.role != LockNames::CompanionRole::None;
-        const QByteArray lock = isCompanion ? companion.lockName : key;
-        bool lockNamed = isCompanion;
-        if (seen.contains(lock) || (!m_options.covers(lock, &lockNamed) && !isCompanion))
+        const FormatCatalog::CompanionOf of = m_options.formats->companionOf(key);
+        const bool isCompanion = companion.role != LockNames::CompanionRole::None || bool(of);
+        const QByteArray lock = companion.role != LockNames::CompanionRole::None ? companion.lockName
+            : of                                                                 ? of.lockKey
+                                                                                 : key;
+        bool explicitPattern = false;
+        if (seen.contains(lock) || (!m_options.covers(lock, &explicitPattern) && !isCompanion))
             continue;
         seen.insert(lock);
         asked.append(lock);
-        targets.append({lock, ProbeTarget::Purpose::LockViaQueue, lockNamed || isCompanion});
+        targets.append({lock, ProbeTarget::Purpose::LockViaQueue, m_options.isLockNamed(lock) || isCompanion,
+                        explicitPattern});
     }
     return submitProbe(targets, asked);
 }
@@ -360,6 +368,7 @@ bool LockScanner::submitProbe(const QList<ProbeTarget> &targets, const QList<QBy
         RedisError error = shared.ensureConnection();
         if (!error) {
             KeyProber prober(options);
+            prober.setReplicaOf(shared.replicaOf);
             QList<ScannedKey> scanned;
             QHash<QByteArray, QString> nodeOfKey;
             const bool probed = shared.cluster

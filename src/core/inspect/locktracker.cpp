@@ -202,6 +202,7 @@ void LockTracker::fillContext(const QByteArray &key, qint64 nowMs, DiagnosticCon
     if (!h)
         return;
     context->renewalsSeen = h->renewals();
+    context->renewalIntervalMs = h->renewalIntervalMs();
     context->observedLeaseMs = h->observedLeaseMs();
     context->sinceLastRenewalMs = h->lastRenewalMs() >= 0 ? nowMs - h->lastRenewalMs() : -1;
 }

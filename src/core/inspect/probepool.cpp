@@ -64,12 +64,14 @@ void ProbePool::interrupt()
         w->connection->interrupt();
 }
 
-qint64 ProbePool::unreadableKeys() const
+QMap<QString, qint64> ProbePool::unreadKeys() const
 {
     std::lock_guard lock(m_mutex);
-    qint64 total = 0;
-    for (const auto &w : m_workers)
-        total += w->unreadable;
+    QMap<QString, qint64> total;
+    for (const auto &w : m_workers) {
+        for (auto [reason, n] : w->unread.asKeyValueRange())
+            total[reason] += n;
+    }
     return total;
 }
 
@@ -101,7 +103,7 @@ void ProbePool::run(Worker *worker)
         }
         {
             std::lock_guard lock(m_mutex);
-            worker->unreadable = prober.unreadableKeys();
+            worker->unread = prober.unreadKeys();
             m_results.insert(job.ticket, std::move(result));
         }
         m_resultsChanged.notify_all();

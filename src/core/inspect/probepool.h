@@ -8,6 +8,7 @@
 
 #include <QHash>
 #include <QList>
+#include <QMap>
 
 #include <condition_variable>
 #include <memory>
@@ -36,7 +37,8 @@ public:
     bool take(quint64 ticket, QList<ScannedKey> *out, RedisError *error);
     // Thread-safe: makes every worker's blocked call return; later pages fail with Interrupted.
     void interrupt();
-    qint64 unreadableKeys() const;
+    // Keys whose TYPE was not read, by reason, over every worker.
+    QMap<QString, qint64> unreadKeys() const;
 
 private:
     struct Job
@@ -54,7 +56,7 @@ private:
     {
         std::thread thread;
         std::unique_ptr<RedisConnection> connection;
-        qint64 unreadable = 0;
+        QMap<QString, qint64> unread;
     };
     void run(Worker *worker);
 

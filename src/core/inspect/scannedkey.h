@@ -1,43 +1,73 @@
-// What the scanner read about one key, before any interpretation: the classifier's whole input.
+// What the scanner read about one key, before any interpretation: the classifier's whole input. Every read
+// that failed is recorded as such (readErrors, and the per-read error texts), never as a default value.
 #pragma once
 
 #include <QByteArray>
 #include <QList>
 #include <QPair>
+#include <QString>
 #include <QStringList>
 
 struct ScannedKey
 {
-    // Redisson's companions of a hash lock N, read in the same round as the hash itself (they are named
-    // after N, so no extra round trip is needed): redisson_lock_queue:{N}, redisson_lock_timeout:{N},
-    // redisson_lock_token:{N} and the subscribers of its pub/sub channels.
-    struct Redisson
+    // A key read because a format names it next to the lock (a fair lock's queue, a semaphore's weights, a
+    // job's hash): read in the same round as the lock's other extras.
+    struct Companion
     {
-        bool read = false; // false: these reads were not made (not a hash, or not asked for)
-        qint64 queueLength = -1; // LLEN of the fair-lock queue (0 when there is none)
-        QList<QByteArray> queue; // its first entries, head first
-        QList<QPair<QByteArray, qint64>> deadlines; // the deadline zset: waiter → epoch ms, by score
-        bool tokenPresent = false; // the fenced lock's token counter exists
-        QByteArray token; // its value as stored
-        qint64 lockChannelSubscribers = -1; // PUBSUB NUMSUB redisson_lock__channel:{N}
-        qint64 rwChannelSubscribers = -1; // PUBSUB NUMSUB redisson_rwlock:{N}
+        QString role;
+        QByteArray key;
+        QByteArray read; // "list", "zset", "string", "exists"
+        bool present = false;
+        qint64 size = -1; // LLEN / ZCARD; -1 when not read
+        QList<QByteArray> items; // list items, zset members (in order), or the string's value
+        QList<double> scores; // zset scores, parallel to items
+        QString error; // the read failed: why (the reading is then unknown, not empty)
+        bool wrongType = false; // the key exists but is not the type the format says: the data is malformed
+    };
+
+    // The job a job lock protects: its hash's fields and whether the queue's stalled check marked it.
+    struct Job
+    {
+        bool read = false;
+        bool exists = false;
+        QList<QByteArray> fields; // the values of the format's attempts fields, then its stalled-count field
+        bool markedStalled = false;
+        QString error;
     };
 
     QByteArray key;
     QByteArray type; // TYPE: string, hash, list, set, zset, stream, none; empty when it could not be read
-    qint64 pttlMs = -2; // PTTL: -1 no TTL, -2 the key is gone (or, for a key that cannot be a lock: not read)
+    qint64 pttlMs = -2; // PTTL: -1 no TTL, -2 the key is gone, -3 not read (see pttlError)
     qint64 readAtMs = 0; // InspectClock::monotonicMs() when PTTL was read, 0 when it was not
-    bool lockNamed = false; // the name says "lock" (a lock-name pattern or an explicit scan pattern matched)
+    QString pttlError; // PTTL was refused or failed: why
+    bool lockNamed = false; // the name says "lock" (a lock-name word or an explicit scan pattern matched)
+    bool explicitPattern = false; // found by a pattern the user gave (listed even without a lock's shape)
 
     QByteArray value; // string: its first bytes (GETRANGE)
     qint64 valueLength = -1; // STRLEN, -1 when not read
     QList<QPair<QByteArray, QByteArray>> fields; // hash: the fields read, at most the bound
     qint64 fieldCount = -1; // HLEN, -1 when not read
-    qint64 size = -1; // LLEN / SCARD / ZCARD / XLEN for other types under a lock name
+    QList<QPair<QByteArray, double>> members; // zset: the first members and their scores
+    qint64 size = -1; // LLEN / SCARD / ZCARD / XLEN: exact, from the server
 
-    Redisson redisson;
+    // The format the prober planned the extra reads for, and those reads.
+    QString plannedFormat;
+    QList<Companion> companions;
+    QList<QByteArray> channels; // the format's pub/sub channels for this key
+    QList<qint64> channelSubscribers; // PUBSUB NUMSUB of each, parallel to channels; empty when not read
+    QString channelsError; // PUBSUB NUMSUB refused (ACL without +@pubsub) or not meaningful here (replica)
+    Job job;
+
     QList<QByteArray> sameValueKeys; // other string keys holding exactly this value (multi-resource locks)
     QStringList readErrors; // reads that failed: the key changed type meanwhile, ACL, …
 
     bool exists() const { return !type.isEmpty() && type != "none"; }
+    const Companion *companion(const QString &role) const
+    {
+        for (const Companion &c : companions) {
+            if (c.role == role)
+                return &c;
+        }
+        return nullptr;
+    }
 };

@@ -5,7 +5,8 @@
 
 QList<QByteArray> ScanOptions::defaultLockNamePatterns()
 {
-    return {"*lock*", "*Lock*", "*LOCK*", "*mutex*", "*Mutex*", "*MUTEX*"};
+    // Words, matched as whole name parts: "*lock*" listed blocklist:…, clock:skew:…, user:1001:lockout.
+    return {"lock", "locks", "mutex", "mutexes", "semaphore", "semaphores"};
 }
 
 bool ScanOptions::scansAllKeys() const
@@ -13,25 +14,23 @@ bool ScanOptions::scansAllKeys() const
     return patterns.contains(QByteArrayLiteral("*"));
 }
 
-bool ScanOptions::isLockNamed(const QByteArray &key, const QByteArray &pattern) const
+bool ScanOptions::isLockNamed(const QByteArray &key) const
 {
-    if (pattern != "*")
-        return true; // the user asked for exactly these keys
-    return LockNames::matchesAny(lockNamePatterns, key);
+    return LockNames::matchesLockName(lockNamePatterns, key);
 }
 
-bool ScanOptions::covers(const QByteArray &key, bool *lockNamed) const
+bool ScanOptions::covers(const QByteArray &key, bool *explicitPattern) const
 {
     bool found = false;
-    bool named = false;
+    bool asked = false;
     for (const QByteArray &p : patterns) {
         if (LockNames::globMatch(p, key)) {
             found = true;
-            named = named || isLockNamed(key, p);
+            asked = asked || p != "*"; // the user asked for exactly these keys
         }
     }
-    if (lockNamed)
-        *lockNamed = named;
+    if (explicitPattern)
+        *explicitPattern = asked;
     return found;
 }
 
@@ -49,7 +48,7 @@ QString ScanOptions::validate() const
         return QStringLiteral("probe connections must be from 0 to 8");
     if (maxValueBytes < 64 || maxHashFields < 1 || maxQueue < 1)
         return QStringLiteral("read bounds are too small");
-    if (ttlThresholdMs < 0 || watchdogLeaseMs < 0)
+    if (ttlThresholdMs < 0)
         return QStringLiteral("thresholds cannot be negative");
     return {};
 }

@@ -1,6 +1,7 @@
 // What a lock scan looks for and how hard it may read: patterns, page size, read bounds, thresholds.
 #pragma once
 
+#include "formatcatalog.h"
 #include "locks/redissonnames.h"
 
 #include <QByteArray>
@@ -16,12 +17,18 @@ struct ScanOptions
     // lockNamePatterns: words ("lock") match a whole name part, globs ("*lck*") the whole key.
     QList<QByteArray> patterns {QByteArrayLiteral("*")};
     QList<QByteArray> lockNamePatterns = defaultLockNamePatterns();
-    int count = 200; // SCAN COUNT: keys the server looks at per page (one SCAN call holds the server that long)
+    int count
+        = 200; // SCAN COUNT: keys the server looks at per page (one SCAN call holds the server that long)
 
     // Bounds on what one key may cost, whatever is stored under it.
     int maxValueBytes = 512; // GETRANGE prefix of strings
     int maxHashFields = 100; // HSCAN COUNT beyond which a hash is sampled, not read
-    int maxQueue = 50; // fair-lock queue entries read
+    int maxQueue = 50; // entries read of a fair-lock queue, and holders read of a zset
+    // Set by the scan itself, not the user: the server is a replica of this master ("its master" when the
+    // address could not be read), so channel subscribers cannot be counted on it.
+    QString replicaOf;
+    // The lock formats to recognise (built in, plus the user's folder and --formats files).
+    std::shared_ptr<const FormatCatalog> formats = FormatCatalog::standard();
 
     // Extra read-only connections that probe pages in parallel with the SCAN walk (0: probe on the scan's
     // own connection, one page at a time).
@@ -33,14 +40,14 @@ struct ScanOptions
     int maxOpsPerSecond = 0;
 
     qint64 ttlThresholdMs = 10 * 60 * 1000; // diagnosis ttl-above-threshold
-    qint64 watchdogLeaseMs = RedissonNames::watchdogTimeoutMs; // for watchdog-stalled
 
     static QList<QByteArray> defaultLockNamePatterns();
     bool scansAllKeys() const;
-    // Whether a key found by `pattern` counts as named like a lock.
-    bool isLockNamed(const QByteArray &key, const QByteArray &pattern) const;
-    // Whether a scan with these patterns would find `key`, and if so whether it counts as named like a lock.
-    bool covers(const QByteArray &key, bool *lockNamed) const;
+    // Whether `key` is named like a lock (a lock-name word or glob matches it).
+    bool isLockNamed(const QByteArray &key) const;
+    // Whether a scan with these patterns would find `key`, and if so whether it was asked for by a pattern of
+    // the user's own (anything but "*").
+    bool covers(const QByteArray &key, bool *explicitPattern) const;
     // Empty when usable, else what is wrong (for the CLI and the GUI's settings).
     QString validate() const;
 };

@@ -9,7 +9,16 @@ QString ServerInfo::summary() const
 {
     QStringList parts;
     parts << QStringLiteral("Redis %1").arg(version.isEmpty() ? QStringLiteral("?") : version);
-    parts << (role == QLatin1String("master") || role.isEmpty() ? mode : mode + QStringLiteral(" ") + role);
+    QString what
+        = role == QLatin1String("master") || role.isEmpty() ? mode : mode + QStringLiteral(" ") + role;
+    if (role == QLatin1String("replica"))
+        what += master.isEmpty()
+            ? QStringLiteral(" (master unknown)")
+            : QStringLiteral(" of %1 (link %2)")
+                  .arg(master, masterLink.isEmpty() ? QStringLiteral("unknown") : masterLink);
+    if (loading)
+        what += QStringLiteral(" · LOADING its data set");
+    parts << what;
     if (mode != QLatin1String("sentinel"))
         parts << QStringLiteral("db %1").arg(db);
     if (keys >= 0)
@@ -79,6 +88,27 @@ ServerInfo ServerInfo::fetch(RedisConnection &connection, RedisError *error)
         const RedisResult size = connection.command({"DBSIZE"});
         if (size.ok())
             info.keys = size.reply.toInteger();
+        else if (size.error.code() == RedisError::Code::Loading)
+            info.loading = true;
+        // A replica's master and link, and whether the data set is still loading: from INFO when the user
+        // may run it (a least-privilege ACL user may not; then they stay unknown).
+        const RedisResult replication = connection.command({"INFO", "replication"});
+        if (replication.ok()) {
+            const QByteArray text = replication.reply.bytes();
+            if (info.role.isEmpty())
+                info.role = infoField(text, "role") == QLatin1String("slave") ? QStringLiteral("replica")
+                                                                              : infoField(text, "role");
+            if (info.role == QLatin1String("replica")) {
+                const QString host = infoField(text, "master_host");
+                const QString port = infoField(text, "master_port");
+                if (!host.isEmpty())
+                    info.master = host + u':' + port;
+                info.masterLink = infoField(text, "master_link_status");
+            }
+        }
+        const RedisResult persistence = connection.command({"INFO", "persistence"});
+        if (persistence.ok() && infoField(persistence.reply.bytes(), "loading") == QLatin1String("1"))
+            info.loading = true;
     }
     if (error)
         *error = {};

@@ -1,0 +1,371 @@
+// FormatCatalog: files are read whole and checked strictly; a format's line is found again in the text by its
+// id, so an error names the line a user has to fix.
+#include "formatcatalog.h"
+
+#include "lockclassifier.h"
+#include "locknames.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QMutex>
+#include <QRegularExpression>
+#include <QStandardPaths>
+
+#include <algorithm>
+#include <cstring>
+
+namespace {
+
+int lineAt(const QByteArray &text, qsizetype offset)
+{
+    return int(std::count(text.cbegin(), text.cbegin() + std::clamp<qsizetype>(offset, 0, text.size()), '\n'))
+        + 1;
+}
+
+// The line of `"id": "<id>"` (the n-th such id, for duplicates).
+int lineOfFormat(const QByteArray &text, const QString &id, int nth)
+{
+    const QRegularExpression re(QStringLiteral("\"id\"\\s*:\\s*\"%1\"").arg(QRegularExpression::escape(id)));
+    QRegularExpressionMatchIterator it = re.globalMatch(QString::fromUtf8(text));
+    int seen = 0;
+    while (it.hasNext()) {
+        const QRegularExpressionMatch m = it.next();
+        if (seen++ == nth)
+            return lineAt(QString::fromUtf8(text).left(m.capturedStart()).toUtf8(), qsizetype(1) << 40);
+    }
+    return 1;
+}
+
+int typeIndex(const QByteArray &type)
+{
+    return type == "string" ? 0 : type == "hash" ? 1 : type == "zset" ? 2 : -1;
+}
+
+int score(const LockFormat &f, bool keyMatched)
+{
+    return (keyMatched ? 1000 : 0) + f.priority * 10 + (f.dataIdentifies ? 5 : 0) + (f.needsLockName ? 0 : 1);
+}
+
+void addNamedGroups(const QRegularExpression &re, const QRegularExpressionMatch &m,
+                    QHash<QString, QByteArray> *groups)
+{
+    for (const QString &name : re.namedCaptureGroups()) {
+        if (!name.isEmpty() && m.hasCaptured(name))
+            groups->insert(name, m.captured(name).toUtf8());
+    }
+}
+
+QString builtInFolder()
+{
+    return QStringLiteral(":/formats");
+}
+
+} // namespace
+
+QString FormatCatalog::userFolder()
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation))
+        .filePath(QStringLiteral("LockScope/formats"));
+}
+
+std::shared_ptr<const FormatCatalog> FormatCatalog::standard()
+{
+    static QMutex mutex;
+    static std::shared_ptr<const FormatCatalog> catalog;
+    QMutexLocker lock(&mutex);
+    if (!catalog) {
+        auto c = std::make_shared<FormatCatalog>();
+        QStringList errors;
+        const QDir builtIn(builtInFolder());
+        for (const QString &name : builtIn.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+            QFile f(builtIn.filePath(name));
+            if (f.open(QIODevice::ReadOnly))
+                c->addFile(QStringLiteral("resources/formats/") + name, f.readAll(), &errors);
+        }
+        const QDir user(userFolder());
+        for (const QString &name : user.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+            QFile f(user.filePath(name));
+            if (!f.open(QIODevice::ReadOnly)) {
+                c->m_errors << QStringLiteral("%1: %2").arg(f.fileName(), f.errorString());
+                continue;
+            }
+            c->addFile(f.fileName(), f.readAll(), &errors);
+        }
+        c->index();
+        catalog = c;
+    }
+    return catalog;
+}
+
+std::shared_ptr<const FormatCatalog> FormatCatalog::withFiles(const QStringList &files, QStringList *errors)
+{
+    auto c = std::make_shared<FormatCatalog>(*standard());
+    bool ok = true;
+    for (const QString &path : files) {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly)) {
+            *errors << QStringLiteral("%1: %2").arg(path, f.errorString());
+            ok = false;
+            continue;
+        }
+        ok &= c->addFile(path, f.readAll(), errors);
+    }
+    c->index();
+    return ok ? c : nullptr;
+}
+
+std::shared_ptr<const FormatCatalog> FormatCatalog::fromFiles(const QStringList &files, QStringList *errors)
+{
+    auto c = std::make_shared<FormatCatalog>();
+    bool ok = true;
+    for (const QString &path : files) {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly)) {
+            *errors << QStringLiteral("%1: %2").arg(path, f.errorString());
+            ok = false;
+            continue;
+        }
+        ok &= c->addFile(path, f.readAll(), errors);
+    }
+    c->index();
+    return ok ? c : nullptr;
+}
+
+bool FormatCatalog::addFile(const QString &fileName, const QByteArray &text, QStringList *errors)
+{
+    const auto fail = [&](int line, const QString &message) {
+        const QString e = QStringLiteral("%1:%2: %3").arg(fileName).arg(line).arg(message);
+        m_errors << e;
+        if (errors)
+            *errors << e;
+        return false;
+    };
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return fail(lineAt(text, parseError.offset),
+                    QStringLiteral("not valid JSON: %1").arg(parseError.errorString()));
+    const QJsonObject root = doc.object();
+    if (!doc.isObject() || root.value(QStringLiteral("lockscope_formats")).toInt() != 1)
+        return fail(1,
+                    QStringLiteral(
+                        "not a LockScope format file: it must be an object with \"lockscope_formats\": 1"));
+    for (const QString &k : root.keys()) {
+        static const QStringList known {"lockscope_formats", "library", "checked", "formats", "about"};
+        if (!known.contains(k))
+            return fail(1,
+                        QStringLiteral("unknown top-level field \"%1\" (known: %2)")
+                            .arg(k, known.join(QStringLiteral(", "))));
+    }
+    QStringList checked;
+    for (const QJsonValue &v : root.value(QStringLiteral("checked")).toArray())
+        checked << v.toString();
+    const QJsonArray list = root.value(QStringLiteral("formats")).toArray();
+    if (list.isEmpty())
+        return fail(1, QStringLiteral("\"formats\" must be a non-empty list"));
+    QList<LockFormat> read;
+    QHash<QString, int> seen;
+    for (const QJsonValue &v : list) {
+        const QJsonObject o = v.toObject();
+        const QString id = o.value(QStringLiteral("id")).toString();
+        const int line = lineOfFormat(text, id, seen.value(id));
+        seen[id] += 1;
+        LockFormat f;
+        QString error;
+        if (!v.isObject()
+            || !LockFormat::fromJson(o, root.value(QStringLiteral("library")).toString(), checked, &f,
+                                     &error))
+            return fail(line,
+                        QStringLiteral("format \"%1\": %2")
+                            .arg(id, v.isObject() ? error : QStringLiteral("not an object")));
+        if (seen.value(id) > 1)
+            return fail(line, QStringLiteral("format \"%1\" is defined twice in this file").arg(id));
+        f.file = fileName;
+        f.line = line;
+        read << f;
+    }
+    // A file's format with the id of one already known replaces it: users can correct a built-in format.
+    for (LockFormat &f : read) {
+        const auto it = std::find_if(m_formats.begin(), m_formats.end(),
+                                     [&](const LockFormat &g) { return g.id == f.id; });
+        if (it != m_formats.end())
+            *it = std::move(f);
+        else
+            m_formats << std::move(f);
+    }
+    m_files << fileName;
+    return true;
+}
+
+void FormatCatalog::index()
+{
+    for (auto &list : m_byType)
+        list.clear();
+    for (int i = 0; i < m_formats.size(); ++i) {
+        const int t = typeIndex(m_formats.at(i).type);
+        if (t >= 0)
+            m_byType[t] << i;
+    }
+    // Formats that know the key's name first, then by priority: match() can stop early once nothing left
+    // could beat what it has.
+    for (auto &list : m_byType) {
+        std::stable_sort(list.begin(), list.end(), [this](int a, int b) {
+            const LockFormat &x = m_formats.at(a), &y = m_formats.at(b);
+            return score(x, !x.key.pattern().isEmpty()) > score(y, !y.key.pattern().isEmpty());
+        });
+    }
+}
+
+const LockFormat *FormatCatalog::find(const QString &id) const
+{
+    for (const LockFormat &f : m_formats) {
+        if (f.id == id)
+            return &f;
+    }
+    return nullptr;
+}
+
+bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k,
+                             QHash<QString, QByteArray> *groups) const
+{
+    switch (f.shape) {
+    case LockFormat::Shape::Token:
+    case LockFormat::Shape::Flag:
+    case LockFormat::Shape::Counter: {
+        // Only a value read whole can fit a pattern.
+        if (k.valueLength > k.value.size() || k.value.isEmpty())
+            return false;
+        const QRegularExpressionMatch m = f.value.match(QString::fromUtf8(k.value));
+        if (!m.hasMatch() || QString::fromUtf8(k.value).toUtf8() != k.value)
+            return false;
+        // A uuid1 token must also decode to a plausible time: random hex passes the pattern 1 time in 64.
+        if (f.decode == QLatin1String("uuid1") && !LockClassifier::parseUuid1Hex(k.value))
+            return false;
+        addNamedGroups(f.value, m, groups);
+        return true;
+    }
+    case LockFormat::Shape::OwnerHash: {
+        int owners = 0, unexpected = 0;
+        bool mode = false, writer = false;
+        for (const auto &[field, value] : k.fields) {
+            if (!f.modeField.isEmpty() && field == f.modeField) {
+                mode = true;
+                continue;
+            }
+            QByteArray name = field;
+            if (!f.writeSuffix.isEmpty() && name.endsWith(f.writeSuffix))
+                name.chop(f.writeSuffix.size());
+            const QRegularExpressionMatch m = f.field.match(QString::fromUtf8(name));
+            if (m.hasMatch()) {
+                if (owners++ == 0)
+                    addNamedGroups(f.field, m, groups);
+                writer |= name.size() != field.size();
+            } else if (f.ignoredFields.pattern().isEmpty()
+                       || !f.ignoredFields.match(QString::fromUtf8(field)).hasMatch()) {
+                ++unexpected;
+            }
+        }
+        // A read-write format needs its mode field or a writer: a plain owner hash is the other format's.
+        if (!f.modeField.isEmpty() && !mode && !writer)
+            return false;
+        if (owners == 0)
+            return mode && unexpected == 0;
+        return unexpected <= owners; // a few stray fields make a malformed lock, many make no lock
+    }
+    case LockFormat::Shape::HolderHash: {
+        if (k.fields.isEmpty())
+            return false;
+        for (const auto &[field, value] : k.fields) {
+            const QRegularExpressionMatch m = f.field.match(QString::fromUtf8(field));
+            if (!m.hasMatch())
+                return false;
+            if (field == k.fields.first().first)
+                addNamedGroups(f.field, m, groups);
+        }
+        return true;
+    }
+    case LockFormat::Shape::HolderZset: {
+        if (k.members.isEmpty())
+            return false;
+        bool any = false;
+        for (const auto &[member, score] : k.members) {
+            if (!f.writeMember.isEmpty() && member == f.writeMember)
+                continue;
+            const QRegularExpressionMatch m = f.member.match(QString::fromUtf8(member));
+            if (!m.hasMatch())
+                return false;
+            if (!any)
+                addNamedGroups(f.member, m, groups);
+            any = true;
+        }
+        return any || !f.writeMember.isEmpty();
+    }
+    }
+    return false;
+}
+
+FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
+{
+    Match best;
+    const int t = typeIndex(k.type);
+    if (t < 0)
+        return best;
+    int bestScore = -1;
+    const QString keyText = QString::fromUtf8(k.key);
+    for (int i : m_byType[t]) {
+        const LockFormat &f = m_formats.at(i);
+        const bool hasKey = !f.key.pattern().isEmpty();
+        const int s = score(f, hasKey);
+        if (bestScore >= 0 && s < bestScore)
+            break; // sorted: nothing further can tie or beat it
+        if ((f.needsLockName && !k.lockNamed) || (f.needsTtl && k.pttlMs < 0))
+            continue;
+        QHash<QString, QByteArray> groups;
+        if (hasKey) {
+            if (!f.keyContains.isEmpty()
+                && !::memmem(k.key.constData(), size_t(k.key.size()), f.keyContains.constData(),
+                             size_t(f.keyContains.size())))
+                continue;
+            const QRegularExpressionMatch m = f.key.match(keyText);
+            if (!m.hasMatch())
+                continue;
+            addNamedGroups(f.key, m, &groups);
+        }
+        if (!dataFits(f, k, &groups))
+            continue;
+        if (s == bestScore) {
+            if (!best.alsoLibraries.contains(f.library) && f.library != best.format->library)
+                best.alsoLibraries << f.library;
+            continue;
+        }
+        groups.insert(QStringLiteral("key"), k.key);
+        groups.insert(QStringLiteral("value"), k.value);
+        best.format = &f;
+        best.groups = std::move(groups);
+        best.keyMatched = hasKey;
+        bestScore = s;
+    }
+    return best;
+}
+
+FormatCatalog::CompanionOf FormatCatalog::companionOf(const QByteArray &key) const
+{
+    for (const LockFormat &f : m_formats) {
+        for (const LockFormat::CompanionOf &rule : f.companionOf) {
+            if (!::memmem(key.constData(), size_t(key.size()), rule.contains.constData(),
+                          size_t(rule.contains.size())))
+                continue;
+            const QRegularExpressionMatch m = rule.match.match(QString::fromUtf8(key));
+            if (!m.hasMatch())
+                continue;
+            QHash<QString, QByteArray> groups;
+            addNamedGroups(rule.match, m, &groups);
+            groups.insert(QStringLiteral("key"), key);
+            return {&f, rule.lock.expand(groups), rule.role};
+        }
+    }
+    return {};
+}

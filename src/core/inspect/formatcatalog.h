@@ -1,0 +1,70 @@
+// The lock formats the inspector knows: the built-in ones (resources/formats/*.json, one file per library
+// family), the user's own (*.json in ~/.config/LockScope/formats/) and any file given with --formats.
+// Immutable once loaded, so one catalog is shared by every scanning thread. Matching a scanned key finds the
+// format that fits it best: a format that knows the key's name and its data beats one that knows only its
+// data; among equals, the higher priority wins and the others are named as "also possible".
+#pragma once
+
+#include "lockformat.h"
+#include "scannedkey.h"
+
+#include <QList>
+#include <QStringList>
+
+#include <memory>
+
+class FormatCatalog
+{
+public:
+    struct Match
+    {
+        const LockFormat *format = nullptr;
+        QHash<QString, QByteArray>
+            groups; // the named groups of the key and data patterns, plus key and value
+        bool keyMatched = false; // the format's key pattern matched (it has one)
+        QStringList alsoLibraries; // other formats' libraries that fit exactly as well
+        explicit operator bool() const { return format != nullptr; }
+    };
+
+    struct CompanionOf
+    {
+        const LockFormat *format = nullptr;
+        QByteArray lockKey;
+        QString role;
+        explicit operator bool() const { return format != nullptr; }
+    };
+
+    // The built-in formats plus the user's folder; loaded once per process. Problems in the user's files are
+    // in errors() and the good files still load.
+    static std::shared_ptr<const FormatCatalog> standard();
+    // The built-in formats and the given files (--formats): false with `errors` set when any file is bad.
+    static std::shared_ptr<const FormatCatalog> withFiles(const QStringList &files, QStringList *errors);
+    // A catalog of exactly these files' formats (tests, the fuzzer).
+    static std::shared_ptr<const FormatCatalog> fromFiles(const QStringList &files, QStringList *errors);
+    // Where the user's own formats are read from.
+    static QString userFolder();
+
+    // Adds every format of a file's text. False with `errors` appended ("file:line: …") when anything in it
+    // is wrong; then none of its formats are added.
+    bool addFile(const QString &fileName, const QByteArray &text, QStringList *errors);
+
+    const QList<LockFormat> &formats() const { return m_formats; }
+    const LockFormat *find(const QString &id) const;
+    // Files read and problems met while loading (for the GUI's list and the CLI's warnings).
+    const QStringList &files() const { return m_files; }
+    const QStringList &errors() const { return m_errors; }
+
+    // The format `key` fits best, or an empty match.
+    Match match(const ScannedKey &key) const;
+    // Whether `key` (a name found by the scan) is a companion of some format's lock, and of which lock.
+    CompanionOf companionOf(const QByteArray &key) const;
+
+private:
+    void index();
+    bool dataFits(const LockFormat &f, const ScannedKey &k, QHash<QString, QByteArray> *groups) const;
+
+    QList<LockFormat> m_formats;
+    QList<int> m_byType[3]; // string, hash, zset: indexes into m_formats, best first
+    QStringList m_files;
+    QStringList m_errors;
+};
