@@ -38,9 +38,7 @@ int severity(const LockRecord &r)
     int score = 0;
     for (const LockDiagnosis &d : r.diagnoses)
         score += d.code == QLatin1String("contended") ? 1
-            : d.code == QLatin1String("ttl-above-threshold") || d.code == QLatin1String("orphan-queue")
-                || d.code == QLatin1String("expired-holders")
-            ? 10
+            : d.code == QLatin1String("ttl-above-threshold") || d.code == QLatin1String("orphan-queue") ? 10
             : 100;
     // Locks before keys merely named like one.
     return r.kind == LockKind::Named ? score - 1 : score;
@@ -231,7 +229,7 @@ int runInspectCommand(const QStringList &arguments)
         {QStringLiteral("fail-on"),
          QStringLiteral(
              "Exit with 3 when a lock has one of these diagnoses (comma-separated codes: "
-             "no-ttl, watchdog-stalled, orphan-queue, job-missing, expired-holders, "
+             "no-ttl, watchdog-stalled, orphan-queue, job-missing, "
              "ttl-above-threshold, malformed, contended, or \"any\"). An inspection that could not "
              "see everything exits 4, never 0."),
          QStringLiteral("codes")});

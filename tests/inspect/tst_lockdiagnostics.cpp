@@ -205,6 +205,8 @@ void TestLockDiagnostics::orphanQueue()
 
 void TestLockDiagnostics::expiredHolders()
 {
+    // A holder past its own expiry is flagged where it is shown; the library drops it at its next call, so it
+    // is no alarm.
     LockRecord r = lock(LockKind::Semaphore, 30'000);
     r.owners.first().untilEpochMs = context().nowEpochMs - 5'000;
     LockOwner live;
@@ -212,8 +214,10 @@ void TestLockDiagnostics::expiredHolders()
     live.untilEpochMs = context().nowEpochMs + 5'000;
     r.owners << live;
     LockDiagnostics::diagnose(r, context());
-    QCOMPARE(codes(r), QStringList {QStringLiteral("expired-holders")});
-    QVERIFY(r.diagnoses.first().text.startsWith(QLatin1String("1 of its 2 holders")));
+    QVERIFY(r.diagnoses.isEmpty());
+    QVERIFY(r.owners.first().note.startsWith(QLatin1String("expired 5.0 s ago")));
+    QVERIFY(r.owners.last().note.isEmpty());
+    QCOMPARE(r.ownerSummary(), QStringLiteral("2 permits taken (1 expired)"));
 }
 
 void TestLockDiagnostics::contended()
@@ -258,7 +262,7 @@ void TestLockDiagnostics::healthyLockHasNone()
     r.subscribers = 0;
     LockDiagnostics::diagnose(r, context());
     QVERIFY(r.diagnoses.isEmpty());
-    QCOMPARE(LockDiagnostics::catalog().size(), 8);
+    QCOMPARE(LockDiagnostics::catalog().size(), 7);
 }
 
 QTEST_GUILESS_MAIN(TestLockDiagnostics)

@@ -259,7 +259,16 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k,
             if (!f.writeSuffix.isEmpty() && name.endsWith(f.writeSuffix))
                 name.chop(f.writeSuffix.size());
             const QRegularExpressionMatch m = f.field.match(QString::fromUtf8(name));
-            if (m.hasMatch()) {
+            if (m.hasMatch() && f.ownerInValue) {
+                // The field only names an entry; the owner is its value.
+                const QRegularExpressionMatch v = f.value.match(QString::fromUtf8(value));
+                if (!v.hasMatch()) {
+                    ++unexpected;
+                    continue;
+                }
+                if (owners++ == 0)
+                    addNamedGroups(f.value, v, groups);
+            } else if (m.hasMatch()) {
                 if (owners++ == 0)
                     addNamedGroups(f.field, m, groups);
                 writer |= name.size() != field.size();

@@ -29,6 +29,7 @@ enum class Read {
     CompanionItems,
     CompanionString,
     CompanionExists,
+    CompanionTtl,
     Channels,
     JobFields,
     JobExists,
@@ -343,8 +344,14 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
         ScannedKey &k = keys[i];
         const bool isCompanion = LockNames::companionOf(k.key).role != LockNames::CompanionRole::None
             || bool(catalog.companionOf(k.key));
-        if (pttlReply.at(i) < 0 && k.exists() && (isCompanion || LockClassifier::mayBeLock(k, catalog)))
-            third.add(i, Read::Ttl, {QByteArrayLiteral("PTTL"), k.key});
+        if (pttlReply.at(i) < 0 && k.exists()) {
+            // Its PTTL is not read yet: ask whether a format could fit it if it had a TTL (formats that need
+            // one decide after the read).
+            ScannedKey withTtl = k;
+            withTtl.pttlMs = 0;
+            if (isCompanion || LockClassifier::mayBeLock(withTtl, catalog))
+                third.add(i, Read::Ttl, {QByteArrayLiteral("PTTL"), k.key});
+        }
         const bool orphanCandidate = viaQueue.contains(i);
         if (targets.at(i).purpose == ProbeTarget::Purpose::Companion || (!k.exists() && !orphanCandidate))
             continue;
@@ -373,6 +380,8 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
             } else {
                 third.add(i, Read::CompanionExists, {"EXISTS", c.key}, ci);
             }
+            if (spec.lockTtl)
+                third.add(i, Read::CompanionTtl, {"PTTL", c.key}, ci);
         }
         if (!f->channels.isEmpty()) {
             for (const FormatTemplate &t : f->channels)
@@ -488,6 +497,9 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
             break;
         case Read::CompanionExists:
             c->present = r.reply.toInteger() > 0;
+            break;
+        case Read::CompanionTtl:
+            c->pttlMs = r.reply.toInteger();
             break;
         case Read::JobFields:
             for (const RedisReply &e : r.reply.elements())

@@ -114,6 +114,8 @@ void decodeUuid1(LockOwner &o)
     if (!parseUuid1Hex(o.id, &u))
         return;
     o.client = u.node == QLatin1String("random") ? QString() : u.node;
+    if (o.display.isEmpty())
+        o.display = QString::fromLatin1(o.id.left(12)) + QStringLiteral("… (uuid1)");
     o.sinceEpochMs = u.epochMs;
     o.note = QStringLiteral("token made %1 UTC on %2")
                  .arg(QDateTime::fromMSecsSinceEpoch(u.epochMs, Qt::UTC)
@@ -181,10 +183,24 @@ void readOwners(LockRecord &r, const LockFormat &f, const ScannedKey &k, const Q
             const bool writer = !f.writeSuffix.isEmpty() && name.endsWith(f.writeSuffix);
             if (writer)
                 name.chop(f.writeSuffix.size());
-            if (!f.field.match(QString::fromUtf8(name)).hasMatch()) {
+            if (!f.field.match(QString::fromUtf8(name)).hasMatch()
+                || (f.ownerInValue && !f.value.match(QString::fromUtf8(value)).hasMatch())) {
                 if (f.ignoredFields.pattern().isEmpty()
                     || !f.ignoredFields.match(QString::fromUtf8(field)).hasMatch())
                     unexpected << field;
+                continue;
+            }
+            if (f.ownerInValue) {
+                // Redisson's FasterMultiLock: <entry> → <owner>, with <entry>:<owner>:lock_count beside it.
+                LockOwner o;
+                o.id = value;
+                fillOwner(o, f, holderGroups(f.value, value, g));
+                o.count = 1;
+                for (const auto &[other, count] : k.fields) {
+                    if (other == field + ':' + value + ":lock_count")
+                        o.count = count.toLongLong();
+                }
+                r.owners << o;
                 continue;
             }
             LockOwner o;
@@ -248,7 +264,10 @@ void readOwners(LockRecord &r, const LockFormat &f, const ScannedKey &k, const Q
             LockOwner o;
             o.id = member;
             fillOwner(o, f, holderGroups(f.member, member, g));
-            setTime(o, score, f.time);
+            if (f.time == LockFormat::Time::None)
+                o.count = qint64(score); // the score is the holder's weight: the permits it takes
+            else
+                setTime(o, score, f.time);
             r.owners << o;
         }
         if (!f.writeMember.isEmpty()) {
@@ -322,6 +341,26 @@ void addCompanions(LockRecord &r, const LockFormat &f, const ScannedKey &k)
         if (!ok)
             r.problems << QStringLiteral("the fencing token counter holds %1, not an integer")
                               .arg(quoted(token->items.value(0)));
+    }
+    // The lock's TTL from a companion when its own key has none (Symfony's {R}:weight loses its TTL after a
+    // refused acquire; {R}:time keeps the real one).
+    for (const LockFormat::Companion &spec : f.companions) {
+        const ScannedKey::Companion *c = k.companion(spec.role);
+        if (spec.lockTtl && c && c->pttlMs >= 0 && r.pttlMs == -1) {
+            r.pttlMs = c->pttlMs;
+            r.reason += QStringLiteral("; its TTL is that of %1 (its own key has none)").arg(quoted(c->key));
+        }
+    }
+    // A zset companion with times: each holder's expiry or start (Symfony's {R}:time next to {R}:weight).
+    for (const LockFormat::Companion &spec : f.companions) {
+        const ScannedKey::Companion *c = k.companion(spec.role);
+        if (spec.time == LockFormat::Time::None || !c || !c->present || c->read != "zset")
+            continue;
+        for (LockOwner &o : r.owners) {
+            const qsizetype i = c->items.indexOf(o.id);
+            if (i >= 0 && i < c->scores.size())
+                setTime(o, c->scores.at(i), spec.time);
+        }
     }
     const ScannedKey::Companion *weights = k.companion(QStringLiteral("weights"));
     if (weights && weights->present && weights->error.isEmpty()) {
@@ -527,6 +566,9 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog)
     r.alsoLibraries.removeDuplicates();
     r.alsoLibraries.removeAll(f.library);
     r.renewal = f.renewal;
+    r.ttlPolicy = f.ttl == LockFormat::Ttl::Always ? QStringLiteral("always")
+        : f.ttl == LockFormat::Ttl::Never          ? QStringLiteral("never")
+                                                   : QStringLiteral("optional");
     r.reason = evidence(f, m.keyMatched, k);
     readOwners(r, f, k, m.groups);
     addCompanions(r, f, k);
@@ -548,6 +590,18 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog)
         for (const QByteArray &other : k.sameValueKeys)
             r.companions.append({other, LockCompanion::Role::Resource, "string", -3,
                                  QStringLiteral("another resource of this lock (same value)")});
+    }
+    if (!f.lockKey.isEmpty()) {
+        // Listed under the lock's own name (the semaphore api-slots, not its {api-slots}:timeout); the
+        // scanned key is one of its parts, and the one a refresh reads again.
+        r.companions.prepend(
+            {k.key, LockCompanion::Role::Resource, k.type, k.pttlMs, QStringLiteral("holders")});
+        r.probeKey = k.key;
+        r.key = f.lockKey.expand(m.groups);
+        for (const ScannedKey::Companion &c : k.companions) {
+            if (c.key == r.key && c.present)
+                r.type = c.read;
+        }
     }
     return r;
 }

@@ -29,13 +29,21 @@ QString identity(const LockRecord &r)
 
 void noTtl(LockRecord &r)
 {
-    if (!r.exists() || r.pttlMs != -1)
+    // Some keys hold their holders' own expiries and never carry a TTL by design (a permit zset).
+    if (!r.exists() || r.pttlMs != -1 || r.ttlPolicy == QLatin1String("never"))
         return;
+    QString evidence = QStringLiteral("PTTL -1 read at %1; the key is a %2").arg(readAt(r), identity(r));
+    if (r.ttlPolicy == QLatin1String("always"))
+        evidence
+            += QStringLiteral(", whose library always sets a TTL: it was removed (PERSIST) or the key was "
+                              "written by hand");
+    else if (r.ttlPolicy == QLatin1String("optional"))
+        evidence += QStringLiteral(", whose library sets no TTL unless the caller asks for one");
     r.diagnoses.append(
         {QStringLiteral("no-ttl"),
          QStringLiteral("It has no TTL: it never expires, so it stays locked until someone deletes it "
                         "(a holder that crashed never will)."),
-         QStringLiteral("PTTL -1 read at %1; the key is a %2").arg(readAt(r), identity(r))});
+         evidence});
 }
 
 void ttlAboveThreshold(LockRecord &r, const DiagnosticContext &c)
@@ -116,27 +124,16 @@ void orphanQueue(LockRecord &r, const DiagnosticContext &c)
                   InspectFormat::clockTime(c.nowEpochMs))});
 }
 
-void expiredHolders(LockRecord &r, const DiagnosticContext &c)
+// Holders past their own expiry are flagged where they are shown (the libraries drop them at their next call:
+// normal operation, no alarm).
+void markExpiredHolders(LockRecord &r, const DiagnosticContext &c)
 {
-    int expired = 0;
-    qint64 latest = -1;
-    for (const LockOwner &o : r.owners) {
-        if (o.untilEpochMs >= 0 && o.untilEpochMs < c.nowEpochMs) {
-            ++expired;
-            latest = std::max(latest, o.untilEpochMs);
-        }
+    for (LockOwner &o : r.owners) {
+        if (o.untilEpochMs >= 0 && o.untilEpochMs < c.nowEpochMs
+            && (o.note.isEmpty() || o.note.startsWith(QLatin1String("expired "))))
+            o.note = QStringLiteral("expired %1 ago: no longer holds it (dropped at the library's next call)")
+                         .arg(InspectFormat::duration(c.nowEpochMs - o.untilEpochMs));
     }
-    if (expired == 0)
-        return;
-    r.diagnoses.append(
-        {QStringLiteral("expired-holders"),
-         QStringLiteral("%1 of its %2 holders are past their own expiry but still listed: they no "
-                        "longer hold it (the library removes them at its next call).")
-             .arg(expired)
-             .arg(r.owners.size()),
-         QStringLiteral("holder expiries stored in the %1, the latest expired at %2; now %3")
-             .arg(r.type == "zset" ? QStringLiteral("zset's scores") : QStringLiteral("data"),
-                  InspectFormat::clockTime(latest), InspectFormat::clockTime(c.nowEpochMs))});
 }
 
 void jobMissing(LockRecord &r)
@@ -208,6 +205,7 @@ void diagnose(LockRecord &record, const DiagnosticContext &context)
     record.diagnoses.clear();
     if (!record.isLock() || record.kind == LockKind::Named)
         return;
+    markExpiredHolders(record, context);
     contended(record);
     if (!mayAlarm(record))
         return; // only the shape of its value says lock: waiters are a fact, alarms would be guesses
@@ -216,11 +214,11 @@ void diagnose(LockRecord &record, const DiagnosticContext &context)
     ttlAboveThreshold(record, context);
     renewalStalled(record, context);
     orphanQueue(record, context);
-    expiredHolders(record, context);
     jobMissing(record);
     // Worst first: what blocks others for ever, then what will, then the rest.
-    static const QStringList order {"no-ttl",          "watchdog-stalled",    "orphan-queue", "job-missing",
-                                    "expired-holders", "ttl-above-threshold", "malformed",    "contended"};
+    static const QStringList order {"no-ttl",      "watchdog-stalled",    "orphan-queue",
+                                    "job-missing", "ttl-above-threshold", "malformed",
+                                    "contended"};
     std::stable_sort(record.diagnoses.begin(), record.diagnoses.end(),
                      [](const LockDiagnosis &a, const LockDiagnosis &b) {
                          return order.indexOf(a.code) < order.indexOf(b.code);
@@ -238,7 +236,6 @@ QList<LockDiagnosis> catalog()
          QStringLiteral("fair-lock queue with no lock, or with only expired deadlines"),
          {}},
         {QStringLiteral("job-missing"), QStringLiteral("a job lock whose job is gone"), {}},
-        {QStringLiteral("expired-holders"), QStringLiteral("holders past their own expiry still listed"), {}},
         {QStringLiteral("ttl-above-threshold"), QStringLiteral("TTL longer than the threshold you set"), {}},
         {QStringLiteral("malformed"), QStringLiteral("the data does not fit its lock format"), {}},
         {QStringLiteral("contended"), QStringLiteral("clients are waiting for it"), {}},

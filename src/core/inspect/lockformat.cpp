@@ -65,7 +65,7 @@ bool onlyKnownFields(const QJsonObject &o, const QStringList &known, const QStri
 
 QStringList groupNames(const QList<const QRegularExpression *> &patterns)
 {
-    QStringList names {QStringLiteral("key"), QStringLiteral("value")};
+    QStringList names {QStringLiteral("key"), QStringLiteral("value"), QStringLiteral("holder")};
     for (const QRegularExpression *re : patterns) {
         for (const QString &n : re->namedCaptureGroups()) {
             if (!n.isEmpty())
@@ -121,7 +121,9 @@ QByteArray FormatTemplate::expand(const QHash<QString, QByteArray> &values) cons
                 const QString name = QString::fromUtf8(bar < 0 ? spec : spec.left(bar));
                 const QByteArray filter = bar < 0 ? QByteArray() : spec.mid(bar + 1);
                 QByteArray v = values.value(name);
-                if (filter == "braced") {
+                if (filter == "hex") {
+                    v = v.toHex(); // raw bytes (Redisson's permit ids) as the library's API shows them
+                } else if (filter == "braced") {
                     v = RedissonNames::rwKeyPrefix(v); // {N}, or N itself when it holds a brace
                 } else if (!filter.isEmpty()) {
                     bool ok = false;
@@ -192,7 +194,9 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
                                     "also",
                                     "note",
                                     "data_identifies",
-                                    "needs_ttl"};
+                                    "needs_ttl",
+                                    "owner_in_value",
+                                    "lock_key"};
     if (!onlyKnownFields(o, known, QString(), error))
         return false;
     LockFormat f;
@@ -308,6 +312,8 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
     f.needsLockName = o.value(QStringLiteral("needs_lock_name")).toBool(false);
     f.dataIdentifies = o.value(QStringLiteral("data_identifies")).toBool(false);
     f.needsTtl = o.value(QStringLiteral("needs_ttl")).toBool(false);
+    f.ownerInValue = o.value(QStringLiteral("owner_in_value")).toBool(false);
+    f.lockKey = FormatTemplate(o.value(QStringLiteral("lock_key")).toString());
     const bool stringShape = f.type == "string";
     if (stringShape && f.value.pattern().isEmpty()) {
         *error = QStringLiteral("a %1 format needs \"value\", the pattern its values match").arg(shape);
@@ -322,6 +328,12 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
         return false;
     }
     const QStringList groups = groupNames({&f.key, &f.value, &f.field, &f.member});
+    if (!templateOk(f.lockKey, groups, QStringLiteral("lock_key"), error))
+        return false;
+    if (f.ownerInValue && (f.shape != Shape::OwnerHash || f.value.pattern().isEmpty())) {
+        *error = QStringLiteral("\"owner_in_value\" needs an owner-hash format with a \"value\" pattern");
+        return false;
+    }
 
     const QJsonObject owner = o.value(QStringLiteral("owner")).toObject();
     if (!onlyKnownFields(owner, {"display", "client", "thread", "meaning"}, QStringLiteral(" in \"owner\""),
@@ -375,7 +387,7 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
         const QJsonObject c = v.toObject();
         if (!onlyKnownFields(c,
                              {"role", "key", "read", "kind_when_present", "name_when_present",
-                              "id_when_present", "summary"},
+                              "id_when_present", "summary", "time", "lock_ttl"},
                              QStringLiteral(" in a companion"), error))
             return false;
         Companion comp;
@@ -385,6 +397,16 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
         comp.nameWhenPresent = c.value(QStringLiteral("name_when_present")).toString();
         comp.idWhenPresent = c.value(QStringLiteral("id_when_present")).toString();
         comp.summary = c.value(QStringLiteral("summary")).toString();
+        comp.lockTtl = c.value(QStringLiteral("lock_ttl")).toBool(false);
+        if (c.contains(QStringLiteral("time"))) {
+            if (!times.contains(c.value(QStringLiteral("time")).toString())) {
+                *error = QStringLiteral("companion \"%1\": \"time\" must be expires-ms, expires-s, "
+                                        "acquired-ms or acquired-s")
+                             .arg(comp.role);
+                return false;
+            }
+            comp.time = times.value(c.value(QStringLiteral("time")).toString());
+        }
         if (comp.role.isEmpty() || comp.key.isEmpty()) {
             *error = QStringLiteral("a companion needs a \"role\" and a \"key\"");
             return false;

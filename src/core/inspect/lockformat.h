@@ -15,8 +15,9 @@
 #include <QStringList>
 
 // A text with ${name} placeholders filled from the key's and data's named groups: ${key} is the whole key,
-// ${key|braced} wraps it in {…} unless it already holds a brace (Redisson's companion names), ${x|8} keeps
-// the first 8 characters of x and marks the cut with "…".
+// ${key|braced} wraps it in {…} unless it already holds a brace (Redisson's companion names), ${x|hex} shows
+// raw bytes as hex, ${x|8} keeps the first 8 characters of x and marks the cut with "…". ${holder} is the
+// holder's own field, member or value.
 class FormatTemplate
 {
 public:
@@ -64,6 +65,8 @@ struct LockFormat
         QString nameWhenPresent;
         QString idWhenPresent;
         QString summary; // "${count} waiters queued"
+        Time time = Time::None; // a zset companion whose scores are its holders' expiries or start times
+        bool lockTtl = false; // its TTL is the lock's when the lock's own key has none
     };
 
     // A key that belongs to a lock of this format without being one (found by the scan): attached to the
@@ -111,6 +114,8 @@ struct LockFormat
     QRegularExpression field; // OwnerHash, HolderHash: each holder field
     QRegularExpression ignoredFields; // OwnerHash: fields that are neither owners nor the mode
     QByteArray modeField; // OwnerHash: "mode" for read-write locks
+    bool ownerInValue
+        = false; // OwnerHash: the owner is the field's value (matched by `value`), not the field
     QByteArray writeSuffix; // OwnerHash: ":write" marks the writer
     QRegularExpression member; // HolderZset: each holder
     QByteArray writeMember; // HolderZset: "__write__" marks an exclusive hold
@@ -131,6 +136,9 @@ struct LockFormat
     bool hasJob = false;
     Job job;
     bool groupBySameValue = false; // keys holding the same value are one multi-resource lock
+    // The lock's own key when the scanned key is only part of it (Redisson's {N}:timeout zset of the
+    // semaphore N): the record is listed under this key, with the scanned one as a companion.
+    FormatTemplate lockKey;
     QStringList also; // other libraries that write exactly this shape
     QString note; // shown with the lock: what a stuck one means, how to clear it
 

@@ -126,8 +126,14 @@ QString LockRecord::ownerSummary() const
         return one(owners.first());
     if (kind == LockKind::Semaphore) {
         const qint64 used = holderCount >= 0 ? holderCount : owners.size();
-        return permitsTotal > 0 ? QStringLiteral("%1 of %2 permits").arg(used).arg(permitsTotal)
-                                : QStringLiteral("%1 permits taken").arg(used);
+        const auto expired = std::count_if(owners.cbegin(), owners.cend(), [](const LockOwner &o) {
+            return o.note.startsWith(QLatin1String("expired"));
+        });
+        QString text = permitsTotal > 0 ? QStringLiteral("%1 of %2 permits").arg(used).arg(permitsTotal)
+                                        : QStringLiteral("%1 permits taken").arg(used);
+        if (expired > 0)
+            text += QStringLiteral(" (%1 expired)").arg(expired);
+        return text;
     }
     if (kind == LockKind::ReadWrite) {
         const auto readers = std::count_if(owners.cbegin(), owners.cend(), [](const LockOwner &o) {
@@ -156,13 +162,14 @@ bool LockRecord::sameContent(const LockRecord &other, qint64 toleranceMs) const
     return ttlSame && key == other.key && node == other.node && slot == other.slot && kind == other.kind
         && format == other.format && formatName == other.formatName && library == other.library
         && certain == other.certain && nameSaysLock == other.nameSaysLock
-        && alsoLibraries == other.alsoLibraries && renewal == other.renewal
+        && alsoLibraries == other.alsoLibraries && renewal == other.renewal && ttlPolicy == other.ttlPolicy
         && permitsTotal == other.permitsTotal && holderCount == other.holderCount && job == other.job
         && unknowns == other.unknowns && reason == other.reason && type == other.type
         && owners == other.owners && rwMode == other.rwMode && subscribers == other.subscribers
         && queueLength == other.queueLength && queue == other.queue
         && hasFencingToken == other.hasFencingToken && fencingToken == other.fencingToken
-        && companions == other.companions && groupKeys == other.groupKeys && problems == other.problems
-        && diagnoses == other.diagnoses && value == other.value && valueLength == other.valueLength
-        && fields == other.fields && fieldCount == other.fieldCount && size == other.size;
+        && companions == other.companions && groupKeys == other.groupKeys && probeKey == other.probeKey
+        && problems == other.problems && diagnoses == other.diagnoses && value == other.value
+        && valueLength == other.valueLength && fields == other.fields && fieldCount == other.fieldCount
+        && size == other.size;
 }

@@ -126,6 +126,9 @@ struct LockRecord
     qint64 pttlMs = -2; // -1 no TTL, -2 gone, -3 unknown (see unknowns)
     qint64 readAtMs = 0; // InspectClock::monotonicMs() of the PTTL reading
     RenewalPolicy renewal;
+    // What its library does about a TTL: "always" (none means it was removed or written by hand), "optional"
+    // (the caller's choice; none means stuck for ever if the holder dies), "never" (by design, not a lease).
+    QString ttlPolicy;
 
     QList<LockOwner> owners;
     QString rwMode; // read-write locks: the 'mode' field
@@ -136,6 +139,7 @@ struct LockRecord
     qint64 fencingToken = 0;
     QList<LockCompanion> companions;
     QList<QByteArray> groupKeys; // the other keys of a multi-resource lock (same value)
+    QByteArray probeKey; // the key to read again to refresh it, when not `key` (a format's lock_key)
     qint64 permitsTotal = -1; // semaphores: the limit, -1 when it is not stored in Redis
     qint64 holderCount = -1; // semaphores, read-write: holders counted by the server (ZCARD, HLEN)
     JobInfo job; // job locks

@@ -318,7 +318,7 @@ QList<ProbeTarget> LockScanner::refreshTargets(const QList<LockRecord> &records)
     for (const LockRecord &r : records) {
         const bool fair = r.library == QLatin1String("Redisson") && r.type != "string";
         const auto purpose = fair ? ProbeTarget::Purpose::LockViaQueue : ProbeTarget::Purpose::Lock;
-        for (const QByteArray &key : r.memberKeys())
+        for (const QByteArray &key : r.probeKey.isEmpty() ? r.memberKeys() : QList<QByteArray> {r.probeKey})
             targets.append({key, purpose, r.nameSaysLock, r.nameSaysLock});
     }
     return targets;

@@ -23,6 +23,7 @@ struct ScannedKey
         QList<double> scores; // zset scores, parallel to items
         QString error; // the read failed: why (the reading is then unknown, not empty)
         bool wrongType = false; // the key exists but is not the type the format says: the data is malformed
+        qint64 pttlMs = -3; // its PTTL when the format takes the lock's TTL from it; -3 not read
     };
 
     // The job a job lock protects: its hash's fields and whether the queue's stalled check marked it.
