@@ -45,6 +45,8 @@ QColor HistoryTimeline::colorOf(LockEvent::Type type)
         return QColor(0xef, 0x6c, 0x00);
     case LockEvent::Type::Expired:
         return QColor(0xc6, 0x28, 0x28);
+    case LockEvent::Type::Lost:
+        return QColor(0x60, 0x60, 0x60);
     }
     return Qt::gray;
 }

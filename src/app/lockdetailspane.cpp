@@ -168,9 +168,12 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
 
     QString title = QStringLiteral("<span style='font-size:large'><b>%1</b></span><br>%2 · %3")
                         .arg(bytes(r.key, 300), esc(LockKinds::label(r.kind)),
-                             esc(r.formatName.isEmpty() ? r.library : r.formatName + QStringLiteral(" — ") + r.library));
+                             esc(r.formatName.isEmpty() ? r.library
+                                                        : r.formatName + QStringLiteral(" — ") + r.library));
     if (!r.alsoLibraries.isEmpty())
-        title += QStringLiteral("<br><i>%1</i>").arg(esc(tr("also written this way by %1").arg(r.alsoLibraries.join(QStringLiteral(", ")))));
+        title += QStringLiteral("<br><i>%1</i>")
+                     .arg(esc(
+                         tr("also written this way by %1").arg(r.alsoLibraries.join(QStringLiteral(", ")))));
     if (!r.groupKeys.isEmpty()) {
         QStringList keys;
         for (const QByteArray &k : r.memberKeys())
@@ -180,7 +183,9 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
                      .arg(keys.join(QStringLiteral(", ")));
     }
     m_title->setText(title);
-    m_reason->setText(esc(r.reason));
+    m_reason->setText(
+        esc(r.reason)
+        + (r.formatNote.isEmpty() ? QString() : QStringLiteral("<br><i>%1</i>").arg(esc(r.formatNote))));
 
     if (r.diagnoses.isEmpty()) {
         m_diagnoses->setText(
@@ -231,24 +236,30 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
         facts += QStringLiteral("<p>%1</p>").arg(esc(why.isEmpty() ? tr("No owner recorded.") : why));
     }
     if (r.kind == LockKind::Semaphore)
-        facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
-                     .arg(tr("Permits:"), esc(r.ownerSummary() + (r.permitsTotal < 0 ? tr(" (the limit is not stored in Redis)") : QString())));
+        facts
+            += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
+                   .arg(tr("Permits:"),
+                        esc(r.ownerSummary()
+                            + (r.permitsTotal < 0 ? tr(" (the limit is not stored in Redis)") : QString())));
     if (r.kind == LockKind::JobLock) {
         QStringList job {tr("queue %1, job %2").arg(r.job.queue, r.job.id)};
         if (!r.job.jobKey.isEmpty())
-            job << (r.job.jobFound ? tr("job %1 present").arg(QString::fromUtf8(r.job.jobKey)) : tr("job %1 NOT FOUND").arg(QString::fromUtf8(r.job.jobKey)));
+            job << (r.job.jobFound ? tr("job %1 present").arg(QString::fromUtf8(r.job.jobKey))
+                                   : tr("job %1 NOT FOUND").arg(QString::fromUtf8(r.job.jobKey)));
         if (r.job.attempts >= 0)
             job << tr("%n attempt(s) made", nullptr, int(r.job.attempts));
         if (r.job.stalledCount > 0)
             job << tr("taken back as stalled %n time(s)", nullptr, int(r.job.stalledCount));
         if (r.job.markedStalled)
             job << tr("in the queue's stalled set since its last check (cleared at the next renewal)");
-        facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>").arg(tr("Job:"), esc(job.join(QStringLiteral("; "))));
+        facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
+                     .arg(tr("Job:"), esc(job.join(QStringLiteral("; "))));
         if (!r.job.reclaim.isEmpty())
             facts += QStringLiteral("<p style='margin:2px 0;color:#555'>%1</p>").arg(esc(r.job.reclaim));
     }
     if (!r.renewal.text.isEmpty())
-        facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>").arg(tr("Renewal:"), esc(r.renewal.text));
+        facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
+                     .arg(tr("Renewal:"), esc(r.renewal.text));
     if (!r.node.isEmpty())
         facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
                      .arg(tr("Cluster:"), tr("on master %1, slot %2").arg(esc(r.node)).arg(r.slot));
@@ -258,9 +269,10 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
     if (r.queueLength > 0 || r.kind == LockKind::Fair)
         waiting << tr("%1 in the fair queue").arg(std::max<qint64>(r.queueLength, 0));
     if (waiting.isEmpty())
-        waiting << tr("unknown: %1").arg(r.unknownReason(QStringLiteral("waiters")).isEmpty()
-                                              ? tr("clients of this library poll, they do not subscribe")
-                                              : r.unknownReason(QStringLiteral("waiters")));
+        waiting << tr("unknown: %1")
+                       .arg(r.unknownReason(QStringLiteral("waiters")).isEmpty()
+                                ? tr("clients of this library poll, they do not subscribe")
+                                : r.unknownReason(QStringLiteral("waiters")));
     facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
                  .arg(tr("Waiters:"), esc(waiting.join(QStringLiteral(", "))));
     if (!r.queue.isEmpty()) {
@@ -297,7 +309,8 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
             unread << QStringLiteral("<li><b>%1</b>: %2</li>").arg(esc(u.field), esc(u.reason));
     }
     if (!unread.isEmpty())
-        facts += QStringLiteral("<p style='margin:6px 0 2px 0;color:#b71c1c'><b>%1</b></p><ul style='margin:0'>%2</ul>")
+        facts += QStringLiteral(
+                     "<p style='margin:6px 0 2px 0;color:#b71c1c'><b>%1</b></p><ul style='margin:0'>%2</ul>")
                      .arg(tr("Not read — shown as unknown, not as a value:"), unread.join(QString()));
     m_facts->setText(facts);
 

@@ -37,9 +37,9 @@ int severity(const LockRecord &r)
 {
     int score = 0;
     for (const LockDiagnosis &d : r.diagnoses)
-        score += d.code == QLatin1String("contended") ? 1
+        score += d.code == QLatin1String("contended")                                                   ? 1
             : d.code == QLatin1String("ttl-above-threshold") || d.code == QLatin1String("orphan-queue") ? 10
-            : 100;
+                                                                                                        : 100;
     // Locks before keys merely named like one.
     return r.kind == LockKind::Named ? score - 1 : score;
 }
@@ -365,6 +365,9 @@ int runInspectCommand(const QStringList &arguments)
         std::tie(scanError, progress) = runJob(job);
         for (const ClusterSlotMap::Node &n : job.masters())
             nodes << n.endpoint();
+        // Masters that could not be scanned (down, frozen, refusing reads) and slots no master serves: what
+        // their keys hold is unknown, so the result is incomplete (exit 4), never clean.
+        missing << job.missing();
     } else {
         LockScanJob job(server.connection(), options);
         std::tie(scanError, progress) = runJob(job);

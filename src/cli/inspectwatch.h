@@ -1,18 +1,11 @@
-// `inspect --watch`: keeps the locks found by the first scan live (keyspace notifications when the server
-// publishes them, else a TTL poll and periodic rescans) and prints each acquisition, renewal, release,
-// expiry and new diagnosis as a line (or a JSON object per line) until interrupted.
+// `inspect --watch`: the CLI's face of LockMonitor, the same live engine as the GUI's Inspector. Prints each
+// acquisition, renewal, release, expiry, loss and new diagnosis as a line (or a JSON object per line), and
+// says when the server cannot be read (then nothing is declared released) until interrupted.
 #pragma once
 
-#include "inspect/keyspacewatcher.h"
-#include "inspect/lockscanner.h"
-#include "inspect/locktracker.h"
-#include "inspect/scanoptions.h"
+#include "inspect/lockmonitor.h"
 
-#include <QHash>
 #include <QObject>
-#include <QSet>
-#include <QTextStream>
-#include <QTimer>
 
 class InspectWatch : public QObject
 {
@@ -26,27 +19,10 @@ public:
     int eventsPrinted() const { return m_printed; }
 
 private:
-    void apply(const QList<LockRecord> &records);
-    void gone(const QByteArray &key);
-    void print(const QList<LockEvent> &events, const QByteArray &key, const LockRecord *record);
-    void printDiagnoses(const LockRecord &record);
-    void poll();
-    void rescan();
-    void flush();
+    void print(const QList<LockEvent> &events, const QByteArray &key, const LockRecord &record);
+    void printDiagnosis(const LockRecord &record, const LockDiagnosis &diagnosis);
 
-    ConnectionSettings m_settings;
-    ScanOptions m_options;
+    LockMonitor m_monitor;
     bool m_json = false;
-    LockScanner m_scanner;
-    KeyspaceWatcher m_watcher;
-    LockTracker m_tracker;
-    QHash<QByteArray, LockRecord> m_locks;
-    QHash<QByteArray, QStringList> m_codes; // diagnoses last printed, per lock
-    QSet<QByteArray> m_seenThisScan;
-    QSet<QByteArray> m_dirty;
-    QTimer m_poll;
-    QTimer m_rescan;
-    QTimer m_flush;
-    int m_pollOffset = 0;
     int m_printed = 0;
 };

@@ -126,6 +126,8 @@ QJsonObject lock(const LockRecord &r)
     putBytes(o, QStringLiteral("key"), r.key);
     if (!r.formatName.isEmpty())
         o.insert(QStringLiteral("format_name"), r.formatName);
+    if (!r.formatNote.isEmpty())
+        o.insert(QStringLiteral("note"), r.formatNote);
     if (!r.alsoLibraries.isEmpty())
         o.insert(QStringLiteral("also_possible"), QJsonArray::fromStringList(r.alsoLibraries));
     if (r.renewal.rule != RenewalPolicy::Rule::Unknown)

@@ -1,6 +1,7 @@
 // `lockscope-cli inspect` and `sandbox` on real topologies: a 3-master cluster with a replica each (started
-// once for this executable) where every lock is listed once with its node and slot, and a Sentinel group
-// reached through its sentinels.
+// once for this executable) where every lock is listed once with its node and slot, a cluster of its own with
+// a master killed (incomplete: exit 4, or 3 when --fail-on matched, never 0), and a Sentinel group reached
+// through its sentinels.
 #include "inspect/samplelocks.h"
 #include "redis/clusterconnection.h"
 #include "redis/clusterslot.h"
@@ -24,6 +25,7 @@ private slots:
     void clusterJsonListsEveryLockOnceWithItsNode();
     void clusterIsDetectedWithoutTheOption();
     void clusterTableShowsTheNode();
+    void clusterWithADeadMasterIsIncomplete();
     void badTopologyArguments_data();
     void badTopologyArguments();
     void sentinelMasterIsInspectedAndNamesAreListed();
@@ -145,6 +147,73 @@ void TestInspectTopologies::clusterTableShowsTheNode()
     QVERIFY2(m.hasMatch(), qPrintable(r.out));
     QCOMPARE(m.captured(1), m_expectedNode.value(QStringLiteral("lock:job:5")));
     QCOMPARE(m.captured(2).toInt(), ClusterSlot::of("lock:job:5"));
+}
+
+void TestInspectTopologies::clusterWithADeadMasterIsIncomplete()
+{
+    SandboxCluster cluster; // its own: a master of it is killed
+    LS_START(cluster);
+    ClusterConnection writer(cluster.seedSettings());
+    LS_OPEN(writer);
+    const QByteArray client = SampleLocks::redissonClientId();
+    const QString dead = endpointOf(cluster.master(2));
+    QHash<QString, QString> nodeOf;
+    for (int i = 0; i < 18; ++i) {
+        const QByteArray name = "order:" + QByteArray::number(i);
+        QVERIFY(writer.command({"HSET", name, client + ":7", "1"}).ok());
+        QVERIFY(writer.command({"PEXPIRE", name, "600000"}).ok());
+        nodeOf.insert(QString::fromUtf8(name), writer.slotMap().masterOfKey(name)->endpoint());
+    }
+    // A lock without a TTL on a master that stays up: --fail-on no-ttl matches it.
+    QByteArray noTtl;
+    for (int i = 0; noTtl.isEmpty() && i < 100; ++i) {
+        const QByteArray key = "lock:noTtl:" + QByteArray::number(i);
+        if (writer.slotMap().masterOfKey(key)->endpoint() != dead)
+            noTtl = key;
+    }
+    QVERIFY(writer.command({"SET", noTtl, SampleLocks::randomHex32()}).ok());
+    QString deadSlots;
+    for (const ClusterSlotMap::Node &n : writer.slotMap().masters()) {
+        if (n.endpoint() == dead) {
+            for (const auto &[first, last] : writer.slotMap().slotsOf(n))
+                deadSlots = QStringLiteral("slots %1-%2").arg(first).arg(last);
+        }
+    }
+    QVERIFY(!deadSlots.isEmpty());
+    cluster.master(2).kill();
+
+    const QString seed = endpointOf(cluster.master(0));
+    auto r = run(TestSupport::cliPath(), {"inspect", "--cluster", seed, "--json"});
+    QVERIFY2(r.exitCode == 4, qPrintable(QString::number(r.exitCode) + r.err));
+    const QJsonObject root = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(root.value("complete").toBool(true), false);
+    const QString because = root.value("incomplete_because").toVariant().toStringList().join(u'\n');
+    QVERIFY2(because.contains(QStringLiteral("%1 (%2): ").arg(dead, deadSlots)), qPrintable(because));
+    QSet<QString> listed;
+    for (const QJsonValue &v : root.value("locks").toArray()) {
+        const QJsonObject lock = v.toObject();
+        const QString key = lock.value("key").toString();
+        QVERIFY2(!listed.contains(key), qPrintable(key));
+        listed.insert(key);
+        QVERIFY2(lock.value("node").toString() != dead, qPrintable(key));
+    }
+    QSet<QString> reachable {QString::fromUtf8(noTtl)};
+    for (auto it = nodeOf.cbegin(); it != nodeOf.cend(); ++it) {
+        if (it.value() != dead)
+            reachable.insert(it.key());
+    }
+    QVERIFY(reachable.size() > 2 && reachable.size() < nodeOf.size());
+    QCOMPARE(listed, reachable);
+
+    // The table says so too; --fail-on matched still wins (3), unmatched never reports clean (4).
+    r = run(TestSupport::cliPath(), {"inspect", "--cluster", seed});
+    QCOMPARE(r.exitCode, 4);
+    QVERIFY2(r.out.contains(QLatin1String("INCOMPLETE")) && r.out.contains(dead + QLatin1String(" (")),
+             qPrintable(r.out));
+    QCOMPARE(run(TestSupport::cliPath(), {"inspect", "--cluster", seed, "--fail-on", "no-ttl"}).exitCode, 3);
+    QCOMPARE(
+        run(TestSupport::cliPath(), {"inspect", "--cluster", seed, "--fail-on", "watchdog-stalled"}).exitCode,
+        4);
 }
 
 void TestInspectTopologies::badTopologyArguments_data()

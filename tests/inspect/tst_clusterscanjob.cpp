@@ -1,5 +1,7 @@
 // ClusterScanJob and LockScanner on a real 3-master cluster with a replica each (started once): every lock
 // found once with its node and slot, companions in the lock's slot, refreshes routed to each key's master.
+// Clusters of their own for what breaks one: a slot half migrated (ASK/MOVED followed), a master killed or
+// frozen, the whole cluster down (CLUSTERDOWN): the scan ends and says what it could not see.
 #include "inspect/clusterscanjob.h"
 #include "inspect/lockscanner.h"
 #include "inspect/samplelocks.h"
@@ -10,6 +12,61 @@
 
 #include <QSignalSpy>
 
+namespace {
+
+// Every page of `job` (bounded), the last version of each record kept; a key listed on two nodes fails.
+QHash<QByteArray, LockRecord> scanToEnd(ClusterScanJob &job, QString *problem)
+{
+    QHash<QByteArray, LockRecord> found;
+    for (int pages = 0; !job.atEnd() && pages < 10000; ++pages) {
+        for (const LockRecord &r : job.nextPage()) {
+            if (found.contains(r.key) && found.value(r.key).node != r.node)
+                *problem += QStringLiteral("%1 listed on %2 and %3\n")
+                                .arg(QString::fromUtf8(r.key), found.value(r.key).node, r.node);
+            found.insert(r.key, r);
+        }
+    }
+    if (!job.atEnd())
+        *problem += QStringLiteral("the scan did not end\n");
+    return found;
+}
+
+// "slots 10922-16383", as ClusterScanJob::missing() names a master's slots.
+QString slotsText(const ClusterSlotMap &map, const ClusterSlotMap::Node &node)
+{
+    QStringList ranges;
+    for (const auto &[first, last] : map.slotsOf(node))
+        ranges << QStringLiteral("%1-%2").arg(first).arg(last);
+    return QStringLiteral("slots ") + ranges.join(QStringLiteral(", "));
+}
+
+SandboxServer *serverAt(SandboxCluster &cluster, const ClusterSlotMap::Node &node)
+{
+    for (int i = 0; i < cluster.masterCount(); ++i) {
+        if (cluster.master(i).port() == node.port)
+            return &cluster.master(i);
+    }
+    return nullptr;
+}
+
+QByteArray clusterState(SandboxServer &node)
+{
+    RedisConnection c(node.connectionSettings());
+    const QByteArray info = c.open() ? QByteArray() : c.command({"CLUSTER", "INFO"}).reply.bytes();
+    const qsizetype at = info.indexOf("cluster_state:");
+    return at < 0 ? QByteArray() : info.mid(at + 14, info.indexOf('\r', at) - at - 14);
+}
+
+QString unreadText(const ScanProgress &p)
+{
+    QStringList out;
+    for (auto [reason, n] : p.unreadReasons.asKeyValueRange())
+        out << QStringLiteral("%1 × %2").arg(n).arg(reason);
+    return out.join(QStringLiteral("; "));
+}
+
+} // namespace
+
 class TestClusterScanJob : public QObject
 {
     Q_OBJECT
@@ -18,6 +75,10 @@ private slots:
     void scansEveryMasterOnceAndTagsNodeAndSlot();
     void failsClearlyOnANodeThatIsNotInACluster();
     void scannerListsTheClusterAndRefreshesOnEachNode();
+    void followsAHalfMigratedSlot();
+    void skipsAMasterThatIsDown_data();
+    void skipsAMasterThatIsDown();
+    void clusterDownLeavesTheResultIncomplete();
 
 private:
     std::unique_ptr<SandboxCluster> m_cluster;
@@ -144,6 +205,203 @@ void TestClusterScanJob::scannerListsTheClusterAndRefreshesOnEachNode()
         QCOMPARE(r.node, m_nodeOf.value(r.key));
         QCOMPARE(r.slot, ClusterSlot::of(r.key));
     }
+}
+
+void TestClusterScanJob::followsAHalfMigratedSlot()
+{
+    // A slot in the middle of a resharding: the source answers ASK for the keys already moved, the target
+    // MOVED for the keys it imports (it serves them to ASKING clients only). Each key is read where it is.
+    SandboxCluster cluster;
+    LS_START(cluster);
+    ClusterConnection writer(cluster.seedSettings());
+    LS_OPEN(writer);
+    const int slot = ClusterSlot::of("{mig}");
+    const ClusterSlotMap::Node source = *writer.slotMap().masterOf(slot);
+    ClusterSlotMap::Node target;
+    for (const ClusterSlotMap::Node &n : writer.slotMap().masters()) {
+        if (!(n == source)) {
+            target = n;
+            break;
+        }
+    }
+    SandboxServer *sourceServer = serverAt(cluster, source);
+    SandboxServer *targetServer = serverAt(cluster, target);
+    QVERIFY(sourceServer && targetServer);
+
+    QHash<QByteArray, QString> expected; // key → the node that holds it once half the slot has moved
+    QList<QByteArray> moving;
+    for (int i = 0; i < 12; ++i) {
+        const QByteArray redisson = "{mig}:order:" + QByteArray::number(i);
+        QVERIFY(writer.command({"HSET", redisson, m_client + ":1", "1"}).ok());
+        QVERIFY(writer.command({"PEXPIRE", redisson, "600000"}).ok());
+        const QByteArray plain = "lock:{mig}:" + QByteArray::number(i);
+        QVERIFY(writer.command({"SET", plain, SampleLocks::randomHex32(), "PX", "600000"}).ok());
+        for (const QByteArray &key : {redisson, plain}) {
+            expected.insert(key, (i % 2 ? target : source).endpoint());
+            if (i % 2)
+                moving << key;
+        }
+    }
+    for (int i = 0; i < 9; ++i) { // locks in slots nobody moves
+        const QByteArray key = "order:" + QByteArray::number(i);
+        QVERIFY(writer.command({"HSET", key, m_client + ":1", "1"}).ok());
+        QVERIFY(writer.command({"PEXPIRE", key, "600000"}).ok());
+        expected.insert(key, writer.slotMap().masterOfKey(key)->endpoint());
+    }
+    // Copied, not moved: on both ends, the source (still the slot's owner) serves it.
+    const QByteArray copied = "{mig}:order:copied";
+    QVERIFY(writer.command({"HSET", copied, m_client + ":1", "1"}).ok());
+    QVERIFY(writer.command({"PEXPIRE", copied, "600000"}).ok());
+    expected.insert(copied, source.endpoint());
+
+    RedisConnection from(sourceServer->connectionSettings());
+    RedisConnection to(targetServer->connectionSettings());
+    LS_OPEN(from);
+    LS_OPEN(to);
+    const QByteArray slotText = QByteArray::number(slot);
+    const QByteArray sourceId = from.command({"CLUSTER", "MYID"}).reply.bytes();
+    const QByteArray targetId = to.command({"CLUSTER", "MYID"}).reply.bytes();
+    QVERIFY(to.command({"CLUSTER", "SETSLOT", slotText, "IMPORTING", sourceId}).ok());
+    QVERIFY(from.command({"CLUSTER", "SETSLOT", slotText, "MIGRATING", targetId}).ok());
+    const QByteArray port = QByteArray::number(target.port);
+    RedisCommand migrate {"MIGRATE", target.host.toUtf8(), port, "", "0", "5000", "KEYS"};
+    migrate << moving;
+    RedisResult r = from.command(migrate);
+    QVERIFY2(r.ok(), qPrintable(r.error.message()));
+    r = from.command({"MIGRATE", target.host.toUtf8(), port, "", "0", "5000", "COPY", "KEYS", copied});
+    QVERIFY2(r.ok(), qPrintable(r.error.message()));
+    // As any client sees it now.
+    r = from.command({"TYPE", moving.first()});
+    QVERIFY2(r.error.message().startsWith(QLatin1String("ASK ")), qPrintable(r.error.message()));
+    r = to.command({"TYPE", moving.first()});
+    QVERIFY2(r.error.message().startsWith(QLatin1String("MOVED ")), qPrintable(r.error.message()));
+
+    // With the probes on the scan's connection, and on a pool of probe connections.
+    for (const int probeConnections : {0, 2}) {
+        ScanOptions options;
+        options.count = 5; // many pages: redirected keys arrive among others
+        options.probeConnections = probeConnections;
+        ClusterScanJob job(cluster.seedSettings(), options);
+        QString problem;
+        const QHash<QByteArray, LockRecord> found = scanToEnd(job, &problem);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QVERIFY2(!job.error(), qPrintable(job.error().message()));
+        QVERIFY2(job.missing().isEmpty(), qPrintable(job.missing().join(u'\n')));
+        QVERIFY2(job.progress().unreadableKeys == 0, qPrintable(unreadText(job.progress())));
+        QCOMPARE(found.size(), expected.size());
+        for (auto it = expected.cbegin(); it != expected.cend(); ++it) {
+            QVERIFY2(found.contains(it.key()), it.key().constData());
+            QCOMPARE(found.value(it.key()).node, it.value());
+            QCOMPARE(found.value(it.key()).slot, ClusterSlot::of(it.key()));
+            QVERIFY2(found.value(it.key()).pttlMs > 0, it.key().constData()); // read whole, not just TYPE
+        }
+        QCOMPARE(job.progress().locks, qint64(expected.size()));
+        QVERIFY(job.progress().finished);
+    }
+}
+
+void TestClusterScanJob::skipsAMasterThatIsDown_data()
+{
+    QTest::addColumn<bool>("frozen");
+    QTest::newRow("killed") << false; // connection refused at once
+    QTest::newRow("frozen") << true; // SIGSTOP: it accepts connections and never answers
+}
+
+void TestClusterScanJob::skipsAMasterThatIsDown()
+{
+    QFETCH(bool, frozen);
+    SandboxCluster cluster;
+    LS_START(cluster);
+    ClusterConnection writer(cluster.seedSettings());
+    LS_OPEN(writer);
+    QHash<QByteArray, QString> nodeOf;
+    for (int i = 0; i < 30; ++i) {
+        const QByteArray name = "res:" + QByteArray::number(i);
+        QVERIFY(writer.command({"HSET", name, m_client + ":1", "1"}).ok());
+        QVERIFY(writer.command({"PEXPIRE", name, "600000"}).ok());
+        nodeOf.insert(name, writer.slotMap().masterOfKey(name)->endpoint());
+    }
+    const ClusterSlotMap map = writer.slotMap();
+    ClusterSlotMap::Node dead;
+    dead.host = cluster.master(1).host(); // not the seed: the slot map is read from master 0
+    dead.port = cluster.master(1).port();
+    if (frozen)
+        QVERIFY(cluster.master(1).pause());
+    else
+        cluster.master(1).kill();
+
+    ConnectionSettings seed = cluster.seedSettings();
+    seed.connectTimeoutMs = 1000;
+    seed.commandTimeoutMs = 1000; // how long the frozen master is waited for
+    ScanOptions options;
+    options.count = 10;
+    ClusterScanJob job(seed, options);
+    QElapsedTimer timer;
+    timer.start();
+    QString problem;
+    const QHash<QByteArray, LockRecord> found = scanToEnd(job, &problem);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QVERIFY2(timer.elapsed() < 10000, qPrintable(QString::number(timer.elapsed())));
+    QVERIFY2(!job.error(), qPrintable(job.error().message()));
+    QCOMPARE(job.masters().size(), 3);
+    QCOMPARE(job.missing().size(), 1);
+    const QString prefix = QStringLiteral("%1 (%2): ").arg(dead.endpoint(), slotsText(map, dead));
+    QVERIFY2(job.missing().first().startsWith(prefix), qPrintable(job.missing().first()));
+    int reachable = 0;
+    for (auto it = nodeOf.cbegin(); it != nodeOf.cend(); ++it) {
+        if (it.value() == dead.endpoint()) {
+            QVERIFY(!found.contains(it.key()));
+            continue;
+        }
+        ++reachable;
+        QVERIFY2(found.contains(it.key()), it.key().constData());
+        QCOMPARE(found.value(it.key()).node, it.value());
+    }
+    QVERIFY(reachable > 0 && reachable < nodeOf.size());
+    QCOMPARE(found.size(), reachable);
+    QVERIFY(job.progress().finished);
+    QCOMPARE(job.progress().fraction, 1.0);
+    if (frozen)
+        QVERIFY(cluster.master(1).resume());
+}
+
+void TestClusterScanJob::clusterDownLeavesTheResultIncomplete()
+{
+    // Full coverage required (Redis's default): one master gone and every node refuses key reads.
+    SandboxCluster::Options o;
+    o.configLines << QStringLiteral("cluster-require-full-coverage yes");
+    SandboxCluster cluster(o);
+    LS_START(cluster);
+    ClusterConnection writer(cluster.seedSettings());
+    LS_OPEN(writer);
+    QHash<QByteArray, QString> nodeOf;
+    for (int i = 0; i < 30; ++i) {
+        const QByteArray name = "res:" + QByteArray::number(i);
+        QVERIFY(writer.command({"HSET", name, m_client + ":1", "1"}).ok());
+        QVERIFY(writer.command({"PEXPIRE", name, "600000"}).ok());
+        nodeOf.insert(name, writer.slotMap().masterOfKey(name)->endpoint());
+    }
+    const QString dead = cluster.master(2).connectionSettings().endpoint();
+    cluster.master(2).kill();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        clusterState(cluster.master(0)) == "fail" && clusterState(cluster.master(1)) == "fail", 20000);
+
+    ClusterScanJob job(cluster.seedSettings(), ScanOptions());
+    QString problem;
+    const QHash<QByteArray, LockRecord> found = scanToEnd(job, &problem);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QVERIFY2(!job.error(), qPrintable(job.error().message()));
+    QCOMPARE(job.missing().size(), 1);
+    QVERIFY2(job.missing().first().startsWith(dead + QLatin1String(" (slots ")),
+             qPrintable(job.missing().first()));
+    QVERIFY(found.isEmpty()); // nothing could be read, and nothing is shown as if it had been
+    const ScanProgress p = job.progress();
+    const qint64 onLiveNodes
+        = std::count_if(nodeOf.cbegin(), nodeOf.cend(), [&](const QString &n) { return n != dead; });
+    QCOMPARE(p.scannedKeys, onLiveNodes);
+    QCOMPARE(p.unreadableKeys, onLiveNodes);
+    for (auto [reason, n] : p.unreadReasons.asKeyValueRange())
+        QVERIFY2(reason.contains(QLatin1String("CLUSTERDOWN")), qPrintable(unreadText(p)));
 }
 
 QTEST_GUILESS_MAIN(TestClusterScanJob)

@@ -156,16 +156,30 @@ bool KeyProber::runRound(RedisConnection &c, const QList<RedisCommand> &commands
     results->reserve(commands.size());
     for (qsizetype from = 0; from < commands.size(); from += chunk) {
         const qsizetype n = std::min(chunk, commands.size() - from);
-        if (m_pacer && !m_pacer->beforeChunk(int(n))) {
+        QList<RedisCommand> sent = n == commands.size() ? commands : commands.mid(from, n);
+        if (m_asking) {
+            QList<RedisCommand> asked;
+            asked.reserve(2 * n);
+            for (const RedisCommand &command : std::as_const(sent))
+                asked << RedisCommand {QByteArrayLiteral("ASKING")} << command;
+            sent = std::move(asked);
+        }
+        if (m_pacer && !m_pacer->beforeChunk(int(sent.size()))) {
             *error = {RedisError::Code::Interrupted, QStringLiteral("Interrupted")};
             return false;
         }
         QElapsedTimer roundTrip;
         roundTrip.start();
-        const QList<RedisResult> replies
-            = n == commands.size() ? c.pipeline(commands) : c.pipeline(commands.mid(from, n));
+        QList<RedisResult> replies = c.pipeline(sent);
         if (m_pacer)
             m_pacer->afterChunk(roundTrip.nsecsElapsed() / 1000);
+        if (m_asking) {
+            QList<RedisResult> answers; // the commands' replies, without ASKING's
+            answers.reserve(n);
+            for (qsizetype i = 1; i < replies.size(); i += 2)
+                answers.append(std::move(replies[i]));
+            replies = std::move(answers);
+        }
         for (const RedisResult &r : replies) {
             const RedisError::Code code = r.error.code();
             if (r.error.breaksConnection() || code == RedisError::Code::NotConnected

@@ -59,6 +59,9 @@ public:
     void setBetweenRoundsHook(std::function<void()> hook) { m_betweenRounds = std::move(hook); }
     // Rounds go out in the pacer's chunks, waiting as it says (a scan's probes); without one, whole.
     void setPacer(ScanPacer *pacer) { m_pacer = pacer; }
+    // Every command goes out after ASKING: the connection reads keys a cluster node answered ASK for (a slot
+    // being imported there, which it serves to an ASKING client only, one command at a time).
+    void setAsking(bool asking) { m_asking = asking; }
 
 private:
     // One pipelined round (in chunks when paced). A transport error, or a refusal of the whole round, fails
@@ -72,4 +75,5 @@ private:
     QMap<QString, qint64> m_unread;
     QList<QPair<QByteArray, RedisError>> m_redirected;
     QString m_replicaOf;
+    bool m_asking = false;
 };

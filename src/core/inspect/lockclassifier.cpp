@@ -234,7 +234,8 @@ void readOwners(LockRecord &r, const LockFormat &f, const ScannedKey &k, const Q
                 r.problems << QStringLiteral("mode is 'read' but a writer is still there");
             if (r.owners.isEmpty())
                 r.problems << QStringLiteral("mode is set but nobody holds it");
-        } else if (r.kind != LockKind::Semaphore && r.owners.size() > 1) {
+        } else if (r.kind != LockKind::Semaphore && !f.ownerInValue && r.owners.size() > 1) {
+            // (FasterMultiLock's entries are one lock per value: several owners there are normal.)
             r.problems << QStringLiteral("%1 owners in one lock, but a %2 has a single owner")
                               .arg(r.owners.size())
                               .arg(f.name);
@@ -570,6 +571,7 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog)
         : f.ttl == LockFormat::Ttl::Never          ? QStringLiteral("never")
                                                    : QStringLiteral("optional");
     r.reason = evidence(f, m.keyMatched, k);
+    r.formatNote = f.note;
     readOwners(r, f, k, m.groups);
     addCompanions(r, f, k);
     addWaiters(r, f, k);

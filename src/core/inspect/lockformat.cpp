@@ -51,6 +51,31 @@ bool text(const QJsonObject &o, const QString &field, QString *out, QString *err
     return true;
 }
 
+// Booleans, numbers and lists must have their JSON type: "true" in quotes is a mistake, not false.
+bool typed(const QJsonObject &o, const QStringList &booleans, const QStringList &numbers,
+           const QStringList &lists, QString *error)
+{
+    for (const QString &b : booleans) {
+        if (o.contains(b) && !o.value(b).isBool()) {
+            *error = QStringLiteral("\"%1\" must be true or false").arg(b);
+            return false;
+        }
+    }
+    for (const QString &n : numbers) {
+        if (o.contains(n) && !o.value(n).isDouble()) {
+            *error = QStringLiteral("\"%1\" must be a number").arg(n);
+            return false;
+        }
+    }
+    for (const QString &l : lists) {
+        if (o.contains(l) && !o.value(l).isArray()) {
+            *error = QStringLiteral("\"%1\" must be a list").arg(l);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool onlyKnownFields(const QJsonObject &o, const QStringList &known, const QString &where, QString *error)
 {
     for (const QString &k : o.keys()) {
@@ -198,6 +223,9 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
                                     "owner_in_value",
                                     "lock_key"};
     if (!onlyKnownFields(o, known, QString(), error))
+        return false;
+    if (!typed(o, {"needs_lock_name", "needs_ttl", "data_identifies", "owner_in_value"}, {"priority"},
+               {"checked", "companions", "companion_of", "channels", "also"}, error))
         return false;
     LockFormat f;
     if (!text(o, QStringLiteral("id"), &f.id, error, true)

@@ -18,6 +18,8 @@ QString LockEvent::typeName(Type type)
         return QStringLiteral("released");
     case Type::Expired:
         return QStringLiteral("expired");
+    case Type::Lost:
+        return QStringLiteral("lost");
     }
     return {};
 }

@@ -14,6 +14,7 @@ struct LockEvent
         Changed, // same owner, different hold count or mode
         Released,
         Expired,
+        Lost, // gone while it could not be watched (server unreachable or restarted): how is unknown
     };
 
     Type type = Type::Seen;
@@ -21,7 +22,8 @@ struct LockEvent
     qint64 pttlMs = -2; // the TTL right after the event, when known
     QString detail; // "by 3f2a…:42", "hold count 1 → 2", …
 
-    static QString typeName(Type type); // "seen", "acquired", "renewed", "changed", "released", "expired"
+    static QString
+    typeName(Type type); // "seen", "acquired", "renewed", "changed", "released", "expired", "lost"
 };
 
 class LockHistory

@@ -122,6 +122,7 @@ struct LockRecord
     bool nameSaysLock = false; // named like a lock, or found by a pattern the user gave
     QStringList alsoLibraries; // other libraries that write the same shape
     QString reason; // why this kind and library
+    QString formatNote; // what the format says about such locks (what a stuck one means, how to clear it)
     QByteArray type; // the Redis type of the key; "none" for an orphan queue whose lock is gone
     qint64 pttlMs = -2; // -1 no TTL, -2 gone, -3 unknown (see unknowns)
     qint64 readAtMs = 0; // InspectClock::monotonicMs() of the PTTL reading
@@ -194,3 +195,4 @@ Q_DECLARE_TYPEINFO(LockDiagnosis, Q_RELOCATABLE_TYPE);
 Q_DECLARE_TYPEINFO(LockUnknown, Q_RELOCATABLE_TYPE);
 Q_DECLARE_TYPEINFO(LockRecord, Q_RELOCATABLE_TYPE);
 Q_DECLARE_METATYPE(LockRecord)
+Q_DECLARE_METATYPE(LockDiagnosis)

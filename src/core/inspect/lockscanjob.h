@@ -22,6 +22,7 @@ struct ScanProgress
     qint64 locks = 0; // locks found so far
     qint64 unreadableKeys = 0; // keys whose TYPE could not be read (ACL, LOADING, CLUSTERDOWN, …)
     QMap<QString, qint64> unreadReasons; // why, and how many keys each
+    QStringList missing; // a cluster's masters (and their slots) that could not be scanned, with why
     qint64 dbSize = -1; // DBSIZE when the scan started, -1 when unknown
     int pages = 0;
     double fraction = 0; // 0..1 of the keyspace walked (from the SCAN cursor)

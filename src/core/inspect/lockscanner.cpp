@@ -365,6 +365,7 @@ bool LockScanner::submitProbe(const QList<ProbeTarget> &targets, const QList<QBy
     const ScanOptions options = m_options;
     post([this, generation, options, targets, asked](Shared &shared) {
         QList<LockRecord> records;
+        QHash<QByteArray, QString> unread; // asked keys whose TYPE could not be read: why
         RedisError error = shared.ensureConnection();
         if (!error) {
             KeyProber prober(options);
@@ -375,6 +376,10 @@ bool LockScanner::submitProbe(const QList<ProbeTarget> &targets, const QList<QBy
                 ? shared.probeCluster(prober, targets, &scanned, &nodeOfKey, &error)
                 : prober.probe(*shared.connection, targets, &scanned, &error);
             if (probed) {
+                for (const ScannedKey &k : std::as_const(scanned)) {
+                    if (k.type.isEmpty()) // refused (LOADING, ACL, CLUSTERDOWN…): unknown, not gone
+                        unread.insert(k.key, k.readErrors.value(0, QStringLiteral("not read")));
+                }
                 LockAssembler assembler(options);
                 records = assembler.add(scanned, InspectClock::wallMs());
                 if (shared.cluster) {
@@ -386,25 +391,31 @@ bool LockScanner::submitProbe(const QList<ProbeTarget> &targets, const QList<QBy
             }
         }
         QList<QByteArray> gone;
+        QList<QPair<QByteArray, QString>> unreadKeys;
         if (!error) {
             QSet<QByteArray> present;
             for (const LockRecord &r : records)
                 present.insert(r.key);
             for (const QByteArray &key : asked) {
-                if (!present.contains(key))
+                if (unread.contains(key))
+                    unreadKeys.append({key, unread.value(key)});
+                else if (!present.contains(key))
                     gone.append(key);
             }
         }
         QMetaObject::invokeMethod(
             this,
-            [this, generation, records, gone, error] {
+            [this, generation, records, gone, unreadKeys, error] {
                 if (generation != m_generation)
                     return;
                 m_refreshes = std::max(0, m_refreshes - 1);
-                if (error)
+                if (error) {
                     emit probeFailed(error);
-                else
-                    emit probed(records, gone);
+                    return;
+                }
+                if (!unreadKeys.isEmpty())
+                    emit probeUnread(unreadKeys);
+                emit probed(records, gone);
             },
             Qt::QueuedConnection);
     });

@@ -55,6 +55,9 @@ signals:
     // locks).
     void probed(const QList<LockRecord> &records, const QList<QByteArray> &goneKeys);
     void probeFailed(const RedisError &error);
+    // Asked keys whose type the server would not give (LOADING during a restart or DEBUG RELOAD, an ACL,
+    // CLUSTERDOWN): neither present nor gone, with the server's words.
+    void probeUnread(const QList<QPair<QByteArray, QString>> &keys);
 
 private:
     struct Shared;

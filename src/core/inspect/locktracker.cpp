@@ -30,10 +30,11 @@ QString ownerText(const LockRecord &r)
     return r.owners.isEmpty() ? QString() : QStringLiteral("by %1").arg(r.ownerSummary());
 }
 
-// A TTL reading is this much above the prediction before it counts as a renewal (clock jitter, rounding).
+// A TTL reading is this much above the prediction before it counts as a renewal (the reading's own timing,
+// rounding). Small, so that a renewal every second of a 61 s lease (RQ's scheduler) is seen as one.
 qint64 tolerance(qint64 pttl)
 {
-    return std::max<qint64>(50, pttl / 50);
+    return std::max<qint64>(50, pttl / 500);
 }
 
 } // namespace
@@ -47,6 +48,12 @@ QList<LockEvent> LockTracker::observe(const LockRecord &record, Source source)
         out.append(e);
     };
     const qint64 now = record.readAtMs;
+    if (!record.exists()) {
+        // Only the fair-lock queue is left: the lock itself expired or was released, whatever its queue says.
+        if (isPresent(record.key))
+            return observeGone(record.key, now > 0 ? now : InspectClock::monotonicMs());
+        return {};
+    }
     auto it = m_states.find(record.key);
     if (it == m_states.end()) {
         State s;
@@ -120,7 +127,7 @@ QList<LockEvent> LockTracker::observeAndDiagnose(LockRecord &record, Source sour
     return events;
 }
 
-QList<LockEvent> LockTracker::observeGone(const QByteArray &key, qint64 atMs)
+QList<LockEvent> LockTracker::observeGone(const QByteArray &key, qint64 atMs, const QString &unobserved)
 {
     auto it = m_states.find(key);
     if (it == m_states.end() || !it->present)
@@ -128,19 +135,37 @@ QList<LockEvent> LockTracker::observeGone(const QByteArray &key, qint64 atMs)
     State &s = *it;
     LockEvent e;
     e.pttlMs = -2;
-    if (s.hint == "expired") {
+    const qint64 ttlLeft = s.pttlMs >= 0 ? s.pttlMs - (atMs - s.readAtMs) : -1;
+    if (!unobserved.isEmpty() && s.hint.isEmpty() && (s.pttlMs < 0 || ttlLeft > tolerance(s.pttlMs))) {
+        // Nobody could see it go (the server was unreachable, restarted, loading) and its TTL had not run out:
+        // released, or lost in a restart without persistence — saying which would be a guess.
+        e.type = LockEvent::Type::Lost;
+        e.atMs = atMs;
+        e.detail = unobserved;
+    } else if (!unobserved.isEmpty() && s.hint.isEmpty()) {
+        // Its TTL ran out while nobody could look: that much is known.
+        e.type = LockEvent::Type::Expired;
+        e.atMs = std::clamp(s.readAtMs + s.pttlMs, s.readAtMs, atMs);
+        e.detail = QStringLiteral("its TTL ran out while the server could not be read");
+    } else if (s.hint == "expired") {
         e.type = LockEvent::Type::Expired;
         e.atMs = s.hintAtMs;
-    } else if (s.hint == "del" || s.hint == "hdel" || s.hint == "unlink") {
+    } else if (s.hint == "del" || s.hint == "hdel" || s.hint == "unlink" || s.hint == "zrem") {
         e.type = LockEvent::Type::Released;
         e.atMs = s.hintAtMs;
     } else {
         // No notification: it expired if its TTL had run out by now, else someone deleted it.
-        const qint64 left = s.pttlMs >= 0 ? s.pttlMs - (atMs - s.readAtMs) : -1;
-        const bool expired = s.pttlMs >= 0 && left <= tolerance(s.pttlMs);
+        const bool expired = s.pttlMs >= 0 && ttlLeft <= tolerance(s.pttlMs);
         e.type = expired ? LockEvent::Type::Expired : LockEvent::Type::Released;
         e.atMs = expired ? std::clamp(s.readAtMs + s.pttlMs, s.readAtMs, atMs) : atMs;
     }
+    // A lock that was being renewed and then expired: its owner stopped (paused or died) — the stall itself.
+    if (e.type == LockEvent::Type::Expired && s.history.renewals() > 0)
+        e.detail = QStringLiteral("its owner had renewed it %1 and stopped: paused or dead")
+                       .arg(s.history.renewalIntervalMs() > 0
+                                ? QStringLiteral("every %1")
+                                      .arg(InspectFormat::duration(s.history.renewalIntervalMs()))
+                                : QStringLiteral("before"));
     s.history.append(e);
     s.present = false;
     s.hint.clear();

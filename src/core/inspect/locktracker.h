@@ -23,8 +23,9 @@ public:
     // lease its renewals restore, the time since the last one), so a stalled watchdog is told from a fixed
     // lease.
     QList<LockEvent> observeAndDiagnose(LockRecord &record, Source source, const DiagnosticContext &base);
-    // `key` no longer holds a lock, as found at monotonic time `atMs`.
-    QList<LockEvent> observeGone(const QByteArray &key, qint64 atMs);
+    // `key` no longer holds a lock, as found at monotonic time `atMs`. `unobserved`: why nobody could see it
+    // go (an outage, a restart); it is then recorded as lost, not as a release or an expiry.
+    QList<LockEvent> observeGone(const QByteArray &key, qint64 atMs, const QString &unobserved = QString());
     // A keyspace notification for `key`: remembered to say exactly what and when at the next reading.
     void noteNotification(const QByteArray &key, const QByteArray &event, qint64 atMs);
 

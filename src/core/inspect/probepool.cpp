@@ -46,13 +46,16 @@ quint64 ProbePool::submit(const QList<ProbeTarget> &targets)
     return ticket;
 }
 
-bool ProbePool::take(quint64 ticket, QList<ScannedKey> *out, RedisError *error)
+bool ProbePool::take(quint64 ticket, QList<ScannedKey> *out, RedisError *error,
+                     QList<QPair<QByteArray, RedisError>> *redirected)
 {
     std::unique_lock lock(m_mutex);
     m_resultsChanged.wait(lock, [&] { return m_results.contains(ticket); });
     Result r = m_results.take(ticket);
     *out = std::move(r.keys);
     *error = r.error;
+    if (redirected)
+        *redirected = std::move(r.redirected);
     return r.ok;
 }
 
@@ -100,6 +103,7 @@ void ProbePool::run(Worker *worker)
             if (!error)
                 result.ok = prober.probe(*worker->connection, job.targets, &result.keys, &error);
             result.error = error;
+            result.redirected = prober.takeRedirected(); // this page's only: the prober serves the next one
         }
         {
             std::lock_guard lock(m_mutex);

@@ -33,8 +33,10 @@ public:
     // Queues one page; returns its ticket.
     quint64 submit(const QList<ProbeTarget> &targets);
     // Waits for the page `ticket` (submitted earlier) and hands its result over. False with `error` set when
-    // its probe failed.
-    bool take(quint64 ticket, QList<ScannedKey> *out, RedisError *error);
+    // its probe failed. `redirected`, when given, receives the keys a cluster node redirected (MOVED/ASK)
+    // instead of reading them (KeyProber::takeRedirected), for the caller to read where they now live.
+    bool take(quint64 ticket, QList<ScannedKey> *out, RedisError *error,
+              QList<QPair<QByteArray, RedisError>> *redirected = nullptr);
     // Thread-safe: makes every worker's blocked call return; later pages fail with Interrupted.
     void interrupt();
     // Keys whose TYPE was not read, by reason, over every worker.
@@ -49,6 +51,7 @@ private:
     struct Result
     {
         QList<ScannedKey> keys;
+        QList<QPair<QByteArray, RedisError>> redirected;
         RedisError error;
         bool ok = false;
     };

@@ -1,0 +1,318 @@
+// LockMonitor: readings go through the tracker (history, diagnoses with the lock's own rhythm); gone-ness is
+// only concluded from a reading that says so (TYPE none, a complete scan that did not meet it), never from a
+// failure.
+#include "lockmonitor.h"
+
+#include "inspectclock.h"
+
+LockMonitor::LockMonitor(QObject *parent)
+    : QObject(parent)
+{
+    m_poll.setInterval(m_timing.pollMs);
+    m_rescan.setInterval(m_timing.rescanMs);
+    m_flush.setSingleShot(true);
+    m_flush.setInterval(m_timing.flushMs);
+    connect(&m_poll, &QTimer::timeout, this, &LockMonitor::poll);
+    connect(&m_rescan, &QTimer::timeout, this, [this] {
+        if (m_live && !m_scanner.isScanning())
+            rescan();
+    });
+    connect(&m_flush, &QTimer::timeout, this, &LockMonitor::flush);
+
+    connect(&m_scanner, &LockScanner::scanStarted, this, [this] {
+        m_seenThisScan.clear();
+        emit scanStarted();
+    });
+    connect(&m_scanner, &LockScanner::pageReady, this,
+            [this](const QList<LockRecord> &records, const ScanProgress &progress) {
+                setLive(true, QString());
+                for (const LockRecord &r : records)
+                    m_seenThisScan.insert(r.key);
+                m_lastProgress = progress;
+                apply(records, LockTracker::Source::Scan);
+                emit scanProgress(progress);
+            });
+    connect(&m_scanner, &LockScanner::scanFinished, this, [this](const ScanProgress &progress) {
+        setLive(true, QString());
+        m_lastProgress = progress;
+        // A whole walk that did not meet a lock: it is gone. Unless keys could not be read — then the lock
+        // may be among them, and nothing is concluded.
+        if (progress.unreadableKeys == 0 && progress.missing.isEmpty()) {
+            const QList<QByteArray> known = m_locks.keys();
+            for (const QByteArray &key : known) {
+                if (!m_seenThisScan.contains(key))
+                    markGone(key, m_unobserved);
+            }
+        }
+        m_unobserved.clear();
+        m_lastFullScanAtMs = InspectClock::monotonicMs();
+        emit scanEnded(progress, true, QString());
+        if (m_rescanPending) {
+            m_rescanPending = false;
+            rescan();
+        }
+    });
+    connect(&m_scanner, &LockScanner::scanCancelled, this, [this](const ScanProgress &progress) {
+        emit scanEnded(progress, false, QString());
+        if (m_rescanPending) {
+            m_rescanPending = false;
+            rescan();
+        }
+    });
+    connect(&m_scanner, &LockScanner::scanFailed, this,
+            [this](const RedisError &e, const ScanProgress &progress) {
+                if (e.breaksConnection() || e.code() == RedisError::Code::Loading
+                    || e.code() == RedisError::Code::Timeout
+                    || e.code() == RedisError::Code::ConnectionRefused)
+                    setLive(false, e.message());
+                emit scanEnded(progress, false, e.message());
+            });
+    connect(&m_scanner, &LockScanner::probed, this,
+            [this](const QList<LockRecord> &records, const QList<QByteArray> &goneKeys) {
+                setLive(true, QString());
+                apply(records, LockTracker::Source::Live);
+                for (const QByteArray &key : goneKeys)
+                    markGone(key, m_unobserved);
+            });
+    connect(&m_scanner, &LockScanner::probeUnread, this,
+            [this](const QList<QPair<QByteArray, QString>> &keys) {
+                // LOADING during a restart or DEBUG RELOAD, CLUSTERDOWN: the locks are unknown for now, not
+                // released.
+                if (!keys.isEmpty())
+                    setLive(false, keys.first().second);
+            });
+    connect(&m_scanner, &LockScanner::probeFailed, this,
+            [this](const RedisError &e) { setLive(false, e.message()); });
+
+    connect(&m_watcher, &KeyspaceWatcher::events, this, [this](const QList<KeyspaceEvent> &events) {
+        for (const KeyspaceEvent &e : events) {
+            m_tracker.noteNotification(e.key, e.event, e.atMs);
+            m_dirty.insert(e.key);
+        }
+        if (!m_flush.isActive())
+            m_flush.start();
+    });
+    connect(&m_watcher, &KeyspaceWatcher::stateChanged, this,
+            [this](KeyspaceWatcher::State state, const QString &text) {
+                updateCadence();
+                emit watchStateChanged(state, text);
+            });
+}
+
+LockMonitor::~LockMonitor()
+{
+    // Signals sent by the members while they stop must not reach a half-destroyed monitor.
+    disconnect(&m_watcher, nullptr, this, nullptr);
+    disconnect(&m_scanner, nullptr, this, nullptr);
+}
+
+void LockMonitor::setConnectionSettings(const ConnectionSettings &settings)
+{
+    const bool same = settings == m_settings;
+    m_settings = settings;
+    if (same)
+        return;
+    m_locks.clear();
+    m_codes.clear();
+    m_tracker.clear();
+    m_dirty.clear();
+    m_lastFullScanAtMs = -1;
+    m_scanner.setConnectionSettings(settings);
+    if (m_running)
+        m_watcher.start(settings);
+}
+
+void LockMonitor::setOptions(const ScanOptions &options)
+{
+    m_options = options;
+    m_scanner.setOptions(options);
+}
+
+void LockMonitor::setTiming(const Timing &timing)
+{
+    m_timing = timing;
+    m_flush.setInterval(timing.flushMs);
+    updateCadence();
+}
+
+void LockMonitor::start(bool scanNow)
+{
+    m_running = true;
+    m_watcher.start(m_settings);
+    updateCadence();
+    m_poll.start();
+    m_rescan.start();
+    if (scanNow)
+        rescan();
+}
+
+void LockMonitor::seed(const QList<LockRecord> &records)
+{
+    apply(records, LockTracker::Source::Scan);
+    m_lastFullScanAtMs = InspectClock::monotonicMs();
+}
+
+void LockMonitor::stop()
+{
+    m_running = false;
+    m_poll.stop();
+    m_rescan.stop();
+    m_flush.stop();
+    m_watcher.stop();
+    m_scanner.cancel();
+}
+
+void LockMonitor::rescan()
+{
+    if (m_scanner.isScanning()) {
+        m_rescanPending = true;
+        m_scanner.cancel();
+        return;
+    }
+    m_scanner.start(m_options);
+}
+
+void LockMonitor::refreshNow(const QList<LockRecord> &records)
+{
+    m_scanner.refresh(records);
+}
+
+bool LockMonitor::hearsNotifications() const
+{
+    return m_watcher.state() == KeyspaceWatcher::State::Listening
+        && KeyspaceWatcher::flagsSuffice(m_watcher.flags());
+}
+
+DiagnosticContext LockMonitor::baseContext() const
+{
+    DiagnosticContext c;
+    c.ttlThresholdMs = m_options.ttlThresholdMs;
+    // A renewal is seen no later than the next reading: with notifications within a flush, else within a poll
+    // round (every lock is read once per round of maxRefresh locks per poll).
+    const qint64 rounds
+        = std::max<qint64>(1, (m_locks.size() + m_timing.maxRefresh - 1) / m_timing.maxRefresh);
+    c.readingGranularityMs = hearsNotifications() ? m_timing.flushMs * 2 : m_timing.pollMs * rounds;
+    return c;
+}
+
+void LockMonitor::updateCadence()
+{
+    const bool events = hearsNotifications();
+    // setInterval() restarts a running timer: only touch it when the interval really changes.
+    const int poll = events ? m_timing.pollWithEventsMs : m_timing.pollMs;
+    if (m_poll.interval() != poll)
+        m_poll.setInterval(poll);
+    const int rescan = events ? m_timing.rescanWithEventsMs : m_timing.rescanMs;
+    if (m_rescan.interval() != rescan)
+        m_rescan.setInterval(rescan);
+}
+
+void LockMonitor::setLive(bool live, const QString &reason)
+{
+    if (live == m_live && (live || reason == m_notLiveReason))
+        return;
+    m_live = live;
+    m_notLiveReason = live ? QString() : reason;
+    if (!live) {
+        // Whatever disappears before the next reading went unseen.
+        m_unobserved = QStringLiteral("not seen going: the server could not be read (%1)").arg(reason);
+    } else if (!m_unobserved.isEmpty()) {
+        // Read again: find out which locks survived the outage with a full scan.
+        rescan();
+    }
+    emit liveChanged(live, m_notLiveReason);
+}
+
+void LockMonitor::apply(const QList<LockRecord> &records, LockTracker::Source source)
+{
+    if (records.isEmpty())
+        return;
+    const DiagnosticContext base = baseContext();
+    QList<LockRecord> out;
+    out.reserve(records.size());
+    for (LockRecord r : records) {
+        if (!r.exists() && !m_locks.contains(r.key) && r.queue.isEmpty())
+            continue;
+        const QList<LockEvent> events = m_tracker.observeAndDiagnose(r, source, base);
+        if (!r.exists() && r.queueLength <= 0) {
+            if (!events.isEmpty())
+                emit happened(r.key, events, r);
+            markGone(r.key);
+            continue;
+        }
+        m_locks.insert(r.key, r);
+        if (!events.isEmpty())
+            emit happened(r.key, events, r);
+        QStringList codes;
+        for (const LockDiagnosis &d : std::as_const(r.diagnoses))
+            codes << d.code;
+        const QStringList before = m_codes.value(r.key);
+        m_codes.insert(r.key, codes);
+        for (const LockDiagnosis &d : std::as_const(r.diagnoses)) {
+            if (!before.contains(d.code))
+                emit diagnosisRaised(r, d);
+        }
+        out.append(r);
+    }
+    if (!out.isEmpty())
+        emit updated(out);
+}
+
+void LockMonitor::markGone(const QByteArray &key, const QString &unobserved)
+{
+    const auto it = m_locks.constFind(key);
+    if (it == m_locks.constEnd())
+        return;
+    const LockRecord last = *it;
+    m_locks.erase(it);
+    m_codes.remove(key);
+    const QList<LockEvent> events = m_tracker.observeGone(key, InspectClock::monotonicMs(), unobserved);
+    if (!events.isEmpty())
+        emit happened(key, events, last);
+    emit gone(key, last);
+}
+
+void LockMonitor::poll()
+{
+    if (!m_running || m_locks.isEmpty() || m_scanner.refreshesInFlight() > 0)
+        return;
+    // The priority keys first (what the user is looking at), then the others in turn.
+    QList<LockRecord> batch;
+    QSet<QByteArray> taken;
+    for (const QByteArray &key : std::as_const(m_priority)) {
+        const auto it = m_locks.constFind(key);
+        if (it != m_locks.constEnd() && batch.size() < m_timing.maxRefresh) {
+            batch.append(*it);
+            taken.insert(key);
+        }
+    }
+    const QList<QByteArray> keys = m_locks.keys();
+    if (m_pollOffset >= keys.size())
+        m_pollOffset = 0;
+    for (int n = 0; n < keys.size() && batch.size() < m_timing.maxRefresh; ++n) {
+        const QByteArray &key = keys.at((m_pollOffset + n) % keys.size());
+        if (!taken.contains(key)) {
+            batch.append(m_locks.value(key));
+            taken.insert(key);
+        }
+    }
+    m_pollOffset += int(batch.size());
+    m_scanner.refresh(batch);
+}
+
+void LockMonitor::flush()
+{
+    if (m_dirty.isEmpty())
+        return;
+    QList<QByteArray> keys;
+    for (auto it = m_dirty.begin(); it != m_dirty.end() && keys.size() < 1000;) {
+        keys.append(*it);
+        it = m_dirty.erase(it);
+    }
+    if (!m_scanner.probeKeys(keys)) {
+        for (const QByteArray &k : keys)
+            m_dirty.insert(k); // the scanner is busy: try again shortly
+    }
+    if (!m_dirty.isEmpty())
+        m_flush.start();
+}

@@ -1,0 +1,126 @@
+// The inspector's one live engine, shared by the GUI's Inspector and `lockscope-cli inspect --watch`: full
+// scans (LockScanner), keyspace notifications when the server publishes them (KeyspaceWatcher), TTL polls and
+// periodic incremental rescans when it does not, and the per-key history that turns readings into acquired /
+// renewed / released / expired events and judges stalls against each lock's own rhythm (LockTracker).
+//
+// It keeps to what it saw: while the server cannot be read (connection lost, a restart, LOADING during a
+// reload) no lock is declared released; locks that turn out gone once it can be read again are "lost", not
+// released; a key the server would not read is unknown, not gone.
+#pragma once
+
+#include "keyspacewatcher.h"
+#include "lockscanner.h"
+#include "locktracker.h"
+#include "scanoptions.h"
+
+#include <QHash>
+#include <QObject>
+#include <QSet>
+#include <QTimer>
+
+class LockMonitor : public QObject
+{
+    Q_OBJECT
+public:
+    struct Timing
+    {
+        int pollMs = 1000; // TTL refresh of the known locks without notifications
+        int pollWithEventsMs = 5000; // with notifications flowing: a safety net only
+        int rescanMs = 30000; // incremental full rescans without notifications (new locks appear)
+        int rescanWithEventsMs = 120000; // with notifications: new keys are announced; rescan rarely
+        int flushMs = 100; // notifications are coalesced this long before their keys are read
+        int maxRefresh = 200; // locks read again per poll
+    };
+
+    explicit LockMonitor(QObject *parent = nullptr);
+    ~LockMonitor() override;
+
+    // The server to watch (read-only connections of its own). A different server clears everything.
+    void setConnectionSettings(const ConnectionSettings &settings);
+    const ConnectionSettings &connectionSettings() const { return m_settings; }
+    void setOptions(const ScanOptions &options);
+    const ScanOptions &options() const { return m_options; }
+    void setTiming(const Timing &timing);
+    const Timing &timing() const { return m_timing; }
+
+    // Starts live following: a full scan now (unless `scanNow` is false: after seed()), notifications, polls
+    // and rescans. stop() never waits on the network.
+    void start(bool scanNow = true);
+    // Locks a scan of the caller's own found (the CLI's first table): known from then on, as scan readings.
+    void seed(const QList<LockRecord> &records);
+    void stop();
+    bool isRunning() const { return m_running; }
+    // A full scan now (a running one is cancelled and restarted).
+    void rescan();
+    bool isScanning() const { return m_scanner.isScanning(); }
+    // Locks to read first at each poll (the GUI's visible rows and selection); the rest take turns.
+    void setPriorityKeys(const QList<QByteArray> &keys) { m_priority = keys; }
+    // Reads these locks again now (after an action on them).
+    void refreshNow(const QList<LockRecord> &records);
+
+    // What is known now.
+    const QHash<QByteArray, LockRecord> &locks() const { return m_locks; }
+    const LockTracker &tracker() const { return m_tracker; }
+    const LockHistory *history(const QByteArray &key) const { return m_tracker.history(key); }
+    const ScanProgress &lastProgress() const { return m_lastProgress; }
+    // InspectClock::monotonicMs() when the last full scan finished whole; -1 before the first one.
+    qint64 lastFullScanAtMs() const { return m_lastFullScanAtMs; }
+    // False while the server cannot be read: then the readings shown are the last ones, not live ones.
+    bool isLive() const { return m_live; }
+    QString notLiveReason() const { return m_notLiveReason; }
+    // Whether keyspace notifications are flowing (then changes arrive within milliseconds).
+    bool hearsNotifications() const;
+    const KeyspaceWatcher &watcher() const { return m_watcher; }
+    KeyspaceWatcher &watcher() { return m_watcher; }
+
+    // The diagnostic thresholds every reading is judged with.
+    DiagnosticContext baseContext() const;
+
+signals:
+    void scanStarted();
+    void scanProgress(const ScanProgress &progress);
+    // `complete`: the whole keyspace was walked (locks not met were then found gone). `error` when it failed.
+    void scanEnded(const ScanProgress &progress, bool complete, const QString &error);
+    // Locks met or read again, diagnosed against their history; `events` per key, in key order.
+    void updated(const QList<LockRecord> &records);
+    // What happened to one lock (acquired, renewed, released, expired, lost…), with the lock as it was.
+    void happened(const QByteArray &key, const QList<LockEvent> &events, const LockRecord &record);
+    // A lock no longer there, with its last reading (kept for the GUI's pinned row and history).
+    void gone(const QByteArray &key, const LockRecord &last);
+    // A diagnosis that was not there at the previous reading of that lock.
+    void diagnosisRaised(const LockRecord &record, const LockDiagnosis &diagnosis);
+    // The server became unreadable (with why) or readable again.
+    void liveChanged(bool live, const QString &reason);
+    void watchStateChanged(KeyspaceWatcher::State state, const QString &text);
+
+private:
+    void apply(const QList<LockRecord> &records, LockTracker::Source source);
+    void markGone(const QByteArray &key, const QString &unobserved = QString());
+    void setLive(bool live, const QString &reason);
+    void poll();
+    void flush();
+    void updateCadence();
+
+    ConnectionSettings m_settings;
+    ScanOptions m_options;
+    Timing m_timing;
+    LockScanner m_scanner;
+    KeyspaceWatcher m_watcher;
+    LockTracker m_tracker;
+    QHash<QByteArray, LockRecord> m_locks;
+    QHash<QByteArray, QStringList> m_codes; // diagnosis codes at the last reading, per lock
+    QSet<QByteArray> m_seenThisScan;
+    QSet<QByteArray> m_dirty;
+    QList<QByteArray> m_priority;
+    QTimer m_poll;
+    QTimer m_rescan;
+    QTimer m_flush;
+    int m_pollOffset = 0;
+    bool m_running = false;
+    bool m_rescanPending = false;
+    bool m_live = true;
+    QString m_notLiveReason;
+    QString m_unobserved; // set after an outage: locks found gone at the next reading were not seen going
+    ScanProgress m_lastProgress;
+    qint64 m_lastFullScanAtMs = -1;
+};

@@ -1,0 +1,322 @@
+// LockMonitor, the live engine of the Inspector and of `inspect --watch`, on real servers and real libraries:
+// a minute of healthy renewers from five libraries (each with its own renewal rhythm) raises no stall, a
+// frozen Redisson-format holder is flagged within 1.5 of its renewal periods, a reload or a restart is never
+// turned into releases, and a fair lock that expires with waiters queued is an expiry.
+#include "inspect/inspectclock.h"
+#include "inspect/lockmonitor.h"
+#include "inspect/samplelocks.h"
+#include "testsupport.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSignalSpy>
+
+#include <atomic>
+#include <csignal>
+#include <memory>
+#include <thread>
+
+class TestLockMonitor : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void healthyRenewersAreNeverStalledAndAFrozenOneIs();
+    void aReloadIsNotAReleaseSpree();
+    void aRestartLosesLocksItDoesNotReleaseThem();
+    void aFairLockThatExpiresWithWaitersIsAnExpiry();
+};
+
+namespace {
+
+const QString kDir = QStringLiteral(LOCKSCOPE_LIBRARIES_DIR);
+
+struct Driver
+{
+    QString name;
+    std::unique_ptr<QProcess> process;
+    QList<QJsonObject> made;
+};
+
+// Starts a fixture driver and waits for its {"ready": true}.
+std::unique_ptr<Driver> startDriver(const QString &name, int port, const QString &prefix, QString *error)
+{
+    QFile list(kDir + QStringLiteral("/drivers.json"));
+    if (!list.open(QIODevice::ReadOnly)) {
+        *error = list.errorString();
+        return nullptr;
+    }
+    for (const QJsonValue &v :
+         QJsonDocument::fromJson(list.readAll()).object().value(QLatin1String("drivers")).toArray()) {
+        if (v.toObject().value(QLatin1String("name")).toString() != name)
+            continue;
+        auto d = std::make_unique<Driver>();
+        d->name = name;
+        QStringList argv;
+        for (const QJsonValue &a : v.toObject().value(QLatin1String("argv")).toArray())
+            argv << a.toString().replace(QLatin1String("${dir}"), kDir);
+        argv << QStringLiteral("--port") << QString::number(port) << QStringLiteral("--prefix") << prefix;
+        d->process = std::make_unique<QProcess>();
+        d->process->start(argv.takeFirst(), argv);
+        QByteArray pending;
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < 60000) {
+            if (!d->process->waitForReadyRead(500) && d->process->state() == QProcess::NotRunning)
+                break;
+            pending += d->process->readAllStandardOutput();
+            qsizetype nl;
+            while ((nl = pending.indexOf('\n')) >= 0) {
+                const QJsonObject o = QJsonDocument::fromJson(pending.left(nl)).object();
+                pending.remove(0, nl + 1);
+                if (o.contains(QLatin1String("made")))
+                    d->made << o.value(QLatin1String("made")).toObject();
+                if (o.value(QLatin1String("ready")).toBool())
+                    return d;
+            }
+        }
+        *error = QStringLiteral("%1 never became ready: %2")
+                     .arg(name, QString::fromUtf8(d->process->readAllStandardError()));
+        return nullptr;
+    }
+    *error = QStringLiteral("no driver %1").arg(name);
+    return nullptr;
+}
+
+} // namespace
+
+void TestLockMonitor::initTestCase()
+{
+    QVERIFY2(QFileInfo::exists(kDir + QStringLiteral("/node/node_modules/.lockscope-installed")),
+             "the Node.js fixtures are not installed: run tests/libraries/setup (scripts/test does)");
+}
+
+void TestLockMonitor::healthyRenewersAreNeverStalledAndAFrozenOneIs()
+{
+    SandboxServer server;
+    LS_START(server);
+    // Libraries that renew on their own, each with its rhythm: Redisson's watchdog format (node-redisson) at
+    // a third of the lease, BullMQ and Bull at half, redis-semaphore when a fifth is left, redlock's using()
+    // with 500 ms left, redlock-universal at 80 %, RQ's scheduler every second.
+    std::vector<std::unique_ptr<Driver>> drivers;
+    int n = 0;
+    for (const char *name : {"node-redisson", "bullmq", "bull", "redis-semaphore", "redlock-v5",
+                             "sesamecare-redlock", "redlock-universal", "rq"}) {
+        QString error;
+        auto d = startDriver(QString::fromLatin1(name), server.port(), QStringLiteral("mon%1:").arg(n++),
+                             &error);
+        QVERIFY2(d, qPrintable(error));
+        drivers.push_back(std::move(d));
+    }
+    LockMonitor monitor;
+    monitor.setConnectionSettings(server.connectionSettings());
+    QSignalSpy stalls(&monitor, &LockMonitor::diagnosisRaised);
+    QHash<QByteArray, int> renewals;
+    connect(&monitor, &LockMonitor::happened, this,
+            [&](const QByteArray &key, const QList<LockEvent> &events, const LockRecord &) {
+                for (const LockEvent &e : events)
+                    renewals[key] += e.type == LockEvent::Type::Renewed;
+            });
+    QSignalSpy scanned(&monitor, &LockMonitor::scanEnded);
+    monitor.start();
+    QVERIFY(scanned.wait(20000));
+
+    // A minute of healthy renewals.
+    QElapsedTimer minute;
+    minute.start();
+    while (minute.elapsed() < 60000)
+        QTest::qWait(250);
+    QStringList falseStalls;
+    for (const QList<QVariant> &s : std::as_const(stalls)) {
+        const auto d = s.at(1).value<LockDiagnosis>();
+        if (d.code == QLatin1String("watchdog-stalled"))
+            falseStalls << QStringLiteral("%1: %2").arg(QString::fromUtf8(s.at(0).value<LockRecord>().key),
+                                                        d.evidence);
+    }
+    QVERIFY2(falseStalls.isEmpty(), qPrintable(falseStalls.join(u'\n')));
+    // And the renewals were seen, so the silence above is a judgement, not blindness.
+    int renewingLocks = 0;
+    for (auto [key, count] : renewals.asKeyValueRange())
+        renewingLocks += count >= 3;
+    qInfo("%d locks seen renewing at least 3 times in 60 s", renewingLocks);
+    QVERIFY2(renewingLocks >= 10, qPrintable(QString::number(renewingLocks)));
+
+    // Freeze the Redisson-format holder: its 30 s watchdog lock (renewed every 10 s) must be flagged
+    // within 1.5 renewal periods of its last renewal.
+    Driver &frozen = *drivers.front();
+    QByteArray watched;
+    for (const QJsonObject &m : frozen.made) {
+        if (m.value(QLatin1String("lease_ms")).toInt() == 30000)
+            watched = m.value(QLatin1String("key")).toString().toUtf8();
+    }
+    QVERIFY(!watched.isEmpty());
+    QVERIFY(monitor.history(watched) && monitor.history(watched)->renewals() > 0);
+    stalls.clear();
+    QCOMPARE(::kill(pid_t(frozen.process->processId()), SIGSTOP), 0);
+    QElapsedTimer frozenFor;
+    frozenFor.start();
+    qint64 flaggedAt = -1;
+    while (flaggedAt < 0 && frozenFor.elapsed() < 40000) {
+        QTest::qWait(100);
+        for (const QList<QVariant> &s : std::as_const(stalls)) {
+            if (s.at(0).value<LockRecord>().key == watched
+                && s.at(1).value<LockDiagnosis>().code == QLatin1String("watchdog-stalled"))
+                flaggedAt = InspectClock::monotonicMs();
+        }
+    }
+    ::kill(pid_t(frozen.process->processId()), SIGCONT);
+    QVERIFY2(flaggedAt > 0, "the frozen holder was never flagged");
+    const LockHistory *h = monitor.history(watched);
+    const qint64 period = h->renewalIntervalMs() > 0 ? h->renewalIntervalMs() : 10000;
+    const qint64 sinceRenewal = flaggedAt - h->lastRenewalMs();
+    qInfo("frozen holder flagged %lld ms after its last renewal (renewal period %lld ms: %.2f periods)",
+          sinceRenewal, period, double(sinceRenewal) / double(period));
+    QVERIFY2(sinceRenewal <= period * 3 / 2, qPrintable(QString::number(sinceRenewal)));
+
+    monitor.stop();
+    for (auto &d : drivers) {
+        d->process->closeWriteChannel();
+        if (!d->process->waitForFinished(5000))
+            d->process->kill();
+    }
+}
+
+void TestLockMonitor::aReloadIsNotAReleaseSpree()
+{
+    SandboxServer::Options o;
+    o.configLines << QStringLiteral("enable-debug-command yes");
+    SandboxServer server(o);
+    LS_START(server);
+    RedisConnection admin(server.connectionSettings());
+    LS_OPEN(admin);
+    QVERIFY(SampleLocks::writeDemoSet(admin));
+    // Enough data that loading it again takes a noticeable while, during which every read answers LOADING.
+    QVERIFY(admin.command({"DEBUG", "POPULATE", "1500000", "filler", "64"}).ok());
+    LockMonitor monitor;
+    LockMonitor::Timing fast;
+    fast.pollMs = 50;
+    monitor.setTiming(fast);
+    monitor.setConnectionSettings(server.connectionSettings());
+    ScanOptions options;
+    options.patterns = {"demo:*"};
+    monitor.setOptions(options);
+    QSignalSpy live(&monitor, &LockMonitor::liveChanged);
+    QList<LockEvent::Type> seen;
+    QStringList log;
+    connect(&monitor, &LockMonitor::happened, this,
+            [&](const QByteArray &key, const QList<LockEvent> &events, const LockRecord &) {
+                for (const LockEvent &e : events) {
+                    seen << e.type;
+                    log << QStringLiteral("%1 %2 %3").arg(QString::fromUtf8(key), LockEvent::typeName(e.type), e.detail);
+                }
+            });
+    QSignalSpy scanned(&monitor, &LockMonitor::scanEnded);
+    monitor.start();
+    QVERIFY(scanned.wait(10000));
+    // The locks that outlive the test (a few demo locks have TTLs of seconds and expire meanwhile, rightly).
+    QList<QByteArray> lasting;
+    for (const LockRecord &r : monitor.locks()) {
+        if (r.pttlMs == -1 || r.pttlMs > 120000)
+            lasting << r.key;
+    }
+    QVERIFY(lasting.size() >= 5);
+    seen.clear();
+    // DEBUG RELOAD saves and loads the data set again; while it loads, reads answer LOADING. The locks are
+    // the same afterwards. (The reload runs on its own connection, so the monitor keeps polling meanwhile.)
+    for (int i = 0; i < 3; ++i) {
+        std::atomic_bool reloaded = false;
+        std::thread reloader([&] {
+            ConnectionSettings s = server.connectionSettings();
+            s.commandTimeoutMs = 120000;
+            RedisConnection c(s);
+            reloaded = !c.open() && c.command({"DEBUG", "RELOAD"}).ok();
+            reloaded = true;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(reloaded, 120000);
+        reloader.join();
+        QTRY_VERIFY_WITH_TIMEOUT(monitor.isLive(), 20000);
+    }
+    // The polls did read across a reload: the monitor saw the server unreadable at least once.
+    QVERIFY2(!live.isEmpty(), "no poll fell inside a reload: the test did not exercise LOADING");
+    monitor.rescan();
+    QVERIFY(scanned.wait(10000));
+    QVERIFY2(!seen.contains(LockEvent::Type::Released) && !seen.contains(LockEvent::Type::Lost),
+             qPrintable(log.join(u'\n')));
+    for (const QByteArray &key : std::as_const(lasting))
+        QVERIFY2(monitor.locks().contains(key), key.constData());
+}
+
+void TestLockMonitor::aRestartLosesLocksItDoesNotReleaseThem()
+{
+    SandboxServer server;
+    LS_START(server);
+    RedisConnection admin(server.connectionSettings());
+    LS_OPEN(admin);
+    QVERIFY(SampleLocks::redissonLock(admin, "order:1", SampleLocks::redissonClientId(), 7, 60000));
+    QVERIFY(SampleLocks::plainLock(admin, "lock:stock", "worker-17", 60000));
+    LockMonitor monitor;
+    monitor.setConnectionSettings(server.connectionSettings());
+    QHash<QByteArray, QList<LockEvent>> events;
+    connect(&monitor, &LockMonitor::happened, this,
+            [&](const QByteArray &key, const QList<LockEvent> &e, const LockRecord &) { events[key] << e; });
+    QSignalSpy live(&monitor, &LockMonitor::liveChanged);
+    QSignalSpy scanned(&monitor, &LockMonitor::scanEnded);
+    monitor.start();
+    QVERIFY(scanned.wait(10000));
+    QCOMPARE(int(monitor.locks().size()), 2);
+    // The server dies and comes back empty (persistence off): nobody released anything; the locks were lost.
+    server.kill();
+    QTRY_VERIFY_WITH_TIMEOUT(!monitor.isLive(), 15000);
+    QVERIFY(server.restart());
+    QTRY_VERIFY_WITH_TIMEOUT(monitor.isLive() && monitor.locks().isEmpty(), 30000);
+    for (const QByteArray &key : {QByteArray("order:1"), QByteArray("lock:stock")}) {
+        QVERIFY(!events.value(key).isEmpty());
+        const LockEvent last = events.value(key).last();
+        QCOMPARE(last.type, LockEvent::Type::Lost);
+        QVERIFY2(last.detail.contains(QLatin1String("could not be read")), qPrintable(last.detail));
+    }
+}
+
+void TestLockMonitor::aFairLockThatExpiresWithWaitersIsAnExpiry()
+{
+    SandboxServer server;
+    LS_START(server);
+    RedisConnection admin(server.connectionSettings());
+    LS_OPEN(admin);
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    QVERIFY(SampleLocks::redissonLock(admin, "fair:1", SampleLocks::redissonClientId(), 1, 2000));
+    QVERIFY(SampleLocks::redissonFairWaiter(admin, "fair:1", SampleLocks::redissonClientId() + ":9",
+                                            now + 300000));
+    LockMonitor monitor;
+    LockMonitor::Timing t;
+    t.pollMs = 200;
+    monitor.setTiming(t);
+    monitor.setConnectionSettings(server.connectionSettings());
+    QList<LockEvent> events;
+    connect(&monitor, &LockMonitor::happened, this,
+            [&](const QByteArray &key, const QList<LockEvent> &e, const LockRecord &) {
+                if (key == "fair:1")
+                    events << e;
+            });
+    QSignalSpy scanned(&monitor, &LockMonitor::scanEnded);
+    monitor.start();
+    QVERIFY(scanned.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        std::any_of(events.cbegin(), events.cend(),
+                    [](const LockEvent &e) { return e.type == LockEvent::Type::Expired; }),
+        10000);
+    // The queue is left; the lock expired. Before, this read as "released (owner changed)" and "acquired".
+    for (const LockEvent &e : std::as_const(events)) {
+        QVERIFY2(e.type != LockEvent::Type::Released && e.type != LockEvent::Type::Acquired,
+                 qPrintable(LockEvent::typeName(e.type) + QStringLiteral(" ") + e.detail));
+    }
+    QVERIFY(monitor.locks().contains("fair:1")); // still listed: its orphan queue
+    QVERIFY(!monitor.locks().value("fair:1").exists());
+}
+
+QTEST_GUILESS_MAIN(TestLockMonitor)
+#include "tst_lockmonitor.moc"
