@@ -11,6 +11,7 @@ private slots:
     void renewalsFromPolling();
     void renewalTimeFromNotification();
     void ownerChangeAndCount();
+    void refusedDataIsNoOwnerChange();
     void releasedOrExpired();
     void notificationsDecideGone();
     void acquiredWithNotificationTime();
@@ -93,6 +94,22 @@ void TestLockTracker::ownerChangeAndCount()
              QList<T> {T::Changed});
     QCOMPARE(t.history("lock")->events().last().detail, QStringLiteral("hold count 1 → 2"));
     QCOMPARE(types(t.observe(reading(200, 30000, "b:2"), LockTracker::Source::Live)),
+             (QList<T> {T::Released, T::Acquired}));
+}
+
+void TestLockTracker::refusedDataIsNoOwnerChange()
+{
+    // A reading whose data the server refused (LOADING half-way through the reads) has no owners: that is not
+    // a new holder, and the next full reading of the same holder is no change either.
+    LockTracker t;
+    t.observe(reading(0, 30000), LockTracker::Source::Scan);
+    LockRecord refused = reading(1000, 29000);
+    refused.owners.clear();
+    refused.setUnknown(QStringLiteral("data"), QStringLiteral("LOADING Redis is loading the dataset in memory"));
+    QCOMPARE(types(t.observe(refused, LockTracker::Source::Live)), QList<T> {});
+    QCOMPARE(types(t.observe(reading(2000, 28000), LockTracker::Source::Live)), QList<T> {});
+    // Someone else's, read in full, still is.
+    QCOMPARE(types(t.observe(reading(3000, 30000, "b:1"), LockTracker::Source::Live)),
              (QList<T> {T::Released, T::Acquired}));
 }
 

@@ -204,6 +204,11 @@ void FormatCatalog::index()
 {
     for (auto &list : m_byType)
         list.clear();
+    m_companionRules.clear();
+    for (const LockFormat &f : std::as_const(m_formats)) {
+        for (const LockFormat::CompanionOf &rule : f.companionOf)
+            m_companionRules.append({&f, &rule});
+    }
     for (int i = 0; i < m_formats.size(); ++i) {
         const int t = typeIndex(m_formats.at(i).type);
         if (t >= 0)
@@ -228,18 +233,19 @@ const LockFormat *FormatCatalog::find(const QString &id) const
     return nullptr;
 }
 
-bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k,
+bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QString &valueText,
                              QHash<QString, QByteArray> *groups) const
 {
     switch (f.shape) {
     case LockFormat::Shape::Token:
     case LockFormat::Shape::Flag:
     case LockFormat::Shape::Counter: {
-        // Only a value read whole can fit a pattern.
-        if (k.valueLength > k.value.size() || k.value.isEmpty())
+        // Only a value read whole can fit a pattern; the cheap checks first.
+        if (k.valueLength > k.value.size() || k.value.isEmpty() || !f.valueLength.contains(k.value.size())
+            || (!f.valueStarts.isEmpty() && !k.value.startsWith(f.valueStarts)) || valueText.isNull())
             return false;
-        const QRegularExpressionMatch m = f.value.match(QString::fromUtf8(k.value));
-        if (!m.hasMatch() || QString::fromUtf8(k.value).toUtf8() != k.value)
+        const QRegularExpressionMatch m = f.value.match(valueText);
+        if (!m.hasMatch())
             return false;
         // A uuid1 token must also decode to a plausible time: random hex passes the pattern 1 time in 64.
         if (f.decode == QLatin1String("uuid1") && !LockClassifier::parseUuid1Hex(k.value))
@@ -248,9 +254,10 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k,
         return true;
     }
     case LockFormat::Shape::OwnerHash: {
-        int owners = 0, unexpected = 0;
+        qsizetype owners = 0, unexpected = 0, remaining = k.fields.size();
         bool mode = false, writer = false;
         for (const auto &[field, value] : k.fields) {
+            --remaining;
             if (!f.modeField.isEmpty() && field == f.modeField) {
                 mode = true;
                 continue;
@@ -258,7 +265,9 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k,
             QByteArray name = field;
             if (!f.writeSuffix.isEmpty() && name.endsWith(f.writeSuffix))
                 name.chop(f.writeSuffix.size());
-            const QRegularExpressionMatch m = f.field.match(QString::fromUtf8(name));
+            const QRegularExpressionMatch m = f.fieldLength.contains(name.size())
+                ? f.field.match(QString::fromUtf8(name))
+                : QRegularExpressionMatch();
             if (m.hasMatch() && f.ownerInValue) {
                 // The field only names an entry; the owner is its value.
                 const QRegularExpressionMatch v = f.value.match(QString::fromUtf8(value));
@@ -276,6 +285,9 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k,
                        || !f.ignoredFields.match(QString::fromUtf8(field)).hasMatch()) {
                 ++unexpected;
             }
+            // Most hashes of a keyspace are not locks: stop as soon as the fields left cannot make it one.
+            if (unexpected > owners + remaining)
+                return false;
         }
         // A read-write format needs its mode field or a writer: a plain owner hash is the other format's.
         if (!f.modeField.isEmpty() && !mode && !writer)
@@ -288,6 +300,8 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k,
         if (k.fields.isEmpty())
             return false;
         for (const auto &[field, value] : k.fields) {
+            if (!f.fieldLength.contains(field.size()))
+                return false;
             const QRegularExpressionMatch m = f.field.match(QString::fromUtf8(field));
             if (!m.hasMatch())
                 return false;
@@ -303,6 +317,8 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k,
         for (const auto &[member, score] : k.members) {
             if (!f.writeMember.isEmpty() && member == f.writeMember)
                 continue;
+            if (!f.memberLength.contains(member.size()))
+                return false;
             const QRegularExpressionMatch m = f.member.match(QString::fromUtf8(member));
             if (!m.hasMatch())
                 return false;
@@ -323,7 +339,10 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
     if (t < 0)
         return best;
     int bestScore = -1;
-    const QString keyText = QString::fromUtf8(k.key);
+    // Converted once, and only when a format gets that far (most keys fail the cheap checks first).
+    QString keyText;
+    QString valueText;
+    bool valueConverted = false;
     for (int i : m_byType[t]) {
         const LockFormat &f = m_formats.at(i);
         const bool hasKey = !f.key.pattern().isEmpty();
@@ -338,12 +357,20 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
                 && !::memmem(k.key.constData(), size_t(k.key.size()), f.keyContains.constData(),
                              size_t(f.keyContains.size())))
                 continue;
+            if (keyText.isNull())
+                keyText = QString::fromUtf8(k.key);
             const QRegularExpressionMatch m = f.key.match(keyText);
             if (!m.hasMatch())
                 continue;
             addNamedGroups(f.key, m, &groups);
         }
-        if (!dataFits(f, k, &groups))
+        if (!valueConverted && k.type == "string" && f.valueLength.contains(k.value.size())) {
+            valueConverted = true;
+            const QString text = QString::fromUtf8(k.value);
+            if (text.toUtf8() == k.value) // bytes that are not UTF-8 fit no pattern
+                valueText = text.isNull() ? QString(QLatin1String("")) : text;
+        }
+        if (!dataFits(f, k, valueText, &groups))
             continue;
         if (s == bestScore) {
             if (!best.alsoLibraries.contains(f.library) && f.library != best.format->library)
@@ -362,19 +389,16 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
 
 FormatCatalog::CompanionOf FormatCatalog::companionOf(const QByteArray &key) const
 {
-    for (const LockFormat &f : m_formats) {
-        for (const LockFormat::CompanionOf &rule : f.companionOf) {
-            if (!::memmem(key.constData(), size_t(key.size()), rule.contains.constData(),
-                          size_t(rule.contains.size())))
-                continue;
-            const QRegularExpressionMatch m = rule.match.match(QString::fromUtf8(key));
-            if (!m.hasMatch())
-                continue;
-            QHash<QString, QByteArray> groups;
-            addNamedGroups(rule.match, m, &groups);
-            groups.insert(QStringLiteral("key"), key);
-            return {&f, rule.lock.expand(groups), rule.role};
-        }
+    for (const auto &[f, rule] : m_companionRules) {
+        if (!::memmem(key.constData(), size_t(key.size()), rule->contains.constData(), size_t(rule->contains.size())))
+            continue;
+        const QRegularExpressionMatch m = rule->match.match(QString::fromUtf8(key));
+        if (!m.hasMatch())
+            continue;
+        QHash<QString, QByteArray> groups;
+        addNamedGroups(rule->match, m, &groups);
+        groups.insert(QStringLiteral("key"), key);
+        return {f, rule->lock.expand(groups), rule->role};
     }
     return {};
 }

@@ -61,10 +61,13 @@ public:
 
 private:
     void index();
-    bool dataFits(const LockFormat &f, const ScannedKey &k, QHash<QString, QByteArray> *groups) const;
+    // `valueText`: the string value as text, null when it is no string or not UTF-8.
+    bool dataFits(const LockFormat &f, const ScannedKey &k, const QString &valueText,
+                  QHash<QString, QByteArray> *groups) const;
 
     QList<LockFormat> m_formats;
     QList<int> m_byType[3]; // string, hash, zset: indexes into m_formats, best first
+    QList<QPair<const LockFormat *, const LockFormat::CompanionOf *>> m_companionRules; // every format's, flat
     QStringList m_files;
     QStringList m_errors;
 };

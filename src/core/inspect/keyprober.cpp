@@ -105,6 +105,18 @@ QString unreadReason(const RedisError &e)
     return e.message().left(120);
 }
 
+// A refusal that says nothing about the key but about the whole server for now (a reload, a restart, the
+// cluster down): a key with such an answer to any of its reads is unread as a whole, not a lock with
+// missing parts — its owners read as "none" would look like a new holder.
+bool refusesEveryKey(const RedisError &e)
+{
+    if (e.code() == RedisError::Code::Loading)
+        return true;
+    const QString m = e.message();
+    return m.startsWith(QLatin1String("CLUSTERDOWN")) || m.startsWith(QLatin1String("MASTERDOWN"))
+        || m.startsWith(QLatin1String("BUSY"));
+}
+
 QList<double> scoresOf(const QList<RedisReply> &flat, QList<QByteArray> *members)
 {
     QList<double> scores;
@@ -223,6 +235,7 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
 
     QList<ScannedKey> keys;
     keys.reserve(targets.size());
+    QStringList refusedNow(targets.size()); // per key: why a later read was refused server-wide
     qsizetype reply = 0;
     for (qsizetype i = 0; i < targets.size(); ++i) {
         const ProbeTarget &t = targets.at(i);
@@ -246,6 +259,8 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
                     k.pttlMs = pttl.reply.toInteger();
                     k.readAtMs = readAt;
                 } else {
+                    if (refusesEveryKey(pttl.error))
+                        refusedNow[i] = unreadReason(pttl.error);
                     k.pttlMs = -3;
                     k.pttlError = QStringLiteral("PTTL refused: %1").arg(pttl.error.message());
                 }
@@ -299,6 +314,8 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
         const RedisResult &r = replies.at(n);
         ScannedKey &k = keys[p.target];
         if (!r.ok()) {
+            if (refusesEveryKey(r.error))
+                refusedNow[p.target] = unreadReason(r.error);
             k.readErrors << readError(r);
             continue;
         }
@@ -356,20 +373,26 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
     const LockFormat *queueFormat = catalog.find(QStringLiteral("redisson-lock"));
     for (qsizetype i = 0; i < keys.size(); ++i) {
         ScannedKey &k = keys[i];
-        const bool isCompanion = LockNames::companionOf(k.key).role != LockNames::CompanionRole::None
-            || bool(catalog.companionOf(k.key));
-        if (pttlReply.at(i) < 0 && k.exists()) {
-            // Its PTTL is not read yet: ask whether a format could fit it if it had a TTL (formats that need
-            // one decide after the read).
-            ScannedKey withTtl = k;
-            withTtl.pttlMs = 0;
-            if (isCompanion || LockClassifier::mayBeLock(withTtl, catalog))
-                third.add(i, Read::Ttl, {QByteArrayLiteral("PTTL"), k.key});
+        const bool ttlUnread = pttlReply.at(i) < 0;
+        const bool companionTarget = targets.at(i).purpose == ProbeTarget::Purpose::Companion;
+        // One match per key. Its PTTL may not be read yet: match as if it had a TTL (formats that need one
+        // decide again, after the read).
+        FormatCatalog::Match m;
+        if (k.exists() && !companionTarget) {
+            const qint64 pttl = k.pttlMs;
+            if (ttlUnread)
+                k.pttlMs = 0;
+            m = catalog.match(k);
+            k.pttlMs = pttl;
         }
+        if (ttlUnread && k.exists()
+            && (m || k.lockNamed || k.explicitPattern
+                || LockNames::companionOf(k.key).role != LockNames::CompanionRole::None
+                || catalog.companionOf(k.key)))
+            third.add(i, Read::Ttl, {QByteArrayLiteral("PTTL"), k.key});
         const bool orphanCandidate = viaQueue.contains(i);
-        if (targets.at(i).purpose == ProbeTarget::Purpose::Companion || (!k.exists() && !orphanCandidate))
+        if (companionTarget || (!k.exists() && !orphanCandidate))
             continue;
-        const FormatCatalog::Match m = orphanCandidate ? FormatCatalog::Match {} : catalog.match(k);
         const LockFormat *f = orphanCandidate ? queueFormat : m.format;
         if (!f)
             continue;
@@ -456,6 +479,8 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
         ScannedKey &k = keys[p.target];
         ScannedKey::Companion *c = p.companion >= 0 ? &k.companions[p.companion] : nullptr;
         if (!r.ok()) {
+            if (refusesEveryKey(r.error))
+                refusedNow[p.target] = unreadReason(r.error);
             const QString e = readError(r);
             if (c && r.error.code() == RedisError::Code::WrongType)
                 c->wrongType = true; // malformed data, not a refusal
@@ -528,6 +553,14 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
         default:
             break;
         }
+    }
+    for (qsizetype i = 0; i < keys.size(); ++i) {
+        if (refusedNow.at(i).isEmpty() || keys.at(i).type.isEmpty())
+            continue;
+        ScannedKey &k = keys[i];
+        k.type.clear();
+        k.readErrors.prepend(refusedNow.at(i));
+        m_unread[refusedNow.at(i)] += 1;
     }
     *out = std::move(keys);
     return true;

@@ -100,7 +100,10 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
     for (const ScannedKey &k : keys) {
         // Cheap rejection first: most keys are not locks and need no lookup at all.
         const QByteArray lockOfCompanion = companionLock(k.key);
-        if (lockOfCompanion.isEmpty() && !LockClassifier::mayBeLock(k, catalog))
+        // One match per key, reused by the classifier.
+        const FormatCatalog::Match match
+            = lockOfCompanion.isEmpty() && k.exists() ? catalog.match(k) : FormatCatalog::Match {};
+        if (lockOfCompanion.isEmpty() && !match && k.exists() && !k.lockNamed && !k.explicitPattern)
             continue;
         if (m_seen.contains(k.key))
             continue; // SCAN may return a key twice
@@ -121,7 +124,7 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
         if (!k.exists() && k.companions.isEmpty())
             continue; // gone between SCAN and TYPE
 
-        LockRecord record = LockClassifier::classify(k, catalog);
+        LockRecord record = LockClassifier::classify(k, catalog, &match);
         if (!record.isLock())
             continue; // not remembered: a non-lock seen twice is simply not a lock twice
         const LockFormat *format = catalog.find(record.format);

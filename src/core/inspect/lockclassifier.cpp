@@ -523,7 +523,8 @@ bool mayBeLock(const ScannedKey &k, const FormatCatalog &catalog)
     return bool(catalog.match(k));
 }
 
-LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog)
+LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
+                    const FormatCatalog::Match *precomputed)
 {
     if (!k.exists()) {
         // An orphan fair-lock queue: the lock is gone, its waiters are still queued.
@@ -549,7 +550,7 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog)
             r.queueLength = 0;
         return r;
     }
-    const FormatCatalog::Match m = catalog.match(k);
+    const FormatCatalog::Match m = precomputed ? *precomputed : catalog.match(k);
     if (!m) {
         if (k.lockNamed || k.explicitPattern)
             return named(k);

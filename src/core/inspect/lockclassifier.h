@@ -13,7 +13,9 @@ namespace LockClassifier {
 // The lock `key` holds, a "named like a lock" record when only its name (or the user's pattern) says lock,
 // or a record with kind None when it is not a lock. Diagnoses are not filled in (see LockDiagnostics);
 // `problems` lists what is malformed.
-LockRecord classify(const ScannedKey &key, const FormatCatalog &catalog);
+// `match`: the catalog's match of `key` when the caller has it already (a full scan matches every key once).
+LockRecord classify(const ScannedKey &key, const FormatCatalog &catalog,
+                    const FormatCatalog::Match *match = nullptr);
 
 // False when `key` cannot be listed whatever else is read: not named like a lock, not asked for, and its
 // data fits no format. Callers use it to skip work early (most keys of a big keyspace).

@@ -221,7 +221,11 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
                                     "data_identifies",
                                     "needs_ttl",
                                     "owner_in_value",
-                                    "lock_key"};
+                                    "lock_key",
+                                    "value_length",
+                                    "field_length",
+                                    "member_length",
+                                    "value_starts"};
     if (!onlyKnownFields(o, known, QString(), error))
         return false;
     if (!typed(o, {"needs_lock_name", "needs_ttl", "data_identifies", "owner_in_value"}, {"priority"},
@@ -341,6 +345,22 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
     f.dataIdentifies = o.value(QStringLiteral("data_identifies")).toBool(false);
     f.needsTtl = o.value(QStringLiteral("needs_ttl")).toBool(false);
     f.ownerInValue = o.value(QStringLiteral("owner_in_value")).toBool(false);
+    for (const auto &[name, length] :
+         {std::pair {"value_length", &f.valueLength}, std::pair {"field_length", &f.fieldLength},
+          std::pair {"member_length", &f.memberLength}}) {
+        const QJsonValue v = o.value(QLatin1String(name));
+        if (v.isUndefined())
+            continue;
+        const QJsonArray range = v.toArray();
+        if (!v.isArray() || range.size() != 2 || !range.at(0).isDouble() || !range.at(1).isDouble()
+            || range.at(0).toInt() < 0 || range.at(1).toInt() < range.at(0).toInt()) {
+            *error = QStringLiteral("\"%1\" must be [min, max] lengths in bytes").arg(QLatin1String(name));
+            return false;
+        }
+        length->min = range.at(0).toInt();
+        length->max = range.at(1).toInt();
+    }
+    f.valueStarts = o.value(QStringLiteral("value_starts")).toString().toUtf8();
     f.lockKey = FormatTemplate(o.value(QStringLiteral("lock_key")).toString());
     const bool stringShape = f.type == "string";
     if (stringShape && f.value.pattern().isEmpty()) {

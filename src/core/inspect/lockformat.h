@@ -14,6 +14,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <limits>
+
 // A text with ${name} placeholders filled from the key's and data's named groups: ${key} is the whole key,
 // ${key|braced} wraps it in {…} unless it already holds a brace (Redisson's companion names), ${x|hex} shows
 // raw bytes as hex, ${x|8} keeps the first 8 characters of x and marks the cut with "…". ${holder} is the
@@ -110,6 +112,16 @@ struct LockFormat
     bool needsTtl = false; // only for keys with a TTL (a short value is a lock's only with one)
     bool dataIdentifies = false; // the data alone names the library (Redisson's <uuid>:<thread> fields)
     // The data.
+    // Cheap checks made before any pattern (a full scan tries every string value against the formats that do
+    // not know the key's name): lengths in bytes, and a literal the value starts with.
+    struct Length
+    {
+        int min = 0;
+        int max = std::numeric_limits<int>::max();
+        bool contains(qsizetype n) const { return n >= min && n <= max; }
+    };
+    Length valueLength, fieldLength, memberLength;
+    QByteArray valueStarts;
     QRegularExpression value; // Token, Flag, Counter: the whole value
     QRegularExpression field; // OwnerHash, HolderHash: each holder field
     QRegularExpression ignoredFields; // OwnerHash: fields that are neither owners nor the mode

@@ -74,6 +74,10 @@ qint64 LockRecord::waiters() const
         return std::max(queueLength, subscribers);
     if (subscribers >= 0)
         return subscribers;
+    // The channel's subscribers were not counted (refused, a replica, a library whose waiters poll): an empty
+    // fair queue does not make that 0.
+    if (!unknownReason(QStringLiteral("waiters")).isEmpty())
+        return -1;
     return queueLength >= 0 ? queueLength : -1;
 }
 

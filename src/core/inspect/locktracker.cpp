@@ -74,12 +74,14 @@ QList<LockEvent> LockTracker::observe(const LockRecord &record, Source source)
             it->history.noteLease(record.pttlMs + (now - at));
     } else {
         State &s = *it;
-        const QByteArray ids = ownerIds(record);
+        // Data the server refused this time says nothing about who holds it: compare owners only when read.
+        const bool dataUnread = !record.unknownReason(QStringLiteral("data")).isEmpty();
+        const QByteArray ids = dataUnread ? s.ownerIds : ownerIds(record);
         if (ids != s.ownerIds) {
             // A different holder: the previous one let go (or lost it) between the readings.
             emitEvent(s, LockEvent::Type::Released, now, QStringLiteral("owner changed"));
             emitEvent(s, LockEvent::Type::Acquired, now, ownerText(record));
-        } else if (record.ownerSignature() != s.signature) {
+        } else if (!dataUnread && record.ownerSignature() != s.signature) {
             const qint64 total = countTotal(record);
             emitEvent(s, LockEvent::Type::Changed, now,
                       total != s.countTotal
@@ -106,9 +108,11 @@ QList<LockEvent> LockTracker::observe(const LockRecord &record, Source source)
     }
     State &s = *it;
     s.present = true;
-    s.signature = record.ownerSignature();
-    s.ownerIds = ownerIds(record);
-    s.countTotal = countTotal(record);
+    if (record.unknownReason(QStringLiteral("data")).isEmpty()) {
+        s.signature = record.ownerSignature();
+        s.ownerIds = ownerIds(record);
+        s.countTotal = countTotal(record);
+    }
     s.pttlMs = record.pttlMs;
     s.readAtMs = now;
     s.hint.clear();
@@ -137,8 +141,8 @@ QList<LockEvent> LockTracker::observeGone(const QByteArray &key, qint64 atMs, co
     e.pttlMs = -2;
     const qint64 ttlLeft = s.pttlMs >= 0 ? s.pttlMs - (atMs - s.readAtMs) : -1;
     if (!unobserved.isEmpty() && s.hint.isEmpty() && (s.pttlMs < 0 || ttlLeft > tolerance(s.pttlMs))) {
-        // Nobody could see it go (the server was unreachable, restarted, loading) and its TTL had not run out:
-        // released, or lost in a restart without persistence — saying which would be a guess.
+        // Nobody could see it go (the server was unreachable, restarted, loading) and its TTL had not run
+        // out: released, or lost in a restart without persistence — saying which would be a guess.
         e.type = LockEvent::Type::Lost;
         e.atMs = atMs;
         e.detail = unobserved;

@@ -1,0 +1,178 @@
+// `lockscope-cli inspect` on servers that will not show everything: ACL users without PTTL, without TYPE,
+// without PUBSUB, limited to some keys, and a replica. What could not be read is reported as unknown with the
+// server's reason (never as "gone", "0 waiters" or "no locks"), the result says it is incomplete, and the
+// exit code is 4 — never 0, also with --fail-on.
+#include "inspect/samplelocks.h"
+#include "locks/redissonnames.h"
+#include "testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+class TestInspectHonesty : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void fullReadOnlyUserIsComplete();
+    void withoutPttlTheTtlIsUnknownNotGone();
+    void withoutTypeNothingIsACleanResult();
+    void keysOutsideTheAclAreCounted();
+    void withoutPubsubWaitersAreUnknownNotZero();
+    void aReplicaSaysItIsOne();
+
+private:
+    TestSupport::ProcessRun inspect(const QByteArray &user, const QStringList &extra = {}, int port = 0);
+    QJsonObject json(const TestSupport::ProcessRun &r);
+    QJsonObject lockOf(const QJsonObject &root, const QString &key);
+
+    SandboxServer m_server;
+    std::unique_ptr<RedisConnection> m_waiters[2]; // two clients waiting on order:1's channel
+};
+
+void TestInspectHonesty::initTestCase()
+{
+    LS_START(m_server);
+    RedisConnection admin(m_server.connectionSettings());
+    LS_OPEN(admin);
+    QVERIFY(SampleLocks::redissonLock(admin, "order:1", SampleLocks::redissonClientId(), 7, 600000));
+    QVERIFY(!SampleLocks::redisPyLock(admin, "lock:nightly", -1).isEmpty()); // no TTL: a stuck lock
+    QVERIFY(SampleLocks::plainLock(admin, "lock:stock", "worker-17", 600000));
+    QVERIFY(SampleLocks::fill(admin, "user:", 200));
+    for (auto &w : m_waiters) {
+        w = std::make_unique<RedisConnection>(m_server.connectionSettings());
+        LS_OPEN(*w);
+        QVERIFY(!w->append({"SUBSCRIBE", RedissonNames::lockChannel("order:1")}));
+        QVERIFY(w->readReply(3000).ok());
+    }
+    // Users with one right taken away each (the rest as docs/security.md recommends).
+    QVERIFY(TestSupport::addReadOnlyUser(admin, "full", "pw"));
+    QVERIFY(TestSupport::addReadOnlyUser(admin, "nopttl", "pw", {"-pttl"}));
+    QVERIFY(TestSupport::addReadOnlyUser(admin, "notype", "pw", {"-type"}));
+    QVERIFY(TestSupport::addReadOnlyUser(admin, "nopubsub", "pw", {"-pubsub"}));
+    QVERIFY(admin
+                .command({"ACL", "SETUSER", "lockonly", "reset", "on", ">pw", "~lock:*", "~order:*", "+@read",
+                          "+@connection", "+info", "+dbsize", "+pubsub|numsub"})
+                .ok());
+}
+
+TestSupport::ProcessRun TestInspectHonesty::inspect(const QByteArray &user, const QStringList &extra,
+                                                    int port)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("LS_PW"), QStringLiteral("pw"));
+    QStringList args {"inspect", "--port", QString::number(port ? port : m_server.port())};
+    if (!user.isEmpty())
+        args << "--user" << QString::fromLatin1(user) << "--password-env"
+             << "LS_PW";
+    return TestSupport::run(TestSupport::cliPath(), args + extra, env);
+}
+
+QJsonObject TestInspectHonesty::json(const TestSupport::ProcessRun &r)
+{
+    return QJsonDocument::fromJson(r.out.toUtf8()).object();
+}
+
+QJsonObject TestInspectHonesty::lockOf(const QJsonObject &root, const QString &key)
+{
+    for (const QJsonValue &v : root.value(QLatin1String("locks")).toArray()) {
+        if (v.toObject().value(QLatin1String("key")).toString() == key)
+            return v.toObject();
+    }
+    return {};
+}
+
+void TestInspectHonesty::fullReadOnlyUserIsComplete()
+{
+    const auto r = inspect("full", {"--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject root = json(r);
+    QCOMPARE(root.value("complete").toBool(), true);
+    QCOMPARE(lockOf(root, "order:1").value("waiters").toInt(), 2);
+    QCOMPARE(lockOf(root, "lock:nightly").value("pttl_ms").toInt(), -1);
+}
+
+void TestInspectHonesty::withoutPttlTheTtlIsUnknownNotGone()
+{
+    const auto r = inspect("nopttl", {"--json"});
+    QCOMPARE(r.exitCode, 4);
+    const QJsonObject root = json(r);
+    QCOMPARE(root.value("complete").toBool(), false);
+    const QJsonObject stuck = lockOf(root, "lock:nightly");
+    QVERIFY2(!stuck.isEmpty(), "the lock whose TTL could not be read must still be listed");
+    QVERIFY(stuck.value("pttl_ms").isNull()); // not -2 ("gone"), not -1
+    QVERIFY2(stuck.value("unknown").toObject().value("pttl_ms").toString().contains(QLatin1String("NOPERM")),
+             qPrintable(QJsonDocument(stuck).toJson()));
+    QVERIFY(stuck.value("diagnoses").toArray().isEmpty()); // no-ttl cannot be claimed, nor denied
+    // --fail-on never reports "clean" on an inspection that could not look.
+    QCOMPARE(inspect("nopttl", {"--fail-on", "no-ttl"}).exitCode, 4);
+    QCOMPARE(inspect("full", {"--fail-on", "no-ttl"}).exitCode, 3);
+    // The table says so too.
+    const auto table = inspect("nopttl");
+    QVERIFY2(table.out.contains(QLatin1String("unknown")) && table.out.contains(QLatin1String("INCOMPLETE")),
+             qPrintable(table.out));
+}
+
+void TestInspectHonesty::withoutTypeNothingIsACleanResult()
+{
+    const auto r = inspect("notype");
+    QCOMPARE(r.exitCode, 4);
+    QVERIFY2(r.out.contains(QLatin1String("this is NOT a clean result")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QLatin1String("refused TYPE")), qPrintable(r.out));
+    const QJsonObject root = json(inspect("notype", {"--json"}));
+    QCOMPARE(root.value("complete").toBool(), false);
+    QVERIFY(root.value("unread").toObject().value("keys").toInt() >= 200);
+}
+
+void TestInspectHonesty::keysOutsideTheAclAreCounted()
+{
+    const auto r = inspect("lockonly", {"--json"});
+    QCOMPARE(r.exitCode, 4);
+    const QJsonObject root = json(r);
+    QVERIFY(!lockOf(root, "order:1").isEmpty());
+    QVERIFY(!lockOf(root, "lock:stock").isEmpty());
+    const QJsonObject unread = root.value("unread").toObject();
+    QVERIFY2(unread.value("keys").toInt() >= 200, qPrintable(QJsonDocument(unread).toJson()));
+    QVERIFY(QJsonDocument(unread).toJson().contains("outside the keys this user's ACL may read"));
+}
+
+void TestInspectHonesty::withoutPubsubWaitersAreUnknownNotZero()
+{
+    const auto r = inspect("nopubsub", {"--json"});
+    QCOMPARE(r.exitCode, 4);
+    const QJsonObject order = lockOf(json(r), "order:1");
+    QVERIFY(order.value("waiters").isNull()); // two clients wait; "0" would be a false all-clear
+    QVERIFY2(order.value("unknown").toObject().value("waiters").toString().contains(QLatin1String("PUBSUB")),
+             qPrintable(QJsonDocument(order).toJson()));
+}
+
+void TestInspectHonesty::aReplicaSaysItIsOne()
+{
+    SandboxServer::Options o;
+    o.configLines << QStringLiteral("replicaof 127.0.0.1 %1").arg(m_server.port());
+    SandboxServer replica(o);
+    LS_START(replica);
+    RedisConnection c(replica.connectionSettings());
+    LS_OPEN(c);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        c.command({"INFO", "replication"}).reply.bytes().contains("master_link_status:up"), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(c.command({"EXISTS", "order:1"}).reply.toInteger(), 1, 20000);
+    const auto r = inspect({}, {"--json"}, replica.port());
+    QCOMPARE(r.exitCode, 4);
+    const QJsonObject root = json(r);
+    const QJsonObject server = root.value("server").toObject();
+    QCOMPARE(server.value("role").toString(), QStringLiteral("replica"));
+    QCOMPARE(server.value("master").toString(), QStringLiteral("127.0.0.1:%1").arg(m_server.port()));
+    QCOMPARE(server.value("master_link").toString(), QStringLiteral("up"));
+    // The waiters subscribed on the master: on the replica they are unknown, not 0.
+    const QJsonObject order = lockOf(root, "order:1");
+    QVERIFY(order.value("waiters").isNull());
+    QVERIFY(order.value("unknown").toObject().value("waiters").toString().contains(QLatin1String("replica")));
+    const auto table = inspect({}, {}, replica.port());
+    QVERIFY2(table.out.contains(QStringLiteral("replica of 127.0.0.1:%1 (link up)").arg(m_server.port())),
+             qPrintable(table.out));
+}
+
+QTEST_GUILESS_MAIN(TestInspectHonesty)
+#include "tst_inspecthonesty.moc"
