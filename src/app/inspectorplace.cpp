@@ -1,5 +1,5 @@
-// InspectorPlace: wiring only. The network lives in LockScanner (scans, refreshes), KeyspaceWatcher (events)
-// and RedisSession (actions), each on its own thread; this class reacts to their signals.
+// InspectorPlace: wiring only. The network lives in LockMonitor (scans, notifications, polls, rescans) and
+// RedisSession (actions), each on threads of their own; this class shows what their signals say.
 #include "inspectorplace.h"
 
 #include "appsettings.h"
@@ -8,12 +8,14 @@
 #include "backgroundtask.h"
 #include "inspect/inspectclock.h"
 #include "inspect/inspectformat.h"
-#include "inspect/lockscanner.h"
+#include "inspect/lockjson.h"
 #include "inspect/samplelocks.h"
 #include "lockdetailspane.h"
 #include "lockfilterproxy.h"
 #include "locktablemodel.h"
+#include "outputfile.h"
 #include "placeheader.h"
+#include "redis/bytes.h"
 #include "redis/redisconnection.h"
 #include "redis/redissession.h"
 #include "serverpanel.h"
@@ -21,35 +23,39 @@
 #include "ttlbardelegate.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QVBoxLayout>
 
 namespace {
 constexpr int kTickMs = 100; // countdown repaint
-constexpr int kPollMs = 1000; // TTL refresh without notifications
-constexpr int kPollWithEventsMs = 5000; // with notifications: only a safety net
-constexpr int kFlushMs = 100; // keyspace events are coalesced this long
-constexpr int kMaxRefreshRows = 200;
-constexpr int kMaxProbeKeys = 1000;
+constexpr int kMaxPriorityRows = 200; // visible rows read first at each poll
 } // namespace
 
 InspectorPlace::InspectorPlace(RedisSession *session, QWidget *parent)
     : QWidget(parent)
     , m_session(session)
-    , m_scanner(new LockScanner(this))
-    , m_watcher(new KeyspaceWatcher(this))
+    , m_monitor(new LockMonitor(this))
     , m_model(new LockTableModel(this))
     , m_proxy(new LockFilterProxy(this))
 {
@@ -62,45 +68,45 @@ InspectorPlace::InspectorPlace(RedisSession *session, QWidget *parent)
         updateActionsAllowed();
     });
     connect(session, &RedisSession::opening, this, [this](const QString &endpoint) {
-        // A new connection: stop following the old one (never waiting on the network).
-        m_connected = false;
-        m_watcher->stop();
-        m_scanner->cancel();
-        m_serverPanel->showMessage(tr("Connecting to %1…").arg(endpoint));
+        // Until the new connection works, the current one (and its live view) stays.
+        setStatus(tr("Connecting to %1…").arg(endpoint));
     });
-    connect(session, &RedisSession::failed, this, [this](const RedisError &e) { onLost(e.message()); });
+    connect(session, &RedisSession::failed, this, [this](const RedisError &e) {
+        if (m_session->isOpen()) {
+            setStatus(tr("Could not connect: %1 Still showing %2.").arg(e.message(), m_settings.endpoint()),
+                      true);
+            return;
+        }
+        onLost(e.message());
+    });
     connect(session, &RedisSession::connectionLost, this,
             [this](const RedisError &e) { onLost(tr("Connection lost: %1").arg(e.message())); });
     connect(session, &RedisSession::closed, this, [this] {
-        m_watcher->stop();
-        m_scanner->cancel();
+        m_monitor->stop();
         onLost(tr("Disconnected."));
     });
 
-    connect(m_scanner, &LockScanner::pageReady, this, &InspectorPlace::onPage);
-    connect(m_scanner, &LockScanner::scanFinished, this,
-            [this](const ScanProgress &p) { onScanEnded(p, QString(), true); });
-    connect(m_scanner, &LockScanner::scanCancelled, this, [this](const ScanProgress &p) {
-        onScanEnded(p, tr("Scan stopped after %1 keys.").arg(InspectFormat::count(p.scannedKeys)), false);
+    connect(m_monitor, &LockMonitor::scanStarted, this, [this] {
+        m_scanButton->setText(tr("Stop"));
+        showProgress({}, true);
     });
-    connect(m_scanner, &LockScanner::scanFailed, this, [this](const RedisError &e, const ScanProgress &p) {
-        onScanEnded(p, tr("Scan failed: %1").arg(e.message()), false);
-    });
-    connect(m_scanner, &LockScanner::probed, this, &InspectorPlace::onProbed);
-    connect(m_scanner, &LockScanner::probeFailed, this,
-            [this](const RedisError &e) { setStatus(tr("Refresh failed: %1").arg(e.message()), true); });
-    connect(m_watcher, &KeyspaceWatcher::events, this, &InspectorPlace::onKeyEvents);
-    connect(m_watcher, &KeyspaceWatcher::stateChanged, this, &InspectorPlace::updateLiveState);
+    connect(m_monitor, &LockMonitor::scanProgress, this,
+            [this](const ScanProgress &p) { showProgress(p, true); });
+    connect(m_monitor, &LockMonitor::scanEnded, this,
+            [this](const ScanProgress &p, bool complete, const QString &error) {
+                onScanEnded(p,
+                            error.isEmpty() ? tr("Scan stopped after %1 keys.").arg(InspectFormat::count(p.scannedKeys))
+                                            : tr("Scan failed: %1").arg(error),
+                            complete);
+            });
+    connect(m_monitor, &LockMonitor::updated, this, &InspectorPlace::onUpdated);
+    connect(m_monitor, &LockMonitor::gone, this, &InspectorPlace::onGone);
+    connect(m_monitor, &LockMonitor::liveChanged, this, &InspectorPlace::onLiveChanged);
+    connect(m_monitor, &LockMonitor::watchStateChanged, this, &InspectorPlace::updateLiveState);
 
     m_tick.setInterval(kTickMs);
     connect(&m_tick, &QTimer::timeout, this, &InspectorPlace::tick);
     m_tick.start();
-    m_poll.setInterval(kPollMs);
-    connect(&m_poll, &QTimer::timeout, this, &InspectorPlace::pollVisibleRows);
-    m_poll.start();
-    m_flush.setSingleShot(true);
-    m_flush.setInterval(kFlushMs);
-    connect(&m_flush, &QTimer::timeout, this, &InspectorPlace::flushDirtyKeys);
     connect(&m_sampleWriter, &QFutureWatcher<bool>::finished, this, [this] {
         BackgroundTask::resultsArrived();
         if (m_sampleWriter.result()) {
@@ -117,10 +123,10 @@ InspectorPlace::InspectorPlace(RedisSession *session, QWidget *parent)
 InspectorPlace::~InspectorPlace()
 {
     m_sampleWriter.waitForFinished();
-    // Children are destroyed after this body, one by one: a signal the watcher or scanner sends while
-    // stopping (stateChanged) must not reach this half-destroyed place, whose timers may be gone already.
-    disconnect(m_watcher, nullptr, this, nullptr);
-    disconnect(m_scanner, nullptr, this, nullptr);
+    // Children are destroyed after this body, one by one: a signal the monitor sends while stopping must not
+    // reach this half-destroyed place, whose timers may be gone already.
+    disconnect(m_monitor, nullptr, this, nullptr);
+    m_monitor->stop();
 }
 
 void InspectorPlace::buildUi()
@@ -161,7 +167,8 @@ void InspectorPlace::buildUi()
         settings.value(QStringLiteral("inspector/lockNamePatterns"), m_lockNames->text()).toString());
     m_scanButton = new QPushButton(tr("Scan"), this);
     m_scanButton->setObjectName(QStringLiteral("scanButton"));
-    m_scanButton->setToolTip(tr("Scan the server again (F5); SCAN with COUNT 1000, never KEYS"));
+    m_scanButton->setToolTip(tr("Scan the server again (F5): SCAN page by page, paced so that other clients "
+                                "barely notice it; never KEYS"));
     scanRow->addWidget(m_scanButton);
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
@@ -174,6 +181,11 @@ void InspectorPlace::buildUi()
     m_sampleLocks->setToolTip(tr("Write a few locks of every kind (demo:*) into the sandbox server"));
     m_sampleLocks->setVisible(false);
     scanRow->addWidget(m_sampleLocks);
+    m_export = new QPushButton(tr("Export…"), this);
+    m_export->setObjectName(QStringLiteral("exportTable"));
+    m_export->setToolTip(tr("Save the rows shown (after the filters) as CSV or JSON; the JSON is the same as "
+                            "lockscope-cli inspect --json writes for each lock"));
+    scanRow->addWidget(m_export);
     layout->addLayout(scanRow);
 
     auto *filterRow = new QHBoxLayout;
@@ -226,6 +238,8 @@ void InspectorPlace::buildUi()
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
     m_view->verticalHeader()->hide();
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, &InspectorPlace::showRowMenu);
     m_emptyHint = new QLabel(m_view->viewport());
     m_emptyHint->setWordWrap(true);
     m_emptyHint->setAlignment(Qt::AlignCenter);
@@ -275,13 +289,15 @@ void InspectorPlace::buildUi()
     layout->addWidget(m_status);
 
     connect(m_scanButton, &QPushButton::clicked, this, [this] {
-        if (m_scanner->isScanning()) {
-            m_rescanPending = false;
-            m_scanner->cancel();
+        if (m_monitor->isScanning()) {
+            // Stopped by hand: no automatic rescan either until the user asks for one.
+            m_monitor->setAutoRescan(false);
+            m_monitor->stopScan();
         } else {
             rescan();
         }
     });
+    connect(m_export, &QPushButton::clicked, this, &InspectorPlace::exportWithDialog);
     connect(m_patterns, &QLineEdit::returnPressed, this, &InspectorPlace::rescan);
     connect(m_lockNames, &QLineEdit::returnPressed, this, &InspectorPlace::rescan);
     auto *rescanAction = new QAction(tr("Rescan"), this);
@@ -310,7 +326,10 @@ void InspectorPlace::buildUi()
             [this](const QModelIndex &current) {
                 m_selectedKey
                     = current.isValid() ? current.data(LockTableModel::KeyRole).toByteArray() : QByteArray();
+                if (m_selectedKey != m_pinnedGone)
+                    unpinGone();
                 showSelected();
+                updatePriorityKeys();
             });
     connect(m_details, &LockDetailsPane::actionRequested, this, &InspectorPlace::requestAction);
     connect(m_enableNotifications, &QPushButton::clicked, this, &InspectorPlace::enableNotifications);
@@ -326,16 +345,18 @@ void InspectorPlace::setSandbox(bool sandbox)
 void InspectorPlace::onOpened(const ServerInfo &info)
 {
     m_serverPanel->showInfo(info);
-    const ConnectionSettings s = m_session->settings();
-    const bool sameServer = s.endpoint() == m_settings.endpoint() && s.db == m_settings.db
-        && s.user == m_settings.user && !m_settings.host.isEmpty() && m_scanner->connectionSettings() == s;
-    m_settings = s;
+    ConnectionSettings s = m_session->settings();
+    // A cluster node (given as a cluster or not): every master publishes its own keys' changes.
+    s.cluster = s.cluster || info.mode == QLatin1String("cluster");
+    const bool sameServer = !m_settings.host.isEmpty() && m_monitor->connectionSettings() == s;
+    m_settings = m_session->settings();
     m_connected = true;
     if (!sameServer) {
+        m_monitor->stop();
         m_model->clear();
-        m_tracker.clear();
-        m_dirty.clear();
+        m_model->setFrozenAt(-1);
         m_selectedKey.clear();
+        m_pinnedGone.clear();
         m_details->showNothing();
         m_view->setColumnHidden(LockTableModel::NodeColumn, true);
         m_proxy->clearNodes();
@@ -343,17 +364,21 @@ void InspectorPlace::onOpened(const ServerInfo &info)
         m_groupByNode->setVisible(false);
         while (m_nodeFilter->count() > 1)
             m_nodeFilter->removeItem(1);
-        m_scanner->setConnectionSettings(s);
-    }
-    if (!sameServer || m_watcher->state() == KeyspaceWatcher::State::Stopped) {
-        // A cluster node (given as a cluster or not): every master publishes its own keys' changes.
-        ConnectionSettings watched = s;
-        watched.cluster = s.cluster || info.mode == QLatin1String("cluster");
-        m_watcher->start(watched);
+        m_monitor->setConnectionSettings(s); // forgets the other server's locks
     }
     updateActionsAllowed();
     updateLiveState();
-    rescan();
+    const ScanOptions options = currentOptions();
+    if (!options.validate().isEmpty()) {
+        setStatus(options.validate(), true);
+        return;
+    }
+    m_monitor->setOptions(options);
+    m_monitor->setAutoRescan(true);
+    if (!m_monitor->isRunning())
+        m_monitor->start(); // scans now
+    else
+        rescan();
 }
 
 void InspectorPlace::onLost(const QString &message)
@@ -394,11 +419,6 @@ void InspectorPlace::rescan()
 {
     if (!m_connected)
         return;
-    if (m_scanner->isScanning()) {
-        m_rescanPending = true;
-        m_scanner->cancel();
-        return;
-    }
     startScan();
 }
 
@@ -410,9 +430,12 @@ void InspectorPlace::startScan()
         setStatus(problem, true);
         return;
     }
-    m_seenThisScan.clear();
-    if (!m_scanner->start(options))
-        return;
+    m_monitor->setAutoRescan(true);
+    m_monitor->setOptions(options);
+    if (!m_monitor->isRunning())
+        m_monitor->start();
+    else
+        m_monitor->rescan();
     AppSettings settings;
     settings.setValue(QStringLiteral("inspector/patterns"), m_patterns->text());
     settings.setValue(QStringLiteral("inspector/lockNamePatterns"), m_lockNames->text());
@@ -423,23 +446,56 @@ void InspectorPlace::startScan()
     updateEmptyHint();
 }
 
-void InspectorPlace::applyRecords(const QList<LockRecord> &records, LockTracker::Source source)
+void InspectorPlace::onUpdated(const QList<LockRecord> &records)
 {
-    if (records.isEmpty())
-        return;
-    const ScanOptions options = currentOptions();
-    DiagnosticContext base;
-    base.ttlThresholdMs = options.ttlThresholdMs;
-    QList<LockRecord> processed = records;
     bool selectedChanged = false;
-    for (LockRecord &r : processed) {
+    for (const LockRecord &r : records) {
         noteNode(r.node);
-        m_tracker.observeAndDiagnose(r, source, base);
         selectedChanged |= r.key == m_selectedKey;
+        if (r.key == m_pinnedGone)
+            m_pinnedGone.clear(); // back again: an ordinary row
     }
-    m_model->upsert(processed);
+    m_model->upsert(records);
     if (selectedChanged)
         showSelected();
+}
+
+void InspectorPlace::onGone(const QByteArray &key, const LockRecord &last)
+{
+    if (key == m_selectedKey) {
+        // The lock being watched stays in view, grey and "gone", with its last event, until another is chosen.
+        LockRecord pinned = last;
+        pinned.type = "none";
+        pinned.pttlMs = -2;
+        pinned.diagnoses.clear();
+        m_model->upsert({pinned});
+        m_pinnedGone = key;
+        m_details->showGone(m_monitor->history(key));
+        return;
+    }
+    m_model->remove({key});
+}
+
+void InspectorPlace::unpinGone()
+{
+    if (m_pinnedGone.isEmpty())
+        return;
+    const QByteArray key = std::exchange(m_pinnedGone, QByteArray());
+    if (!m_monitor->locks().contains(key))
+        m_model->remove({key});
+}
+
+void InspectorPlace::onLiveChanged(bool live, const QString &reason)
+{
+    // Not live: the rows are the last readings; they go grey and stop counting down until the server
+    // answers again.
+    m_model->setFrozenAt(live ? -1 : InspectClock::monotonicMs());
+    m_details->setStale(!live);
+    if (!live)
+        setStatus(tr("The server cannot be read (%1): the rows show the last readings.").arg(reason), true);
+    else
+        setStatus(tr("The server answers again; rescanning to see which locks are still there."));
+    updateLiveState();
 }
 
 void InspectorPlace::noteNode(const QString &node)
@@ -473,26 +529,9 @@ void InspectorPlace::setGrouped(bool grouped)
         header->moveSection(from, to);
 }
 
-void InspectorPlace::onPage(const QList<LockRecord> &records, const ScanProgress &progress)
-{
-    for (const LockRecord &r : records)
-        m_seenThisScan.insert(r.key);
-    applyRecords(records, LockTracker::Source::Scan);
-    showProgress(progress, true);
-}
-
 void InspectorPlace::onScanEnded(const ScanProgress &progress, const QString &message, bool complete)
 {
     m_scanButton->setText(tr("Scan"));
-    if (complete) {
-        // Locks listed before but not found by this scan were released meanwhile.
-        const qint64 now = InspectClock::monotonicMs();
-        for (const QByteArray &key : m_model->retainOnly(m_seenThisScan)) {
-            m_tracker.observeGone(key, now);
-            if (key == m_selectedKey)
-                m_details->showGone(m_tracker.history(key));
-        }
-    }
     showProgress(progress, false);
     if (complete) {
         QString text = tr("%1 in %2 scanned (%3).")
@@ -500,9 +539,15 @@ void InspectorPlace::onScanEnded(const ScanProgress &progress, const QString &me
                                 TextFormat::count(progress.scannedKeys, tr("key"), tr("keys")),
                                 InspectFormat::duration(progress.elapsedMs));
         if (progress.unreadableKeys > 0)
-            text += tr(" %1 keys could not be read: the ACL does not allow it.")
-                        .arg(InspectFormat::count(progress.unreadableKeys));
-        setStatus(text);
+            text += tr(" %1 keys could not be read (%2): locks among them are not listed, and locks not met "
+                       "are not taken for released.")
+                        .arg(InspectFormat::count(progress.unreadableKeys),
+                             progress.unreadReasons.isEmpty()
+                                 ? tr("refused")
+                                 : progress.unreadReasons.firstKey());
+        if (!progress.missing.isEmpty())
+            text += tr(" Partial: %1.").arg(progress.missing.join(QStringLiteral("; ")));
+        setStatus(text, progress.unreadableKeys > 0 || !progress.missing.isEmpty());
         m_emptyHint->setText(
             m_sandbox
                 ? tr("No locks on this sandbox server yet. Press Add Sample Locks to see one of every kind, "
@@ -514,14 +559,12 @@ void InspectorPlace::onScanEnded(const ScanProgress &progress, const QString &me
     } else {
         setStatus(message, !message.startsWith(tr("Scan stopped")));
     }
-    if (m_rescanPending) {
-        m_rescanPending = false;
-        startScan();
-        return;
-    }
+    if (m_monitor->isScanning())
+        return; // a rescan the monitor started at once (the user changed the patterns meanwhile)
     // Show the worst lock straight away rather than an empty details pane.
     if (m_selectedKey.isEmpty() && m_proxy->rowCount() > 0)
         m_view->setCurrentIndex(m_proxy->index(0, 0));
+    updatePriorityKeys();
     emit scanFinished();
 }
 
@@ -539,75 +582,22 @@ void InspectorPlace::showProgress(const ScanProgress &p, bool running)
     m_progressText->setText(text);
 }
 
-void InspectorPlace::onProbed(const QList<LockRecord> &records, const QList<QByteArray> &gone)
+void InspectorPlace::updatePriorityKeys()
 {
-    applyRecords(records, LockTracker::Source::Live);
-    const qint64 now = InspectClock::monotonicMs();
-    QList<QByteArray> removed;
-    for (const QByteArray &key : gone) {
-        if (m_model->rowOf(key) < 0)
-            continue;
-        m_tracker.observeGone(key, now);
-        removed.append(key);
-        if (key == m_selectedKey)
-            m_details->showGone(m_tracker.history(key));
-    }
-    m_model->remove(removed);
-}
-
-void InspectorPlace::onKeyEvents(const QList<KeyspaceEvent> &events)
-{
-    for (const KeyspaceEvent &e : events) {
-        m_tracker.noteNotification(e.key, e.event, e.atMs);
-        m_dirty.insert(e.key);
-    }
-    if (!m_flush.isActive())
-        m_flush.start();
-}
-
-void InspectorPlace::flushDirtyKeys()
-{
-    if (m_dirty.isEmpty() || !m_connected)
-        return;
+    // What the user looks at is read first at each poll: the visible rows and the selection.
     QList<QByteArray> keys;
-    for (auto it = m_dirty.begin(); it != m_dirty.end() && keys.size() < kMaxProbeKeys;) {
-        keys.append(*it);
-        it = m_dirty.erase(it);
+    if (!m_selectedKey.isEmpty())
+        keys << m_selectedKey;
+    if (m_proxy->rowCount() > 0) {
+        int top = std::max(0, m_view->rowAt(0));
+        int bottom = m_view->rowAt(m_view->viewport()->height() - 1);
+        if (bottom < 0)
+            bottom = m_proxy->rowCount() - 1;
+        bottom = std::min(bottom, top + kMaxPriorityRows - 1);
+        for (int row = top; row <= bottom; ++row)
+            keys << m_proxy->index(row, 0).data(LockTableModel::KeyRole).toByteArray();
     }
-    if (!m_scanner->probeKeys(keys)) {
-        for (const QByteArray &k : keys)
-            m_dirty.insert(k); // the scanner is busy: try again shortly
-    }
-    if (!m_dirty.isEmpty())
-        m_flush.start();
-}
-
-void InspectorPlace::pollVisibleRows()
-{
-    if (!m_connected || !isVisible() || m_proxy->rowCount() == 0 || m_scanner->refreshesInFlight() > 0)
-        return;
-    int top = m_view->rowAt(0);
-    int bottom = m_view->rowAt(m_view->viewport()->height() - 1);
-    if (top < 0)
-        top = 0;
-    if (bottom < 0)
-        bottom = m_proxy->rowCount() - 1;
-    bottom = std::min(bottom, top + kMaxRefreshRows - 1);
-    QList<LockRecord> records;
-    bool selectedIncluded = false;
-    for (int row = top; row <= bottom; ++row) {
-        const int source = m_proxy->mapToSource(m_proxy->index(row, 0)).row();
-        if (source < 0)
-            continue;
-        records.append(m_model->record(source));
-        selectedIncluded |= records.last().key == m_selectedKey;
-    }
-    if (!selectedIncluded) {
-        if (const LockRecord *selected = m_model->find(m_selectedKey))
-            records.append(*selected);
-    }
-    if (!records.isEmpty())
-        m_scanner->refresh(records);
+    m_monitor->setPriorityKeys(keys);
 }
 
 void InspectorPlace::tick()
@@ -617,9 +607,13 @@ void InspectorPlace::tick()
     if (m_model->rowCount() > 0)
         m_view->viewport()->update();
     m_details->tick();
-    // The cadence sentence ("last renewed 3.2 s ago") ages too; once a second is enough for it.
-    if (++m_ticks % (1000 / kTickMs) == 0 && m_details->hasLock())
-        m_details->refreshHistory(m_tracker.history(m_details->record().key));
+    // The cadence sentence ("last renewed 3.2 s ago") and the live line age too; once a second is enough.
+    if (++m_ticks % (1000 / kTickMs) == 0) {
+        if (m_details->hasLock())
+            m_details->refreshHistory(m_monitor->history(m_details->record().key));
+        updatePriorityKeys();
+        updateLiveState();
+    }
 }
 
 void InspectorPlace::showSelected()
@@ -631,7 +625,11 @@ void InspectorPlace::showSelected()
         return;
     }
     const int row = m_model->rowOf(m_selectedKey);
-    m_details->showLock(*record, m_tracker.history(m_selectedKey), m_model->leaseOf(row));
+    if (m_selectedKey == m_pinnedGone) {
+        m_details->showGone(m_monitor->history(m_selectedKey));
+        return;
+    }
+    m_details->showLock(*record, m_monitor->history(m_selectedKey), m_model->leaseOf(row));
 }
 
 bool InspectorPlace::selectKey(const QByteArray &key)
@@ -649,23 +647,30 @@ bool InspectorPlace::selectKey(const QByteArray &key)
 
 void InspectorPlace::updateLiveState()
 {
-    const KeyspaceWatcher::State state = m_watcher->state();
-    const bool events
-        = state == KeyspaceWatcher::State::Listening && KeyspaceWatcher::flagsSuffice(m_watcher->flags());
-    // setInterval() restarts a running timer: only touch it when the interval really changes, or frequent
-    // state updates would keep postponing the poll forever.
-    const int interval = events ? kPollWithEventsMs : kPollMs;
-    if (m_poll.interval() != interval)
-        m_poll.setInterval(interval);
-    QString text = m_watcher->stateText();
+    const KeyspaceWatcher &watcher = m_monitor->watcher();
+    const KeyspaceWatcher::State state = watcher.state();
+    const bool events = m_monitor->hearsNotifications();
+    QString text = watcher.stateText();
     if (state == KeyspaceWatcher::State::Stopped)
-        text = tr("Live view starts when connected.");
+        text = m_connected ? tr("Live view stopped.") : tr("Live view starts when connected.");
+    if (!m_monitor->isLive())
+        text = tr("Not live: %1. Showing the last readings.").arg(m_monitor->notLiveReason());
+    // New locks appear with the next full scan when no notification announces them.
+    const qint64 lastScan = m_monitor->lastFullScanAtMs();
+    if (m_connected && lastScan >= 0) {
+        const qint64 ago = (InspectClock::monotonicMs() - lastScan) / 1000;
+        const int every = (events ? m_monitor->timing().rescanWithEventsMs : m_monitor->timing().rescanMs) / 1000;
+        text += u' '
+            + tr("Last full scan %1 ago; the next within %2 s.")
+                  .arg(InspectFormat::duration(ago * 1000))
+                  .arg(std::max<qint64>(0, every - ago));
+    }
     m_live->setText(text);
     m_live->setToolTip(text);
     const bool readOnly = m_settings.readOnly;
     // On a cluster the setting is per master, and the one-click fix sets it on one server only.
     const bool cluster = m_settings.cluster || m_session->info().mode == QLatin1String("cluster");
-    const bool offerable = !cluster && m_watcher->configReadable()
+    const bool offerable = !cluster && watcher.configReadable()
         && (state == KeyspaceWatcher::State::NotificationsOff
             || (state == KeyspaceWatcher::State::Listening && !events));
     m_enableNotifications->setVisible(offerable && !readOnly && m_connected);
@@ -735,7 +740,8 @@ void InspectorPlace::enableNotifications()
 {
     if (m_settings.readOnly)
         return;
-    auto *dialog = new ActionConfirmDialog(LockActions::enableNotifications(m_watcher->flags()), this);
+    auto *dialog
+        = new ActionConfirmDialog(LockActions::enableNotifications(m_monitor->watcher().flags()), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] { runAction(dialog->action(), LockRecord()); });
     dialog->open();
@@ -757,9 +763,9 @@ void InspectorPlace::runAction(const LockAction &action, const LockRecord &snaps
         }
         if (action.type == LockAction::Type::EnableNotifications) {
             if (outcome.done)
-                m_watcher->start(m_settings);
+                m_monitor->watcher().start(m_monitor->connectionSettings());
         } else if (snapshot.isLock()) {
-            m_scanner->refresh({snapshot});
+            m_monitor->refreshNow({snapshot});
         }
         emit actionFinished(outcome.done, outcome.message);
     });
@@ -801,5 +807,119 @@ QString InspectorPlace::liveText() const
 
 bool InspectorPlace::isScanning() const
 {
-    return m_scanner->isScanning();
+    return m_monitor->isScanning();
+}
+
+QList<QAction *> InspectorPlace::rowActions(const QModelIndex &index)
+{
+    QList<QAction *> actions;
+    if (!index.isValid())
+        return actions;
+    const QByteArray key = index.data(LockTableModel::KeyRole).toByteArray();
+    const int source = m_model->rowOf(key);
+    if (source < 0)
+        return actions;
+    const LockRecord record = m_model->record(source);
+    const auto add = [&](const QString &name, const QString &text, auto slot) {
+        auto *a = new QAction(text, this);
+        a->setObjectName(name);
+        connect(a, &QAction::triggered, this, slot);
+        actions << a;
+        return a;
+    };
+    // Exact bytes where they are text; a key that is not UTF-8 is copied as redis-cli would quote it.
+    add(QStringLiteral("copyKey"), tr("Copy Key"), [key] {
+        QApplication::clipboard()->setText(Bytes::isPrintableUtf8(key) ? QString::fromUtf8(key) : LockActions::quote(key));
+    });
+    QAction *owner = add(QStringLiteral("copyOwner"), tr("Copy Owner"), [record] {
+        QStringList ids;
+        for (const LockOwner &o : record.owners)
+            ids << (Bytes::isPrintableUtf8(o.id) ? QString::fromUtf8(o.id) : LockActions::quote(o.id));
+        QApplication::clipboard()->setText(ids.join(u'\n'));
+    });
+    owner->setEnabled(!record.owners.isEmpty());
+    const LockAction unlock = LockActions::forceUnlock(record);
+    QAction *command = add(QStringLiteral("copyUnlockCommand"), tr("Copy Unlock Command"),
+                           [unlock] { QApplication::clipboard()->setText(unlock.commandText()); });
+    command->setEnabled(unlock.isAvailable() && record.exists());
+    command->setToolTip(tr("The compare-and-set command, to run in redis-cli with a user allowed to write"));
+    auto *separator = new QAction(this);
+    separator->setSeparator(true);
+    actions << separator;
+    const bool writable = m_connected && !m_settings.readOnly && !m_session->info().readOnly && record.exists();
+    const auto act = [this, key](LockAction::Type type) {
+        if (selectKey(key))
+            requestAction(type);
+    };
+    QAction *force = add(QStringLiteral("forceUnlock"), tr("Force Unlock…"),
+                         [act] { act(LockAction::Type::ForceUnlock); });
+    force->setEnabled(writable && unlock.isAvailable());
+    QAction *ttl = add(QStringLiteral("setTtl"), tr("Set TTL…"), [act] { act(LockAction::Type::ExtendTtl); });
+    ttl->setEnabled(writable && LockActions::extendTtl(record, 60000).isAvailable());
+    if (!writable) {
+        const QString why = m_connected ? tr("Read-only connection: reconnect with Read-only unticked to act")
+                                        : tr("Not connected");
+        force->setToolTip(why);
+        ttl->setToolTip(why);
+    }
+    return actions;
+}
+
+void InspectorPlace::showRowMenu(const QPoint &pos)
+{
+    const QModelIndex index = m_view->indexAt(pos);
+    if (!index.isValid())
+        return;
+    m_view->setCurrentIndex(index);
+    QMenu menu(this);
+    menu.setToolTipsVisible(true);
+    const QList<QAction *> actions = rowActions(index);
+    menu.addActions(actions);
+    menu.exec(m_view->viewport()->mapToGlobal(pos));
+    qDeleteAll(actions);
+}
+
+void InspectorPlace::exportWithDialog()
+{
+    const QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Locks"), folder + QStringLiteral("/locks.csv"),
+        tr("CSV (*.csv);;JSON, as lockscope-cli inspect --json (*.json)"));
+    if (path.isEmpty())
+        return;
+    const QString problem = exportTable(path);
+    if (problem.isEmpty())
+        setStatus(tr("%1 written (%2).").arg(QDir::toNativeSeparators(path),
+                                             TextFormat::count(m_proxy->rowCount(), tr("lock"), tr("locks"))));
+    else
+        setStatus(problem, true);
+}
+
+QString InspectorPlace::exportTable(const QString &path) const
+{
+    QList<LockRecord> rows;
+    for (int row = 0; row < m_proxy->rowCount(); ++row) {
+        const int source = m_proxy->mapToSource(m_proxy->index(row, 0)).row();
+        if (source >= 0)
+            rows << m_model->record(source);
+    }
+    QByteArray content;
+    if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
+        QJsonArray locks;
+        for (const LockRecord &r : std::as_const(rows))
+            locks.append(LockJson::lock(r));
+        QJsonObject doc;
+        doc.insert(QStringLiteral("server"), LockJson::server(m_session->info()));
+        doc.insert(QStringLiteral("complete"), m_monitor->lastProgress().unreadableKeys == 0
+                                                   && m_monitor->lastProgress().missing.isEmpty()
+                                                   && m_monitor->isLive());
+        doc.insert(QStringLiteral("locks"), locks);
+        content = QJsonDocument(doc).toJson(QJsonDocument::Indented);
+    } else {
+        content = LockTableModel::csv(rows);
+    }
+    QString reason;
+    if (!OutputFile::writeWhole(path, content, &reason))
+        return tr("Could not export to %1: %2").arg(QDir::toNativeSeparators(path), reason);
+    return {};
 }

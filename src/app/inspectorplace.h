@@ -1,12 +1,12 @@
-// The Inspector place: scan the connected server for locks (page by page, on worker threads), filter and
-// sort them, watch them live (keyspace notifications or a TTL poll of the visible rows), read one lock's
-// details and history, and act on it safely when the connection allows writes.
+// The Inspector place: the GUI face of LockMonitor (scans page by page, keyspace notifications or TTL polls,
+// periodic rescans, each lock's history): filter and sort the locks, read one lock's details and history,
+// export the table, and act on a lock safely when the connection allows writes.
 #pragma once
 
 #include "inspect/keyspacewatcher.h"
 #include "inspect/lockactions.h"
+#include "inspect/lockmonitor.h"
 #include "inspect/lockscanjob.h"
-#include "inspect/locktracker.h"
 #include "inspect/scanoptions.h"
 #include "redis/connectionsettings.h"
 
@@ -18,7 +18,6 @@
 class ActionConfirmDialog;
 class LockDetailsPane;
 class LockFilterProxy;
-class LockScanner;
 class LockTableModel;
 class RedisSession;
 class ServerPanel;
@@ -56,14 +55,18 @@ public:
     QTableView *view() const { return m_view; }
     LockDetailsPane *details() const { return m_details; }
     ServerPanel *serverPanel() const { return m_serverPanel; }
-    LockScanner *scanner() const { return m_scanner; }
-    KeyspaceWatcher *watcher() const { return m_watcher; }
-    const LockTracker &tracker() const { return m_tracker; }
+    LockMonitor *monitor() const { return m_monitor; }
+    KeyspaceWatcher *watcher() const { return &m_monitor->watcher(); }
+    const LockTracker &tracker() const { return m_monitor->tracker(); }
     QString statusText() const;
     QString liveText() const;
     bool isScanning() const;
     // Selects the row of `key` (tests, and keeping the selection when rows move).
     bool selectKey(const QByteArray &key);
+    // Writes the rows the filters show, as CSV or JSON (by the file's suffix). Empty when done, else why not.
+    QString exportTable(const QString &path) const;
+    // The row menu's actions for the lock in `row` of the proxy (tests trigger them by their object name).
+    QList<QAction *> rowActions(const QModelIndex &index);
 
 signals:
     void scanFinished();
@@ -74,14 +77,15 @@ private:
     void onOpened(const ServerInfo &info);
     void onLost(const QString &message);
     void startScan();
-    void onPage(const QList<LockRecord> &records, const ScanProgress &progress);
     void onScanEnded(const ScanProgress &progress, const QString &message, bool complete);
-    void onProbed(const QList<LockRecord> &records, const QList<QByteArray> &gone);
-    void onKeyEvents(const QList<KeyspaceEvent> &events);
-    void flushDirtyKeys();
-    void pollVisibleRows();
+    void onUpdated(const QList<LockRecord> &records);
+    void onGone(const QByteArray &key, const LockRecord &last);
+    void onLiveChanged(bool live, const QString &reason);
+    void unpinGone();
+    void updatePriorityKeys();
+    void showRowMenu(const QPoint &pos);
+    void exportWithDialog();
     void tick();
-    void applyRecords(const QList<LockRecord> &records, LockTracker::Source source);
     // A cluster's lock: show the Node column and the node controls, and offer its master in the filter.
     void noteNode(const QString &node);
     void setGrouped(bool grouped);
@@ -97,9 +101,7 @@ private:
     ScanOptions currentOptions() const;
 
     RedisSession *m_session = nullptr;
-    LockScanner *m_scanner = nullptr;
-    KeyspaceWatcher *m_watcher = nullptr;
-    LockTracker m_tracker;
+    LockMonitor *m_monitor = nullptr;
     LockTableModel *m_model = nullptr;
     LockFilterProxy *m_proxy = nullptr;
     QTableView *m_view = nullptr;
@@ -118,18 +120,15 @@ private:
     QLabel *m_live = nullptr;
     QPushButton *m_enableNotifications = nullptr;
     QPushButton *m_sampleLocks = nullptr;
+    QPushButton *m_export = nullptr;
     QLabel *m_status = nullptr;
     QLabel *m_emptyHint = nullptr; // over the empty table after a scan: why it is empty, what to do
 
     QTimer m_tick; // countdown repaint
-    QTimer m_poll; // refresh of the visible rows
-    QTimer m_flush; // coalesces keyspace events into one probe
-    QSet<QByteArray> m_seenThisScan;
-    QSet<QByteArray> m_dirty;
     QByteArray m_selectedKey;
+    QByteArray m_pinnedGone; // the selected lock after it went: its row stays, grey, until another is selected
     ConnectionSettings m_settings;
     bool m_connected = false;
-    bool m_rescanPending = false;
     bool m_sandbox = false;
     int m_ticks = 0;
     QFutureWatcher<bool> m_sampleWriter;

@@ -375,10 +375,19 @@ void LockDetailsPane::updateHistory(const LockHistory *history)
 
 void LockDetailsPane::updateTtl()
 {
-    const qint64 now = InspectClock::monotonicMs();
+    const qint64 now = m_staleAtMs >= 0 ? m_staleAtMs : InspectClock::monotonicMs();
     if (m_gone) {
-        m_ttl->setText(QStringLiteral("<b>%1</b>")
-                           .arg(tr("Gone — released or expired. Its last snapshot and history stay here.")));
+        // Say how it went: its last event (released, expired, lost in an outage) is what the user watched for.
+        const LockEvent *last = m_events.isEmpty() ? nullptr : &m_events.last();
+        const QString how = last
+            ? tr("Gone: %1 at %2%3.")
+                  .arg(LockEvent::typeName(last->type),
+                       InspectFormat::clockTime(InspectClock::wallFromMonotonic(last->atMs)),
+                       last->detail.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(last->detail))
+            : tr("Gone.");
+        m_ttl->setText(QStringLiteral("<b>%1</b> %2")
+                           .arg(esc(how), tr("Its last snapshot and history stay here until you choose "
+                                             "another lock.")));
         return;
     }
     const qint64 left = m_record.remainingMs(now);
@@ -393,8 +402,20 @@ void LockDetailsPane::updateTtl()
     else
         text = tr("TTL <b>%1</b>").arg(InspectFormat::duration(left))
             + (m_lease > 0 ? tr(" of %1 seen").arg(InspectFormat::duration(m_lease)) : QString());
-    text += tr(" · read %1 ago").arg(InspectFormat::duration(now - m_record.readAtMs));
+    text += m_staleAtMs >= 0
+        ? tr(" · <b>not live</b>: the last reading, %1 before the server stopped answering")
+              .arg(InspectFormat::duration(now - m_record.readAtMs))
+        : tr(" · read %1 ago").arg(InspectFormat::duration(now - m_record.readAtMs));
     m_ttl->setText(text);
+}
+
+void LockDetailsPane::setStale(bool stale)
+{
+    if (stale == (m_staleAtMs >= 0))
+        return;
+    m_staleAtMs = stale ? InspectClock::monotonicMs() : -1;
+    if (m_hasLock)
+        updateTtl();
 }
 
 void LockDetailsPane::setActionsAllowed(bool allowed, const QString &why)

@@ -26,6 +26,8 @@ public:
     // The lock shown went away; its last snapshot and history stay visible.
     void showGone(const LockHistory *history);
     void showNothing();
+    // While the server cannot be read, the lock shown is its last reading: the TTL stops counting.
+    void setStale(bool stale);
     // Whether the connection allows writes; `why` explains when not.
     void setActionsAllowed(bool allowed, const QString &why);
     // Updates the countdown and the timeline (called ~10 times a second while visible).
@@ -52,6 +54,7 @@ private:
     LockRecord m_record;
     bool m_hasLock = false;
     bool m_gone = false;
+    qint64 m_staleAtMs = -1; // when the readings stopped being live, -1 while live
     qint64 m_lease = -1;
     bool m_actionsAllowed = false;
     QString m_actionsWhy;

@@ -97,6 +97,8 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         return r.pttlMs >= 0 ? r.deadlineMs() : r.pttlMs;
     case LeaseRole:
         return m_leases.at(index.row());
+    case NowRole:
+        return clockMs();
     case DiagnosisCodesRole: {
         QStringList codes;
         for (const LockDiagnosis &d : r.diagnoses)
@@ -142,7 +144,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         break;
     case TtlColumn:
         if (role == Qt::DisplayRole)
-            return InspectFormat::ttl(r.remainingMs(InspectClock::monotonicMs()));
+            return InspectFormat::ttl(r.remainingMs(clockMs()));
         if (role == SortRole)
             // By expiry time, which does not change between readings: no TTL sorts after every TTL.
             return r.pttlMs >= 0 ? r.deadlineMs() : std::numeric_limits<qint64>::max() + r.pttlMs;
@@ -195,7 +197,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
     default:
         break;
     }
-    if (role == Qt::ForegroundRole && !r.exists())
+    if (role == Qt::ForegroundRole && (!r.exists() || isFrozen()))
         return QGuiApplication::palette().color(QPalette::PlaceholderText);
     return {};
 }
@@ -328,6 +330,55 @@ QList<QByteArray> LockTableModel::retainOnly(const QSet<QByteArray> &keys)
     }
     remove(gone);
     return gone;
+}
+
+void LockTableModel::setFrozenAt(qint64 monotonicMs)
+{
+    if (monotonicMs == m_frozenAtMs)
+        return;
+    m_frozenAtMs = monotonicMs;
+    if (!m_records.isEmpty())
+        emit dataChanged(index(0, 0), index(int(m_records.size()) - 1, ColumnCount - 1),
+                         {Qt::DisplayRole, Qt::ForegroundRole, NowRole});
+}
+
+qint64 LockTableModel::clockMs() const
+{
+    return m_frozenAtMs >= 0 ? m_frozenAtMs : InspectClock::monotonicMs();
+}
+
+QByteArray LockTableModel::csv(const QList<LockRecord> &records)
+{
+    const auto field = [](QString text) {
+        if (text.contains(u',') || text.contains(u'"') || text.contains(u'\n') || text.contains(u'\r'))
+            text = u'"' + text.replace(u'"', QStringLiteral("\"\"")) + u'"';
+        return text;
+    };
+    // Exact text where the bytes are text (a script must find the real key); escaped like redis-cli otherwise.
+    const auto bytes = [](const QByteArray &b) {
+        return Bytes::isPrintableUtf8(b) ? QString::fromUtf8(b) : Bytes::display(b, 1 << 20);
+    };
+    const qint64 now = InspectClock::monotonicMs();
+    QStringList lines {QStringLiteral("key,kind,library,format,owners,ttl_ms,waiters,diagnoses,node")};
+    for (const LockRecord &r : records) {
+        QStringList owners;
+        for (const LockOwner &o : r.owners)
+            owners << bytes(o.id);
+        QStringList codes;
+        for (const LockDiagnosis &d : r.diagnoses)
+            codes << d.code;
+        // Unknown stays empty (not 0 or -1): a spreadsheet must not sum an unknown as a value.
+        const qint64 ttl = r.remainingMs(now);
+        const QString ttlText = ttl >= 0 ? QString::number(ttl) : ttl == -1 ? QStringLiteral("none")
+            : ttl == -2                                                     ? QStringLiteral("gone")
+                                                                            : QString();
+        const QString waiters = r.waiters() >= 0 ? QString::number(r.waiters()) : QString();
+        lines << QStringList {field(bytes(r.key)), field(LockKinds::name(r.kind)),
+                              field(r.library), field(r.format), field(owners.join(u' ')), ttlText, waiters,
+                              field(codes.join(u' ')), field(r.node)}
+                     .join(u',');
+    }
+    return (lines.join(QStringLiteral("\r\n")) + QStringLiteral("\r\n")).toUtf8();
 }
 
 void LockTableModel::clear()

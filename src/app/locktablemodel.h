@@ -30,6 +30,7 @@ public:
         LeaseRole, // qint64 the highest TTL seen, the full length of the TTL bar
         DiagnosisCodesRole, // QStringList
         SearchTextRole, // what the filter box searches: key, owner, kind, library
+        NowRole, // qint64 the model's clock: now, or the moment the readings stopped being live
     };
 
     explicit LockTableModel(QObject *parent = nullptr);
@@ -47,6 +48,14 @@ public:
     QList<QByteArray> retainOnly(const QSet<QByteArray> &keys);
     // Empties the table: only when the server changes, never for a refresh.
     void clear();
+    // While the server cannot be read the rows are its last readings: TTLs stop counting at `monotonicMs`
+    // and every row is grey. -1: live again.
+    void setFrozenAt(qint64 monotonicMs);
+    bool isFrozen() const { return m_frozenAtMs >= 0; }
+    qint64 clockMs() const;
+    // The rows as CSV (RFC 4180): keys and owners exact when they are text, escaped like redis-cli when not;
+    // what is unknown is an empty cell, never 0.
+    static QByteArray csv(const QList<LockRecord> &records);
 
     int rowOf(const QByteArray &key) const { return m_rowOf.value(key, -1); }
     const LockRecord &record(int row) const { return m_records.at(row); }
@@ -72,4 +81,5 @@ private:
     QList<LockRecord> m_records; // one per row (relocatable: growing the list moves bytes, not records)
     QList<qint64> m_leases; // the highest TTL seen per row: the full length of its TTL bar
     QHash<QByteArray, int> m_rowOf;
+    qint64 m_frozenAtMs = -1;
 };

@@ -310,7 +310,11 @@ void MainWindow::useSandbox()
         return;
     }
     m_badge->setConnecting(tr("Starting the sandbox redis-server…"));
-    m_sandbox = std::make_unique<SandboxServer>();
+    SandboxServer::Options options;
+    // LockScope's own server publishes keyspace notifications, so the Inspector shows changes as they happen
+    // there (on a user's server that is the user's choice: the Inspector polls and offers to turn them on).
+    options.configLines << QStringLiteral("notify-keyspace-events KA");
+    m_sandbox = std::make_unique<SandboxServer>(options);
     // Starting waits for the server to answer PING: do it off the GUI thread.
     m_sandboxStarting = true;
     m_sandboxStart.setFuture(BackgroundTask::run([sandbox = m_sandbox.get()] { return sandbox->start(); }));
@@ -331,6 +335,8 @@ void MainWindow::openConnectionDialog()
 void MainWindow::onOpened()
 {
     m_userAskedToConnect = false;
+    m_openProfile = m_profile;
+    m_openOnSandbox = m_onSandbox;
     m_inspector->setSandbox(m_onSandbox);
     m_badge->setConnected(m_session->info(), m_onSandbox);
     statusBar()->showMessage(tr("Connected to %1").arg(m_session->settings().describe()), 5000);
@@ -339,12 +345,27 @@ void MainWindow::onOpened()
 
 void MainWindow::onFailed(const QString &message)
 {
-    m_badge->setFailed(message);
     qCWarning(lcUi) << message;
+    QString text = message;
+    if (m_session->isOpen()) {
+        // The connection that worked is still there: say so, and show it as it was.
+        m_onSandbox = m_openOnSandbox;
+        setProfile(m_openProfile);
+        m_badge->setDecoration(m_profile ? ServerBadge::decorationFor(m_session->settings(), m_profile->name,
+                                                                      m_profile->color, m_profile->production)
+                                         : ServerBadge::decorationFor(m_session->settings()));
+        m_badge->setConnected(m_session->info(), m_onSandbox);
+        text = tr("%1\n\nStill connected to %2.").arg(message, m_session->settings().describe());
+        statusBar()->showMessage(tr("Could not connect; still connected to %1")
+                                     .arg(m_session->settings().describe()),
+                                 8000);
+    } else {
+        m_badge->setFailed(message);
+    }
     if (m_userAskedToConnect) {
         m_userAskedToConnect = false;
         auto *box
-            = new QMessageBox(QMessageBox::Warning, tr("Cannot connect"), message, QMessageBox::Ok, this);
+            = new QMessageBox(QMessageBox::Warning, tr("Cannot connect"), text, QMessageBox::Ok, this);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open(); // not exec(): the window keeps working behind it
     }

@@ -90,6 +90,10 @@ private:
     QMenu *m_profilesMenu = nullptr;
     std::optional<ConnectionProfile> m_profile;
     bool m_onSandbox = false;
+    // The profile and sandbox flag of the connection that is open, restored when a Connect fails (the session
+    // keeps its connection then).
+    std::optional<ConnectionProfile> m_openProfile;
+    bool m_openOnSandbox = false;
     bool m_sandboxStarting = false; // from useSandbox() until the start task's end is handled (the future's
                                     // isRunning() turns false before that)
     bool m_sandboxWanted = false; // the last connection asked for is the sandbox (not a server chosen since)

@@ -27,7 +27,7 @@ void TtlBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option
 {
     QStyleOptionViewItem opt = option;
     initStyleOption(&opt, index);
-    const qint64 now = InspectClock::monotonicMs();
+    const qint64 now = index.data(LockTableModel::NowRole).toLongLong(); // stops while not live
     const qint64 deadline = index.data(LockTableModel::DeadlineRole).toLongLong();
     const qint64 lease = index.data(LockTableModel::LeaseRole).toLongLong();
     opt.text.clear();
@@ -41,7 +41,9 @@ void TtlBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option
     painter->save();
     if (deadline >= 0) {
         const double f = fraction(deadline, lease, now);
-        const QColor bar = f > 0.5 ? QColor(0x43, 0xa0, 0x47)
+        const bool stale = index.data(Qt::ForegroundRole).isValid(); // grey row: not a live reading
+        const QColor bar = stale ? QColor(0x9e, 0x9e, 0x9e)
+            : f > 0.5            ? QColor(0x43, 0xa0, 0x47)
             : f > 0.2              ? QColor(0xf9, 0xa8, 0x25)
                                    : QColor(0xe5, 0x39, 0x35);
         QRect filled = cell;

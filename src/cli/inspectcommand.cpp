@@ -12,7 +12,7 @@
 #include "inspect/lockscanjob.h"
 #include "inspectwatch.h"
 #include "interruptwatcher.h"
-#include "lockjson.h"
+#include "inspect/lockjson.h"
 #include "redis/bytes.h"
 #include "redis/serverinfo.h"
 

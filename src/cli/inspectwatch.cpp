@@ -4,7 +4,7 @@
 #include "cliio.h"
 #include "inspect/inspectclock.h"
 #include "inspect/inspectformat.h"
-#include "lockjson.h"
+#include "inspect/lockjson.h"
 #include "redis/bytes.h"
 
 #include <QJsonDocument>

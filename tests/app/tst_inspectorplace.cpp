@@ -16,7 +16,13 @@
 #include "testsupport.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QApplication>
+#include <QClipboard>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
@@ -40,6 +46,10 @@ private slots:
     void streamsRowsWithoutResets();
     void liveWithNotifications();
     void liveByPolling();
+    void newLocksAppearWithoutNotifications();
+    void rowsFreezeWhileTheServerIsDown();
+    void aFailedConnectKeepsTheConnection();
+    void rowMenuAndExport();
     void forceUnlockThroughTheDialog();
     void refusedWhenTheLockChanged();
     void readOnlyAclUserSendsNoWrites();
@@ -193,13 +203,22 @@ void TestInspectorPlace::liveWithNotifications()
     QVERIFY(c.command({"PEXPIRE", "order:9", "30000"}).ok()); // a watchdog renewal
     QTRY_VERIFY_WITH_TIMEOUT(place.tracker().history("order:9")->renewals() >= 1, 10000);
     QVERIFY(c.command({"DEL", "order:9"}).ok());
-    QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 0, 10000);
+    // The lock being watched stays in view, grey and gone, with its last event.
+    QTRY_VERIFY_WITH_TIMEOUT(!place.model()->find("order:9")->exists(), 10000);
     QCOMPARE(place.tracker().history("order:9")->events().last().type, LockEvent::Type::Released);
-    QVERIFY(place.details()->text().contains(QLatin1String("Gone")));
+    QVERIFY2(place.details()->text().contains(QLatin1String("Gone: released")), qPrintable(place.details()->text()));
+    QVERIFY(place.model()->data(place.model()->index(place.model()->rowOf("order:9"), 0), Qt::ForegroundRole)
+                .isValid());
+    // A lock nobody watches leaves the table when it goes.
     QVERIFY(SampleLocks::plainLock(c, "lock:short", "me", 300));
-    QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 1, 10000);
-    QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 0, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(place.model()->rowOf("lock:short") >= 0, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(place.model()->rowOf("lock:short") < 0, 10000);
     QCOMPARE(place.tracker().history("lock:short")->events().last().type, LockEvent::Type::Expired);
+    // Choosing another row lets the gone one go.
+    QVERIFY(SampleLocks::plainLock(c, "lock:next", "me", 60000));
+    QTRY_VERIFY_WITH_TIMEOUT(place.selectKey("lock:next"), 10000);
+    QCOMPARE(place.model()->rowOf("order:9"), -1);
+    QCOMPARE(place.model()->rowCount(), 1);
 }
 
 void TestInspectorPlace::liveByPolling()
@@ -224,9 +243,157 @@ void TestInspectorPlace::liveByPolling()
     QVERIFY(place.selectKey("order:1"));
     QVERIFY2(place.details()->text().contains(QLatin1String("renewed every"), Qt::CaseInsensitive),
              qPrintable(place.details()->text()));
-    // Then it stops renewing and expires.
-    QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 0, 10000);
+    // Then it stops renewing and expires: still in view (it is selected), as gone, saying how it went.
+    QTRY_VERIFY_WITH_TIMEOUT(!place.model()->find("order:1")->exists(), 10000);
     QCOMPARE(place.tracker().history("order:1")->events().last().type, LockEvent::Type::Expired);
+    QVERIFY2(place.details()->text().contains(QLatin1String("Gone: expired")), qPrintable(place.details()->text()));
+}
+
+void TestInspectorPlace::newLocksAppearWithoutNotifications()
+{
+    // Notifications off: a lock taken after the scan shows at the next periodic rescan, without F5, and the
+    // live line says when the last full scan was.
+    Rig rig;
+    rig.server = std::make_unique<SandboxServer>();
+    LS_START(*rig.server);
+    rig.session = std::make_unique<RedisSession>();
+    rig.place = std::make_unique<InspectorPlace>(rig.session.get());
+    LockMonitor::Timing fast;
+    fast.rescanMs = 1500;
+    rig.place->monitor()->setTiming(fast);
+    rig.place->show();
+    QSignalSpy finished(rig.place.get(), &InspectorPlace::scanFinished);
+    rig.session->open(rig.server->connectionSettings());
+    QVERIFY(finished.wait(20000));
+    InspectorPlace &place = *rig.place;
+    QTRY_VERIFY_WITH_TIMEOUT(place.liveText().contains(QLatin1String("Last full scan")), 5000);
+    RedisConnection c(rig.server->connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(SampleLocks::plainLock(c, "lock:late", "worker-1", 60000));
+    QTRY_VERIFY_WITH_TIMEOUT(place.model()->rowOf("lock:late") >= 0, 10000);
+    QVERIFY(place.tracker().history("lock:late"));
+}
+
+void TestInspectorPlace::rowsFreezeWhileTheServerIsDown()
+{
+    Rig rig;
+    rig.server = std::make_unique<SandboxServer>();
+    LS_START(*rig.server);
+    {
+        RedisConnection c(rig.server->connectionSettings());
+        LS_OPEN(c);
+        QVERIFY(SampleLocks::plainLock(c, "lock:a", "worker-1", 60000));
+    }
+    QVERIFY(open(rig, rig.server->connectionSettings()));
+    InspectorPlace &place = *rig.place;
+    QVERIFY(place.selectKey("lock:a"));
+    QVERIFY(!place.model()->isFrozen());
+    QVERIFY(rig.server->pause()); // the process freezes: every read times out
+    QTRY_VERIFY_WITH_TIMEOUT(place.model()->isFrozen(), 20000);
+    const QModelIndex ttl = place.model()->index(place.model()->rowOf("lock:a"), LockTableModel::TtlColumn);
+    // Grey, and the countdown stands still.
+    QVERIFY(place.model()->data(ttl, Qt::ForegroundRole).isValid());
+    const QString shown = place.model()->data(ttl, Qt::DisplayRole).toString();
+    QTest::qWait(1200);
+    QCOMPARE(place.model()->data(ttl, Qt::DisplayRole).toString(), shown);
+    QVERIFY2(place.liveText().startsWith(QLatin1String("Not live")), qPrintable(place.liveText()));
+    QVERIFY2(place.details()->text().contains(QLatin1String("not live")), qPrintable(place.details()->text()));
+    // The lock is still there when the server answers again: no release was made up meanwhile.
+    QVERIFY(rig.server->resume());
+    QTRY_VERIFY_WITH_TIMEOUT(!place.model()->isFrozen(), 20000);
+    QVERIFY(place.model()->find("lock:a")->exists());
+    for (const LockEvent &e : place.tracker().history("lock:a")->events())
+        QVERIFY(e.type != LockEvent::Type::Released && e.type != LockEvent::Type::Lost);
+}
+
+void TestInspectorPlace::aFailedConnectKeepsTheConnection()
+{
+    Rig rig;
+    rig.server = std::make_unique<SandboxServer>();
+    LS_START(*rig.server);
+    {
+        RedisConnection c(rig.server->connectionSettings());
+        LS_OPEN(c);
+        QVERIFY(SampleLocks::plainLock(c, "lock:a", "worker-1", 60000));
+    }
+    QVERIFY(open(rig, rig.server->connectionSettings()));
+    InspectorPlace &place = *rig.place;
+    ConnectionSettings nowhere = rig.server->connectionSettings();
+    nowhere.port = SandboxServer::freePort(); // nothing listens there
+    QSignalSpy failed(rig.session.get(), &RedisSession::failed);
+    rig.session->open(nowhere);
+    QVERIFY(failed.wait(20000));
+    QVERIFY(rig.session->isOpen());
+    QCOMPARE(rig.session->settings().port, rig.server->port());
+    QVERIFY2(place.statusText().contains(QLatin1String("Still showing")), qPrintable(place.statusText()));
+    QVERIFY(place.model()->find("lock:a"));
+    QVERIFY(!place.model()->isFrozen());
+    // The kept connection still works.
+    QSignalSpy ran(rig.session.get(), &RedisSession::infoChanged);
+    rig.session->refreshInfo();
+    QVERIFY(ran.wait(10000));
+}
+
+void TestInspectorPlace::rowMenuAndExport()
+{
+    Rig rig;
+    rig.server = std::make_unique<SandboxServer>();
+    LS_START(*rig.server);
+    {
+        RedisConnection c(rig.server->connectionSettings());
+        LS_OPEN(c);
+        QVERIFY(SampleLocks::writeDemoSet(c));
+        QVERIFY(c.command({"SET", "lock:App\\Jobs\\Send,\"x\"", "owner-1", "PX", "600000"}).ok());
+    }
+    ConnectionSettings readOnly = rig.server->connectionSettings();
+    readOnly.readOnly = true;
+    QVERIFY(open(rig, readOnly));
+    InspectorPlace &place = *rig.place;
+    const QByteArray key = "lock:App\\Jobs\\Send,\"x\"";
+    QVERIFY(place.selectKey(key));
+    const QModelIndex index = place.view()->currentIndex();
+    const QList<QAction *> actions = place.rowActions(index);
+    const auto action = [&](const QString &name) {
+        for (QAction *a : actions)
+            if (a->objectName() == name)
+                return a;
+        return static_cast<QAction *>(nullptr);
+    };
+    QVERIFY(action("copyKey") && action("copyOwner") && action("copyUnlockCommand") && action("forceUnlock"));
+    action("copyKey")->trigger();
+    QCOMPARE(QApplication::clipboard()->text().toUtf8(), key); // exact, backslashes and all
+    action("copyOwner")->trigger();
+    QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("owner-1"));
+    action("copyUnlockCommand")->trigger();
+    QVERIFY2(QApplication::clipboard()->text().startsWith(QLatin1String("EVAL ")),
+             qPrintable(QApplication::clipboard()->text()));
+    // Read-only connection: the writes are offered but off, with why.
+    QVERIFY(!action("forceUnlock")->isEnabled());
+    QVERIFY(action("forceUnlock")->toolTip().contains(QLatin1String("Read-only")));
+    qDeleteAll(actions);
+
+    // Export what the filters show.
+    place.findChild<QLineEdit *>(QStringLiteral("filter"))->setText(QStringLiteral("App"));
+    QCOMPARE(place.proxy()->rowCount(), 1);
+    QTemporaryDir dir;
+    const QString csv = dir.filePath(QStringLiteral("locks.csv"));
+    QCOMPARE(place.exportTable(csv), QString());
+    QFile csvFile(csv);
+    QVERIFY(csvFile.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = csvFile.readAll().split('\n');
+    QVERIFY(lines.first().startsWith("key,kind,library"));
+    QVERIFY2(lines.at(1).startsWith("\"lock:App\\Jobs\\Send,\"\"x\"\"\","), lines.at(1).constData());
+    const QString json = dir.filePath(QStringLiteral("locks.json"));
+    QCOMPARE(place.exportTable(json), QString());
+    QFile jsonFile(json);
+    QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+    const QJsonObject doc = QJsonDocument::fromJson(jsonFile.readAll()).object();
+    QCOMPARE(doc.value(QStringLiteral("locks")).toArray().size(), 1);
+    QCOMPARE(doc.value(QStringLiteral("locks")).toArray().first().toObject().value(QStringLiteral("key")).toString().toUtf8(),
+             key);
+    QVERIFY(doc.value(QStringLiteral("complete")).toBool());
+    // A path that cannot be written says so, and leaves nothing.
+    QVERIFY(place.exportTable(dir.filePath(QStringLiteral("missing/locks.csv"))).startsWith(QLatin1String("Could not export")));
 }
 
 void TestInspectorPlace::forceUnlockThroughTheDialog()
@@ -255,7 +422,8 @@ void TestInspectorPlace::forceUnlockThroughTheDialog()
     QVERIFY(done.wait(10000));
     QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
     QCOMPARE(c.command({"EXISTS", "order:1"}).reply.toInteger(), 0);
-    QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 0, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!place.model()->find("order:1")->exists(), 10000);
+    QVERIFY2(place.details()->text().contains(QLatin1String("Gone: released")), qPrintable(place.details()->text()));
 }
 
 void TestInspectorPlace::refusedWhenTheLockChanged()

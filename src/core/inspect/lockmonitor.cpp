@@ -14,7 +14,7 @@ LockMonitor::LockMonitor(QObject *parent)
     m_flush.setInterval(m_timing.flushMs);
     connect(&m_poll, &QTimer::timeout, this, &LockMonitor::poll);
     connect(&m_rescan, &QTimer::timeout, this, [this] {
-        if (m_live && !m_scanner.isScanning())
+        if (m_live && m_autoRescan && !m_scanner.isScanning())
             rescan();
     });
     connect(&m_flush, &QTimer::timeout, this, &LockMonitor::flush);
@@ -170,6 +170,12 @@ void LockMonitor::rescan()
         return;
     }
     m_scanner.start(m_options);
+}
+
+void LockMonitor::stopScan()
+{
+    m_rescanPending = false;
+    m_scanner.cancel();
 }
 
 void LockMonitor::refreshNow(const QList<LockRecord> &records)

@@ -52,6 +52,10 @@ public:
     bool isRunning() const { return m_running; }
     // A full scan now (a running one is cancelled and restarted).
     void rescan();
+    // Cancels the running scan (what it found is kept; nothing is concluded from the keys it did not reach).
+    void stopScan();
+    // Whether the periodic full rescans run (on by default; off after a user stopped a scan by hand).
+    void setAutoRescan(bool on) { m_autoRescan = on; }
     bool isScanning() const { return m_scanner.isScanning(); }
     // Locks to read first at each poll (the GUI's visible rows and selection); the rest take turns.
     void setPriorityKeys(const QList<QByteArray> &keys) { m_priority = keys; }
@@ -118,6 +122,7 @@ private:
     int m_pollOffset = 0;
     bool m_running = false;
     bool m_rescanPending = false;
+    bool m_autoRescan = true;
     bool m_live = true;
     QString m_notLiveReason;
     QString m_unobserved; // set after an outage: locks found gone at the next reading were not seen going

@@ -48,15 +48,9 @@ void RedisSession::post(std::function<void(Shared &)> job)
 void RedisSession::open(const ConnectionSettings &settings)
 {
     const quint64 generation = ++m_generation;
-    m_settings = settings;
-    m_open = false;
     m_busy = true;
-    m_info = {};
-    {
-        QMutexLocker lock(&m_shared->mutex);
-        if (m_shared->connection)
-            m_shared->connection->interrupt(); // abandon whatever the previous connection was doing
-    }
+    // The current connection stays until the new one works: a Connect that fails keeps what worked (its
+    // settings, info and open state change only on success).
     emit opening(settings.endpoint());
     post([this, settings, generation](Shared &shared) {
         auto connection = std::make_unique<RedisConnection>(settings);
@@ -64,13 +58,13 @@ void RedisSession::open(const ConnectionSettings &settings)
         ServerInfo info;
         if (!error)
             info = ServerInfo::fetch(*connection, &error);
-        {
+        if (!error) {
             QMutexLocker lock(&shared.mutex);
-            shared.connection = error ? nullptr : std::move(connection);
+            shared.connection = std::move(connection);
         }
         QMetaObject::invokeMethod(
             this,
-            [this, generation, error, info] {
+            [this, generation, error, info, settings] {
                 if (generation != m_generation)
                     return; // a newer open() superseded this one
                 m_busy = false;
@@ -78,6 +72,7 @@ void RedisSession::open(const ConnectionSettings &settings)
                     emit failed(error);
                     return;
                 }
+                m_settings = settings;
                 m_open = true;
                 m_info = info;
                 emit opened(info);

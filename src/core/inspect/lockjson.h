@@ -5,9 +5,9 @@
 // reason in the lock's "unknown" object.
 #pragma once
 
-#include "inspect/lockhistory.h"
-#include "inspect/lockrecord.h"
-#include "inspect/lockscanjob.h"
+#include "lockhistory.h"
+#include "lockrecord.h"
+#include "lockscanjob.h"
 #include "redis/serverinfo.h"
 
 #include <QJsonObject>

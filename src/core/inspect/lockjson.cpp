@@ -2,7 +2,7 @@
 // unknowns are null with their reason, never a default.
 #include "lockjson.h"
 
-#include "inspect/inspectclock.h"
+#include "inspectclock.h"
 #include "redis/bytes.h"
 
 #include <QDateTime>
