@@ -6,6 +6,7 @@
 
 #include "actionconfirmdialog.h"
 #include "backgroundtask.h"
+#include "formatlistdialog.h"
 #include "inspect/inspectclock.h"
 #include "inspect/inspectformat.h"
 #include "inspect/lockjson.h"
@@ -160,11 +161,17 @@ void InspectorPlace::buildUi()
            "data fits no lock format (as \"unknown\", with why). Separated by spaces."));
     m_lockNames->setMaximumWidth(300);
     scanRow->addWidget(m_lockNames, 1);
+    auto *formats = new QPushButton(tr("Formats…"), this);
+    formats->setObjectName(QStringLiteral("formatsButton"));
+    formats->setToolTip(tr("The lock formats recognised (built in and your own), and problems in your files"));
+    scanRow->addWidget(formats);
+    connect(formats, &QPushButton::clicked, this, &InspectorPlace::showFormats);
     // The patterns are remembered between sessions (they describe the user's naming conventions).
     AppSettings settings;
     m_patterns->setText(settings.value(QStringLiteral("inspector/patterns"), m_patterns->text()).toString());
     m_lockNames->setText(
         settings.value(QStringLiteral("inspector/lockNamePatterns"), m_lockNames->text()).toString());
+    m_lockNames->setCursorPosition(0); // the first words show, not the last
     m_scanButton = new QPushButton(tr("Scan"), this);
     m_scanButton->setObjectName(QStringLiteral("scanButton"));
     m_scanButton->setToolTip(tr("Scan the server again (F5): SCAN page by page, paced so that other clients "
@@ -173,9 +180,12 @@ void InspectorPlace::buildUi()
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
     m_progress->setTextVisible(false);
-    m_progress->setFixedWidth(140);
+    m_progress->setFixedWidth(100);
     scanRow->addWidget(m_progress);
     m_progressText = new QLabel(this);
+    // The progress text gives way (cut) before the buttons do: the window must fit 1024 px.
+    m_progressText->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_progressText->setMinimumWidth(60);
     scanRow->addWidget(m_progressText, 2);
     m_sampleLocks = new QPushButton(tr("Add Sample Locks"), this);
     m_sampleLocks->setToolTip(tr("Write a few locks of every kind (demo:*) into the sandbox server"));
@@ -334,6 +344,14 @@ void InspectorPlace::buildUi()
     connect(m_details, &LockDetailsPane::actionRequested, this, &InspectorPlace::requestAction);
     connect(m_enableNotifications, &QPushButton::clicked, this, &InspectorPlace::enableNotifications);
     connect(m_sampleLocks, &QPushButton::clicked, this, &InspectorPlace::writeSampleLocks);
+}
+
+void InspectorPlace::showFormats()
+{
+    auto *dialog = new FormatListDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &FormatListDialog::reloaded, this, &InspectorPlace::rescan); // new options, new catalog
+    dialog->open();
 }
 
 void InspectorPlace::setSandbox(bool sandbox)
@@ -660,6 +678,8 @@ void InspectorPlace::updateLiveState()
     if (m_connected && lastScan >= 0) {
         const qint64 ago = (InspectClock::monotonicMs() - lastScan) / 1000;
         const int every = (events ? m_monitor->timing().rescanWithEventsMs : m_monitor->timing().rescanMs) / 1000;
+        if (!text.endsWith(u'.'))
+            text += u'.';
         text += u' '
             + tr("Last full scan %1 ago; the next within %2 s.")
                   .arg(InspectFormat::duration(ago * 1000))
@@ -905,15 +925,14 @@ QString InspectorPlace::exportTable(const QString &path) const
     }
     QByteArray content;
     if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
-        QJsonArray locks;
-        for (const LockRecord &r : std::as_const(rows))
-            locks.append(LockJson::lock(r));
-        QJsonObject doc;
-        doc.insert(QStringLiteral("server"), LockJson::server(m_session->info()));
-        doc.insert(QStringLiteral("complete"), m_monitor->lastProgress().unreadableKeys == 0
-                                                   && m_monitor->lastProgress().missing.isEmpty()
-                                                   && m_monitor->isLive());
-        doc.insert(QStringLiteral("locks"), locks);
+        QStringList missing = m_monitor->lastProgress().missing;
+        if (!m_monitor->isLive())
+            missing << tr("the server could not be read when this was exported (%1): these are the last "
+                          "readings")
+                           .arg(m_monitor->notLiveReason());
+        const QJsonObject doc = LockJson::inspection(
+            rows, m_monitor->lastProgress(), m_session->info(),
+            LockJson::incompleteBecause(rows, m_monitor->lastProgress(), m_session->info(), missing));
         content = QJsonDocument(doc).toJson(QJsonDocument::Indented);
     } else {
         content = LockTableModel::csv(rows);

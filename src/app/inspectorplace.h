@@ -47,6 +47,8 @@ public:
     void setPatterns(const QString &patterns);
     // The name patterns that make a key count as a lock in a "*" scan, space-separated.
     void setLockNamePatterns(const QString &patterns);
+    // The list of lock formats (built in and the user's), with problems in the user's files.
+    void showFormats();
     // Opens the confirmation dialog for an action on the selected lock (what the buttons do).
     void requestAction(LockAction::Type type);
 

@@ -45,37 +45,6 @@ int severity(const LockRecord &r)
 }
 
 // Why this inspection is not the whole truth, one sentence each (empty when it is complete).
-QStringList incompleteness(const QList<LockRecord> &records, const ScanProgress &progress,
-                           const ServerInfo &info, const QStringList &missing)
-{
-    QStringList why;
-    if (info.loading)
-        why << QStringLiteral("the server is still loading its data set (LOADING)");
-    for (auto [reason, n] : progress.unreadReasons.asKeyValueRange())
-        why << QStringLiteral("%1 %2: %3")
-                   .arg(InspectFormat::count(n),
-                        n == 1 ? QStringLiteral("key was not read") : QStringLiteral("keys were not read"),
-                        reason);
-    why << missing;
-    QMap<QString, int> refused; // field → locks whose value the server refused
-    QMap<QString, QString> example;
-    for (const LockRecord &r : records) {
-        for (const LockUnknown &u : r.unknowns) {
-            if (u.refused) {
-                refused[u.field] += 1;
-                example.insert(u.field, u.reason);
-            }
-        }
-    }
-    for (auto [field, n] : refused.asKeyValueRange())
-        why << QStringLiteral("%1 of %2 %3 unknown (%4)")
-                   .arg(field == QLatin1String("pttl_ms") ? QStringLiteral("the TTL") : field)
-                   .arg(n)
-                   .arg(n == 1 ? QStringLiteral("lock is") : QStringLiteral("locks are"),
-                        example.value(field));
-    return why;
-}
-
 QString ttlCell(const LockRecord &r)
 {
     return r.pttlMs == LockRecord::kPttlUnknown ? QStringLiteral("unknown") : InspectFormat::ttl(r.pttlMs);
@@ -381,20 +350,10 @@ int runInspectCommand(const QStringList &arguments)
         return sa != sb ? sa > sb : a.key < b.key;
     });
 
-    const QStringList incomplete = incompleteness(records, progress, info, missing);
+    const QStringList incomplete = LockJson::incompleteBecause(records, progress, info, missing);
     const bool json = parser.isSet(QStringLiteral("json"));
     if (json && !parser.isSet(QStringLiteral("watch"))) {
-        QJsonArray locks;
-        for (const LockRecord &r : records)
-            locks.append(LockJson::lock(r));
-        QJsonObject root {
-            {QStringLiteral("server"), LockJson::server(info)},
-            {QStringLiteral("scanned_keys"), progress.scannedKeys},
-            {QStringLiteral("unread"), LockJson::unread(progress)},
-            {QStringLiteral("complete"), incomplete.isEmpty()},
-            {QStringLiteral("incomplete_because"), QJsonArray::fromStringList(incomplete)},
-            {QStringLiteral("locks"), locks},
-        };
+        QJsonObject root = LockJson::inspection(records, progress, info, incomplete);
         if (cluster)
             root.insert(QStringLiteral("nodes"), QJsonArray::fromStringList(nodes));
         CliIo::stdoutDevice().beginDocument();

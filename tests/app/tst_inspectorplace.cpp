@@ -2,6 +2,8 @@
 // polling, actions through their confirmation dialog (only when writes are allowed), and a read-only ACL
 // user that can use all of it without one write. Set LOCKSCOPE_SCREENSHOT_DIR to also save pictures.
 #include "actionconfirmdialog.h"
+#include "formatlistdialog.h"
+#include "inspect/formatcatalog.h"
 #include "inspect/locknames.h"
 #include "inspect/lockscanner.h"
 #include "inspect/samplelocks.h"
@@ -12,6 +14,7 @@
 #include "redis/clusterconnection.h"
 #include "redis/redissession.h"
 #include "redis/sandboxcluster.h"
+#include "outputfile.h"
 #include "serverpanel.h"
 #include "testsupport.h"
 
@@ -22,6 +25,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QCheckBox>
 #include <QComboBox>
@@ -31,6 +35,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -50,6 +55,7 @@ private slots:
     void rowsFreezeWhileTheServerIsDown();
     void aFailedConnectKeepsTheConnection();
     void rowMenuAndExport();
+    void userFormatsAreListedAndUsed();
     void forceUnlockThroughTheDialog();
     void refusedWhenTheLockChanged();
     void readOnlyAclUserSendsNoWrites();
@@ -394,6 +400,52 @@ void TestInspectorPlace::rowMenuAndExport()
     QVERIFY(doc.value(QStringLiteral("complete")).toBool());
     // A path that cannot be written says so, and leaves nothing.
     QVERIFY(place.exportTable(dir.filePath(QStringLiteral("missing/locks.csv"))).startsWith(QLatin1String("Could not export")));
+}
+
+void TestInspectorPlace::userFormatsAreListedAndUsed()
+{
+    // The user's folder holds a good format file and a broken one: the dialog lists the good one's format
+    // with its file and names the broken file's problem; after Reload the next scan uses the new format.
+    QDir folder(FormatCatalog::userFolder());
+    QVERIFY(folder.mkpath(QStringLiteral(".")));
+    const auto cleanup = qScopeGuard([&] {
+        folder.removeRecursively();
+        FormatCatalog::reloadStandard();
+    });
+    const QByteArray acme = R"json({"lockscope_formats": 1, "library": "acme-locks", "formats": [
+        {"id": "acme-lock", "name": "Acme lease lock", "kind": "mutex", "type": "string", "shape": "token",
+         "key": "acme:lock:(?<name>.+)", "key_contains": "acme:lock:",
+         "value": "(?<host>[A-Za-z0-9.-]{1,253})/(?<pid>[0-9]{1,10})/(?<nonce>[0-9a-f]{16})",
+         "owner": {"display": "${host} pid ${pid}"}, "ttl": "always"}]})json";
+    QVERIFY(OutputFile::writeWhole(folder.filePath(QStringLiteral("acme.json")), acme, nullptr));
+    QVERIFY(OutputFile::writeWhole(folder.filePath(QStringLiteral("broken.json")),
+                                   R"json({"lockscope_formats": 1, "formats": [{"id": "x", "needs_ttl": "yes"}]})json",
+                                   nullptr));
+    Rig rig;
+    rig.server = std::make_unique<SandboxServer>();
+    LS_START(*rig.server);
+    {
+        RedisConnection c(rig.server->connectionSettings());
+        LS_OPEN(c);
+        QVERIFY(c.command({"SET", "acme:lock:orders", "web-1/4242/0123456789abcdef", "PX", "60000"}).ok());
+    }
+    QVERIFY(open(rig, rig.server->connectionSettings()));
+    InspectorPlace &place = *rig.place;
+    place.showFormats();
+    auto *dialog = place.findChild<FormatListDialog *>();
+    QVERIFY(dialog);
+    QSignalSpy finished(&place, &InspectorPlace::scanFinished);
+    dialog->findChild<QPushButton *>(QStringLiteral("reloadFormats"))->click();
+    QVERIFY2(dialog->problemsText().contains(QLatin1String("broken.json")), qPrintable(dialog->problemsText()));
+    QList<QTableWidgetItem *> found = dialog->table()->findItems(QStringLiteral("Acme lease lock"), Qt::MatchExactly);
+    QCOMPARE(found.size(), 1);
+    QVERIFY(dialog->table()->item(found.first()->row(), 5)->text().endsWith(QLatin1String("acme.json")));
+    QVERIFY(finished.wait(20000)); // the rescan Reload started
+    const LockRecord *lock = place.model()->find("acme:lock:orders");
+    QVERIFY(lock);
+    QCOMPARE(lock->library, QStringLiteral("acme-locks"));
+    QCOMPARE(lock->owners.value(0).display, QStringLiteral("web-1 pid 4242"));
+    dialog->close();
 }
 
 void TestInspectorPlace::forceUnlockThroughTheDialog()

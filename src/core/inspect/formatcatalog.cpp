@@ -71,33 +71,50 @@ QString FormatCatalog::userFolder()
         .filePath(QStringLiteral("LockScope/formats"));
 }
 
+namespace {
+
+QMutex standardMutex;
+std::shared_ptr<const FormatCatalog> standardCatalog;
+
+} // namespace
+
 std::shared_ptr<const FormatCatalog> FormatCatalog::standard()
 {
-    static QMutex mutex;
-    static std::shared_ptr<const FormatCatalog> catalog;
-    QMutexLocker lock(&mutex);
-    if (!catalog) {
-        auto c = std::make_shared<FormatCatalog>();
-        QStringList errors;
-        const QDir builtIn(builtInFolder());
-        for (const QString &name : builtIn.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
-            QFile f(builtIn.filePath(name));
-            if (f.open(QIODevice::ReadOnly))
-                c->addFile(QStringLiteral("resources/formats/") + name, f.readAll(), &errors);
-        }
-        const QDir user(userFolder());
-        for (const QString &name : user.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
-            QFile f(user.filePath(name));
-            if (!f.open(QIODevice::ReadOnly)) {
-                c->m_errors << QStringLiteral("%1: %2").arg(f.fileName(), f.errorString());
-                continue;
-            }
-            c->addFile(f.fileName(), f.readAll(), &errors);
-        }
-        c->index();
-        catalog = c;
+    QMutexLocker lock(&standardMutex);
+    if (!standardCatalog)
+        standardCatalog = loadStandard();
+    return standardCatalog;
+}
+
+std::shared_ptr<const FormatCatalog> FormatCatalog::reloadStandard()
+{
+    auto fresh = loadStandard();
+    QMutexLocker lock(&standardMutex);
+    standardCatalog = fresh;
+    return fresh;
+}
+
+std::shared_ptr<const FormatCatalog> FormatCatalog::loadStandard()
+{
+    auto c = std::make_shared<FormatCatalog>();
+    QStringList errors;
+    const QDir builtIn(builtInFolder());
+    for (const QString &name : builtIn.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+        QFile f(builtIn.filePath(name));
+        if (f.open(QIODevice::ReadOnly))
+            c->addFile(QStringLiteral("resources/formats/") + name, f.readAll(), &errors);
     }
-    return catalog;
+    const QDir user(userFolder());
+    for (const QString &name : user.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+        QFile f(user.filePath(name));
+        if (!f.open(QIODevice::ReadOnly)) {
+            c->m_errors << QStringLiteral("%1: %2").arg(f.fileName(), f.errorString());
+            continue;
+        }
+        c->addFile(f.fileName(), f.readAll(), &errors);
+    }
+    c->index();
+    return c;
 }
 
 std::shared_ptr<const FormatCatalog> FormatCatalog::withFiles(const QStringList &files, QStringList *errors)

@@ -37,6 +37,9 @@ public:
     // The built-in formats plus the user's folder; loaded once per process. Problems in the user's files are
     // in errors() and the good files still load.
     static std::shared_ptr<const FormatCatalog> standard();
+    // Reads the built-in formats and the user's folder again (after the user edited a file): scans started
+    // from then on use the new catalog; running ones keep theirs.
+    static std::shared_ptr<const FormatCatalog> reloadStandard();
     // The built-in formats and the given files (--formats): false with `errors` set when any file is bad.
     static std::shared_ptr<const FormatCatalog> withFiles(const QStringList &files, QStringList *errors);
     // A catalog of exactly these files' formats (tests, the fuzzer).
@@ -60,6 +63,7 @@ public:
     CompanionOf companionOf(const QByteArray &key) const;
 
 private:
+    static std::shared_ptr<const FormatCatalog> loadStandard();
     void index();
     // `valueText`: the string value as text, null when it is no string or not UTF-8.
     bool dataFits(const LockFormat &f, const ScannedKey &k, const QString &valueText,

@@ -3,6 +3,7 @@
 #include "lockjson.h"
 
 #include "inspectclock.h"
+#include "inspectformat.h"
 #include "redis/bytes.h"
 
 #include <QDateTime>
@@ -191,6 +192,53 @@ QJsonObject unread(const ScanProgress &progress)
     for (auto [reason, n] : progress.unreadReasons.asKeyValueRange())
         reasons.insert(reason, n);
     return {{QStringLiteral("keys"), progress.unreadableKeys}, {QStringLiteral("reasons"), reasons}};
+}
+
+QStringList incompleteBecause(const QList<LockRecord> &records, const ScanProgress &progress,
+                           const ServerInfo &info, const QStringList &missing)
+{
+    QStringList why;
+    if (info.loading)
+        why << QStringLiteral("the server is still loading its data set (LOADING)");
+    for (auto [reason, n] : progress.unreadReasons.asKeyValueRange())
+        why << QStringLiteral("%1 %2: %3")
+                   .arg(InspectFormat::count(n),
+                        n == 1 ? QStringLiteral("key was not read") : QStringLiteral("keys were not read"),
+                        reason);
+    why << missing;
+    QMap<QString, int> refused; // field → locks whose value the server refused
+    QMap<QString, QString> example;
+    for (const LockRecord &r : records) {
+        for (const LockUnknown &u : r.unknowns) {
+            if (u.refused) {
+                refused[u.field] += 1;
+                example.insert(u.field, u.reason);
+            }
+        }
+    }
+    for (auto [field, n] : refused.asKeyValueRange())
+        why << QStringLiteral("%1 of %2 %3 unknown (%4)")
+                   .arg(field == QLatin1String("pttl_ms") ? QStringLiteral("the TTL") : field)
+                   .arg(n)
+                   .arg(n == 1 ? QStringLiteral("lock is") : QStringLiteral("locks are"),
+                        example.value(field));
+    return why;
+}
+
+QJsonObject inspection(const QList<LockRecord> &records, const ScanProgress &progress, const ServerInfo &info,
+                       const QStringList &incompleteBecause)
+{
+    QJsonArray locks;
+    for (const LockRecord &r : records)
+        locks.append(lock(r));
+    return {
+        {QStringLiteral("server"), server(info)},
+        {QStringLiteral("scanned_keys"), progress.scannedKeys},
+        {QStringLiteral("unread"), unread(progress)},
+        {QStringLiteral("complete"), incompleteBecause.isEmpty()},
+        {QStringLiteral("incomplete_because"), QJsonArray::fromStringList(incompleteBecause)},
+        {QStringLiteral("locks"), locks},
+    };
 }
 
 QJsonObject event(const LockEvent &e, const QByteArray &key, const LockRecord *record)
