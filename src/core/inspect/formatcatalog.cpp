@@ -5,6 +5,7 @@
 #include "lockclassifier.h"
 #include "locknames.h"
 
+#include <limits>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -349,6 +350,46 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
     return false;
 }
 
+namespace {
+
+bool stringShape(const LockFormat &f)
+{
+    return f.shape == LockFormat::Shape::Token || f.shape == LockFormat::Shape::Flag
+        || f.shape == LockFormat::Shape::Counter;
+}
+
+// Hashes and sorted sets: at least one field or member must have a holder's length (checked before the key's
+// pattern, like a string's length; dataFits decides the rest).
+bool anyHolderFits(const LockFormat &f, const ScannedKey &k)
+{
+    switch (f.shape) {
+    case LockFormat::Shape::OwnerHash:
+    case LockFormat::Shape::HolderHash:
+        if (f.fieldLength.min == 0 && f.fieldLength.max == std::numeric_limits<int>::max())
+            return true;
+        for (const auto &[field, value] : k.fields) {
+            qsizetype n = field.size();
+            if (!f.writeSuffix.isEmpty() && field.endsWith(f.writeSuffix))
+                n -= f.writeSuffix.size();
+            if (f.fieldLength.contains(n) || (!f.modeField.isEmpty() && field == f.modeField))
+                return true;
+        }
+        return false;
+    case LockFormat::Shape::HolderZset:
+        if (f.memberLength.min == 0 && f.memberLength.max == std::numeric_limits<int>::max())
+            return true;
+        for (const auto &[member, score] : k.members) {
+            if (f.memberLength.contains(member.size()) || (!f.writeMember.isEmpty() && member == f.writeMember))
+                return true;
+        }
+        return false;
+    default:
+        return true;
+    }
+}
+
+} // namespace
+
 FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
 {
     Match best;
@@ -367,6 +408,14 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
         if (bestScore >= 0 && s < bestScore)
             break; // sorted: nothing further can tie or beat it
         if ((f.needsLockName && !k.lockNamed) || (f.needsTtl && k.pttlMs < 0))
+            continue;
+        // A string value must have the format's length and start before its key's pattern is worth trying
+        // (dataFits checks the same; here it saves the key pattern on most keys of a keyspace).
+        if (stringShape(f)
+            && (k.value.isEmpty() || k.valueLength > k.value.size() || !f.valueLength.contains(k.value.size())
+                || (!f.valueStarts.isEmpty() && !k.value.startsWith(f.valueStarts))))
+            continue;
+        if (!anyHolderFits(f, k))
             continue;
         QHash<QString, QByteArray> groups;
         if (hasKey) {
