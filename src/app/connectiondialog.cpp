@@ -217,6 +217,7 @@ void ConnectionDialog::setProfile(const ConnectionProfile &profile)
     m_ui->productionCheck->setChecked(profile.production);
     m_ui->lockPatternsEdit->setPlainText(profile.lockPatterns.join(u'\n'));
     m_ui->scanCountSpin->setValue(profile.scanCount);
+    m_ui->scanMaxOpsSpin->setValue(profile.scanMaxOps);
     updateState();
 }
 
@@ -235,6 +236,7 @@ ConnectionProfile ConnectionDialog::profile() const
             p.lockPatterns << line.trimmed();
     }
     p.scanCount = m_ui->scanCountSpin->value();
+    p.scanMaxOps = m_ui->scanMaxOpsSpin->value();
     return p;
 }
 

@@ -412,6 +412,14 @@ void InspectorPlace::setPatterns(const QString &patterns)
     m_patterns->setText(patterns);
 }
 
+void InspectorPlace::setScanSettings(int count, int maxOpsPerSecond, const QStringList &patterns)
+{
+    m_scanCount = count;
+    m_scanMaxOps = maxOpsPerSecond;
+    if (!patterns.isEmpty())
+        m_patterns->setText(patterns.join(u' '));
+}
+
 void InspectorPlace::setLockNamePatterns(const QString &patterns)
 {
     m_lockNames->setText(patterns);
@@ -430,6 +438,8 @@ ScanOptions InspectorPlace::currentOptions() const
     if (options.patterns.isEmpty())
         options.patterns << "*";
     options.lockNamePatterns = split(m_lockNames->text());
+    options.count = m_scanCount;
+    options.maxOpsPerSecond = m_scanMaxOps;
     return options;
 }
 

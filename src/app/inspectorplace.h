@@ -45,6 +45,9 @@ public:
     void rescan();
     // The SCAN patterns, space-separated, as typed in the pattern box ("*" for every key).
     void setPatterns(const QString &patterns);
+    // A connection profile's scan settings (SCAN COUNT, a budget in commands per second, and its patterns when
+    // it has any); a connection without a profile passes the defaults.
+    void setScanSettings(int count, int maxOpsPerSecond, const QStringList &patterns);
     // The name patterns that make a key count as a lock in a "*" scan, space-separated.
     void setLockNamePatterns(const QString &patterns);
     // The list of lock formats (built in and the user's), with problems in the user's files.
@@ -132,6 +135,8 @@ private:
     ConnectionSettings m_settings;
     bool m_connected = false;
     bool m_sandbox = false;
+    int m_scanCount = ScanOptions().count;
+    int m_scanMaxOps = 0;
     int m_ticks = 0;
     QFutureWatcher<bool> m_sampleWriter;
 };

@@ -5,6 +5,7 @@
 #include "aboutdialog.h"
 #include "backgroundtask.h"
 #include "connectiondialog.h"
+#include "inspect/scanoptions.h"
 #include "inspectorplace.h"
 #include "learnplace.h"
 #include "logging.h"
@@ -239,6 +240,11 @@ void MainWindow::connectToProfile(const ConnectionProfile &profile)
 void MainWindow::setProfile(const std::optional<ConnectionProfile> &profile)
 {
     m_profile = profile;
+    // The Inspector scans this server as the profile says (COUNT, budget, patterns); without one, as usual.
+    if (profile)
+        m_inspector->setScanSettings(profile->scanCount, profile->scanMaxOps, profile->lockPatterns);
+    else
+        m_inspector->setScanSettings(ScanOptions().count, 0, {});
     if (!profile)
         m_badge->setDecoration({});
     updateTitle();

@@ -201,6 +201,8 @@ void ProfilesDialog::showDetails()
                 p->lockPatterns.isEmpty() ? tr("inspector defaults")
                                           : p->lockPatterns.join(QStringLiteral(", ")).toHtmlEscaped());
     html += row(tr("SCAN COUNT"), QString::number(p->scanCount));
+    html += row(tr("Scan budget"),
+                p->scanMaxOps > 0 ? tr("%1 commands/s").arg(p->scanMaxOps) : tr("none (paced scan)"));
     html += QStringLiteral("</table>");
     m_ui->detailsLabel->setText(html);
 }

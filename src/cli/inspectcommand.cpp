@@ -216,6 +216,16 @@ int runInspectCommand(const QStringList &arguments)
         return usage(error);
 
     ScanOptions options;
+    if (connection.profile) {
+        // The profile's scan settings; the flags below override them.
+        if (!connection.profile->lockPatterns.isEmpty()) {
+            options.patterns.clear();
+            for (const QString &p : connection.profile->lockPatterns)
+                options.patterns << p.toUtf8();
+        }
+        options.count = connection.profile->scanCount;
+        options.maxOpsPerSecond = connection.profile->scanMaxOps;
+    }
     if (parser.isSet(QStringLiteral("pattern"))) {
         options.patterns.clear();
         for (const QString &p : parser.values(QStringLiteral("pattern")))

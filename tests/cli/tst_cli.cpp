@@ -2,6 +2,7 @@
 #include "keychainfixture.h"
 #include "profiles/profilestore.h"
 #include "profiles/secretstore.h"
+#include "inspect/samplelocks.h"
 #include "testsupport.h"
 #include "tlsfixture.h"
 
@@ -29,6 +30,7 @@ private slots:
     void tlsFailuresAreClear();
     void insecureTlsIsWarnedAbout();
     void pingWithAProfile();
+    void inspectScansAsTheProfileSays();
     void pingWithAProfileWhosePasswordIsInTheKeychain();
 };
 
@@ -270,6 +272,36 @@ void TestCli::pingWithAProfile()
     const auto conflict = run(TestSupport::cliPath(), {"ping", "--profile", "staging", "--host", "x"}, env);
     QCOMPARE(conflict.exitCode, 2);
     QVERIFY(conflict.err.contains(QLatin1String("do not combine it with --host")));
+}
+
+void TestCli::inspectScansAsTheProfileSays()
+{
+    // A profile's patterns, SCAN COUNT and budget are the scan's defaults; the flags override them.
+    SandboxServer server;
+    LS_START(server);
+    RedisConnection admin(server.connectionSettings());
+    LS_OPEN(admin);
+    QVERIFY(SampleLocks::plainLock(admin, "orders:lock:1", "worker-1", 60000));
+    QVERIFY(SampleLocks::plainLock(admin, "billing:lock:1", "worker-2", 60000));
+    QTemporaryDir config;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), config.path());
+    ProfileStore store(config.filePath(QStringLiteral("LockScope/connections.conf")));
+    ConnectionProfile p = ConnectionProfile::create(QStringLiteral("orders"));
+    p.settings.port = server.port();
+    p.lockPatterns = {QStringLiteral("orders:*")};
+    p.scanCount = 50;
+    p.scanMaxOps = 500;
+    QString error;
+    QVERIFY2(store.save(p, &error), qPrintable(error));
+    const auto profiled = run(TestSupport::cliPath(), {"inspect", "--profile", "orders", "--json"}, env);
+    QVERIFY2(profiled.exitCode == 0, qPrintable(profiled.err));
+    QVERIFY2(profiled.out.contains(QLatin1String("orders:lock:1")) && !profiled.out.contains(QLatin1String("billing")),
+             qPrintable(profiled.out));
+    const auto overridden
+        = run(TestSupport::cliPath(), {"inspect", "--profile", "orders", "--pattern", "*", "--json"}, env);
+    QVERIFY2(overridden.exitCode == 0, qPrintable(overridden.err));
+    QVERIFY(overridden.out.contains(QLatin1String("billing:lock:1")));
 }
 
 void TestCli::pingWithAProfileWhosePasswordIsInTheKeychain()

@@ -46,6 +46,7 @@ static ConnectionProfile fullProfile()
     p.production = true;
     p.lockPatterns = {QStringLiteral("lock:*"), QStringLiteral("{orders}:lock:*")};
     p.scanCount = 500;
+    p.scanMaxOps = 5000;
     return p;
 }
 
@@ -119,6 +120,8 @@ void TestConnectionProfile::validation_data()
                                           << "needs a password";
     QTest::newRow("bad port") << "port"
                               << "out of range";
+    QTest::newRow("negative budget") << "budget"
+                                     << "commands per second is out of range";
 }
 
 void TestConnectionProfile::validation()
@@ -134,6 +137,8 @@ void TestConnectionProfile::validation()
         p.color = QStringLiteral("red");
     else if (change == QLatin1String("scan"))
         p.scanCount = 5;
+    else if (change == QLatin1String("budget"))
+        p.scanMaxOps = -1;
     else if (change == QLatin1String("pattern"))
         p.lockPatterns = {QStringLiteral("lock:*"), QStringLiteral(" ")};
     else if (change == QLatin1String("user"))

@@ -31,12 +31,16 @@ struct ScanOptions
     std::shared_ptr<const FormatCatalog> formats = FormatCatalog::standard();
 
     // Extra read-only connections that probe pages in parallel with the SCAN walk (0: probe on the scan's
-    // own connection, one page at a time).
-    int probeConnections = 1;
+    // own connection, one page at a time). 0 by default: a second connection kept the server busy without a
+    // gap and doubled other clients' p99 for a quarter less time (docs/benchmarks.md, scan impact).
+    int probeConnections = 0;
     // Gentleness (ScanPacer): the share of the server's time the scan may take with its round trips, the
     // commands per pipelined chunk, and an optional budget in commands per second (0: none beyond the share).
-    double serverShare = 0.7;
-    int pipelineChunk = 32;
+    // One connection never takes more than its round trips, so a share of 1 waits for nothing; chunks of 128
+    // commands hold the server ~0.1 ms each, under an idle p99, while smaller chunks cost the client a round
+    // trip (two system calls) per few keys and slowed the scan more than they spared anyone.
+    double serverShare = 1.0;
+    int pipelineChunk = 128;
     int maxOpsPerSecond = 0;
 
     qint64 ttlThresholdMs = 10 * 60 * 1000; // diagnosis ttl-above-threshold

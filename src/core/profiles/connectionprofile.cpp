@@ -96,6 +96,10 @@ QString ConnectionProfile::validate() const
             .arg(scanCount)
             .arg(kMinScanCount)
             .arg(kMaxScanCount);
+    if (scanMaxOps < 0 || scanMaxOps > kMaxScanMaxOps)
+        return QStringLiteral("a budget of %1 commands per second is out of range: use 0 (none) to %2")
+            .arg(scanMaxOps)
+            .arg(kMaxScanMaxOps);
     for (const QString &pattern : lockPatterns) {
         if (pattern.trimmed().isEmpty())
             return QStringLiteral("lock patterns must not be empty lines");
@@ -149,6 +153,7 @@ QJsonObject ConnectionProfile::toJson() const
         {QStringLiteral("production"), production},
         {QStringLiteral("lockPatterns"), QJsonArray::fromStringList(lockPatterns)},
         {QStringLiteral("scanCount"), scanCount},
+        {QStringLiteral("scanMaxOps"), scanMaxOps},
         {QStringLiteral("tls"), tls},
         {QStringLiteral("ssh"), ssh},
         {QStringLiteral("cluster"), s.cluster},
@@ -178,6 +183,7 @@ ConnectionProfile ConnectionProfile::fromJson(const QJsonObject &o, QString *err
     p.production = boolValue(o, "production", false);
     p.lockPatterns = listValue(o, "lockPatterns");
     p.scanCount = intValue(o, "scanCount", p.scanCount);
+    p.scanMaxOps = intValue(o, "scanMaxOps", p.scanMaxOps);
     const QJsonObject tls = o.value(QLatin1String("tls")).toObject();
     s.tls.enabled = boolValue(tls, "enabled", false);
     s.tls.caFile = stringValue(tls, "caFile");

@@ -1,5 +1,6 @@
 // A saved connection: a name, where and how to connect, how the password is kept (never in the profile
-// itself), and how the window marks it (colour, production) and the inspector scans it (patterns, COUNT).
+// itself), and how the window marks it (colour, production) and the inspector scans it (patterns, COUNT,
+// a budget in commands per second).
 #pragma once
 
 #include "redis/connectionsettings.h"
@@ -24,9 +25,11 @@ struct ConnectionProfile
     bool production = false; // a loud PRODUCTION badge while connected
     QStringList lockPatterns; // SCAN MATCH patterns for the inspector; empty: the inspector's defaults
     int scanCount = 200; // SCAN COUNT hint per page for the inspector
+    int scanMaxOps = 0; // the inspector's budget in commands per second on this server; 0: none
 
     static constexpr int kMinScanCount = 10;
     static constexpr int kMaxScanCount = 100000;
+    static constexpr int kMaxScanMaxOps = 10000000;
 
     // A new profile: fresh id, read-only, everything else default.
     static ConnectionProfile create(const QString &name);
