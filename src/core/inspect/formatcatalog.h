@@ -5,6 +5,7 @@
 // data; among equals, the higher priority wins and the others are named as "also possible".
 #pragma once
 
+#include "formatmatch.h"
 #include "lockformat.h"
 #include "scannedkey.h"
 
@@ -16,15 +17,7 @@
 class FormatCatalog
 {
 public:
-    struct Match
-    {
-        const LockFormat *format = nullptr;
-        QHash<QString, QByteArray>
-            groups; // the named groups of the key and data patterns, plus key and value
-        bool keyMatched = false; // the format's key pattern matched (it has one)
-        QStringList alsoLibraries; // other formats' libraries that fit exactly as well
-        explicit operator bool() const { return format != nullptr; }
-    };
+    using Match = FormatMatch;
 
     struct CompanionOf
     {

@@ -384,6 +384,10 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
                 k.pttlMs = 0;
             m = catalog.match(k);
             k.pttlMs = pttl;
+            k.plannedMatch = m;
+            k.matchPlanned = true;
+            k.matchAssumedTtl = ttlUnread;
+            k.plannedBasis = k.matchBasis();
         }
         if (ttlUnread && k.exists()
             && (m || k.lockNamed || k.explicitPattern

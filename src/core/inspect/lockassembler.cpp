@@ -101,8 +101,11 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
         // Cheap rejection first: most keys are not locks and need no lookup at all.
         const QByteArray lockOfCompanion = companionLock(k.key);
         // One match per key, reused by the classifier.
-        const FormatCatalog::Match match
-            = lockOfCompanion.isEmpty() && k.exists() ? catalog.match(k) : FormatCatalog::Match {};
+        FormatCatalog::Match match;
+        if (lockOfCompanion.isEmpty() && k.exists()) {
+            const FormatMatch *planned = k.reusableMatch();
+            match = planned ? *planned : catalog.match(k);
+        }
         if (lockOfCompanion.isEmpty() && !match && k.exists() && !k.lockNamed && !k.explicitPattern)
             continue;
         if (m_seen.contains(k.key))

@@ -2,6 +2,8 @@
 // that failed is recorded as such (readErrors, and the per-read error texts), never as a default value.
 #pragma once
 
+#include "formatmatch.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QPair>
@@ -53,6 +55,12 @@ struct ScannedKey
 
     // The format the prober planned the extra reads for, and those reads.
     QString plannedFormat;
+    // The prober's match, reused by the assembler while what it was made from still holds (matchBasis()
+    // unchanged, and a TTL assumed for an unread PTTL turned out to be there).
+    FormatMatch plannedMatch;
+    bool matchPlanned = false;
+    bool matchAssumedTtl = false;
+    QList<qint64> plannedBasis;
     QList<Companion> companions;
     QList<QByteArray> channels; // the format's pub/sub channels for this key
     QList<qint64> channelSubscribers; // PUBSUB NUMSUB of each, parallel to channels; empty when not read
@@ -63,6 +71,19 @@ struct ScannedKey
     QStringList readErrors; // reads that failed: the key changed type meanwhile, ACL, …
 
     bool exists() const { return !type.isEmpty() && type != "none"; }
+    // What a format match depends on besides the key: sizes of what was read, and how much there is.
+    QList<qint64> matchBasis() const
+    {
+        return {qint64(type.size()), type.isEmpty() ? 0 : qint64(type.at(0)), value.size(), valueLength,
+                fields.size(), fieldCount, members.size(), size};
+    }
+    // The prober's match, when it still holds; null otherwise.
+    const FormatMatch *reusableMatch() const
+    {
+        if (!matchPlanned || plannedBasis != matchBasis() || (matchAssumedTtl && pttlMs < 0))
+            return nullptr;
+        return &plannedMatch;
+    }
     const Companion *companion(const QString &role) const
     {
         for (const Companion &c : companions) {
