@@ -68,12 +68,13 @@ bool SimulationController::start(const Scenario &scenario, const Simulation::Opt
         }
     }
     emit aboutToClear();
-    const bool stepping = m_gate->isEnabled();
     m_gate->abort(); // the old gate may still hold a stopping run: let it go for good
     for (Run &r : m_runs)
         dispose(std::move(r.simulation));
+    // Each run gets a fresh gate set from the user's choice: the old gate's own state says "off" once a run
+    // ended (abort), which made step mode work on the first run of a session only.
     m_gate = std::make_shared<StepGate>();
-    m_gate->setEnabled(stepping);
+    m_gate->setEnabled(m_stepMode);
     ++m_generation;
     m_runs = runs;
     m_scenario = scenario;
@@ -120,12 +121,13 @@ void SimulationController::stop()
 
 void SimulationController::setStepMode(bool on)
 {
+    m_stepMode = on;
     m_gate->setEnabled(on);
 }
 
 bool SimulationController::stepMode() const
 {
-    return m_gate->isEnabled();
+    return m_stepMode;
 }
 
 void SimulationController::continueStep()

@@ -91,6 +91,7 @@ private:
     Scenario m_scenario;
     Simulation::Options m_options;
     std::shared_ptr<StepGate> m_gate;
+    bool m_stepMode = false; // the user's choice; each run's gate starts from it
     int m_active = -1;
     bool m_running = false;
     bool m_stopRequested = false;

@@ -269,6 +269,19 @@ void TestSimulatorPlace::stepModeWaitsForContinue()
     QVERIFY(waitForRun(place));
     QCOMPARE(place.controller()->run(0).timeline->steps().size(), 3);
     QVERIFY(place.controller()->outcome().passed());
+    // The second and third runs of the session step too (a run's end used to switch step mode off).
+    for (int again = 0; again < 2; ++again) {
+        QVERIFY(place.controller()->stepMode());
+        QVERIFY(place.run());
+        QTRY_COMPARE_WITH_TIMEOUT(place.controller()->waitingStep(), 0, 20000);
+        for (const int next : {2, 5}) {
+            place.continueStep();
+            QTRY_COMPARE_WITH_TIMEOUT(place.controller()->waitingStep(), next, 10000);
+        }
+        place.continueStep();
+        QVERIFY(waitForRun(place));
+        QVERIFY(place.controller()->outcome().passed());
+    }
 }
 
 void TestSimulatorPlace::readOnlyConnectionIsRefusedWithTheReason()
