@@ -70,6 +70,8 @@ private:
         std::unique_ptr<InspectorPlace> place;
     };
     static bool open(Rig &rig, const ConnectionSettings &settings);
+    // A fresh sandbox holding one plain lock `key` (60 s), shown in a new place.
+    static bool openWithOneLock(Rig &rig, const QByteArray &key);
     static ActionConfirmDialog *dialogOf(InspectorPlace &place);
 };
 
@@ -92,6 +94,21 @@ bool TestInspectorPlace::open(Rig &rig, const ConnectionSettings &settings)
     QSignalSpy finished(rig.place.get(), &InspectorPlace::scanFinished);
     rig.session->open(settings);
     return finished.wait(20000);
+}
+
+bool TestInspectorPlace::openWithOneLock(Rig &rig, const QByteArray &key)
+{
+    rig.server = std::make_unique<SandboxServer>();
+    if (!rig.server->start()) {
+        qWarning() << "sandbox did not start:" << rig.server->errorString();
+        return false;
+    }
+    RedisConnection c(rig.server->connectionSettings());
+    if (const RedisError e = c.open()) {
+        qWarning() << "cannot connect:" << e.message();
+        return false;
+    }
+    return SampleLocks::plainLock(c, key, "worker-1", 60000) && open(rig, rig.server->connectionSettings());
 }
 
 ActionConfirmDialog *TestInspectorPlace::dialogOf(InspectorPlace &place)
@@ -283,14 +300,7 @@ void TestInspectorPlace::newLocksAppearWithoutNotifications()
 void TestInspectorPlace::rowsFreezeWhileTheServerIsDown()
 {
     Rig rig;
-    rig.server = std::make_unique<SandboxServer>();
-    LS_START(*rig.server);
-    {
-        RedisConnection c(rig.server->connectionSettings());
-        LS_OPEN(c);
-        QVERIFY(SampleLocks::plainLock(c, "lock:a", "worker-1", 60000));
-    }
-    QVERIFY(open(rig, rig.server->connectionSettings()));
+    QVERIFY(openWithOneLock(rig, "lock:a"));
     InspectorPlace &place = *rig.place;
     QVERIFY(place.selectKey("lock:a"));
     QVERIFY(!place.model()->isFrozen());
@@ -315,14 +325,7 @@ void TestInspectorPlace::rowsFreezeWhileTheServerIsDown()
 void TestInspectorPlace::aFailedConnectKeepsTheConnection()
 {
     Rig rig;
-    rig.server = std::make_unique<SandboxServer>();
-    LS_START(*rig.server);
-    {
-        RedisConnection c(rig.server->connectionSettings());
-        LS_OPEN(c);
-        QVERIFY(SampleLocks::plainLock(c, "lock:a", "worker-1", 60000));
-    }
-    QVERIFY(open(rig, rig.server->connectionSettings()));
+    QVERIFY(openWithOneLock(rig, "lock:a"));
     InspectorPlace &place = *rig.place;
     ConnectionSettings nowhere = rig.server->connectionSettings();
     nowhere.port = SandboxServer::freePort(); // nothing listens there
