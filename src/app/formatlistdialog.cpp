@@ -75,7 +75,7 @@ void FormatListDialog::fill()
                                  f.library,
                                  LockKinds::label(f.kind),
                                  QString::fromLatin1(f.type),
-                                 f.key.pattern().isEmpty() ? tr("any name (by its data)") : f.key.pattern(),
+                                 f.keyAsWritten.isEmpty() ? tr("any name (by its data)") : f.keyAsWritten,
                                  builtIn ? tr("built in (%1)").arg(f.file.section(u'/', -1)) : f.file};
         for (int column = 0; column < cells.size(); ++column) {
             auto *item = new QTableWidgetItem(cells.at(column));

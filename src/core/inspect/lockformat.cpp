@@ -325,6 +325,7 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
     }
     f.priority = o.value(QStringLiteral("priority")).toInt(0);
 
+    f.keyAsWritten = o.value(QStringLiteral("key")).toString();
     if (!compile(o, QStringLiteral("key"), &f.key, error)
         || !compile(o, QStringLiteral("value"), &f.value, error)
         || !compile(o, QStringLiteral("field"), &f.field, error)

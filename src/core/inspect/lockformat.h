@@ -107,6 +107,7 @@ struct LockFormat
 
     // The key: a pattern (its named groups fill the templates) and, for speed, a literal it must contain.
     QRegularExpression key;
+    QString keyAsWritten; // `key` as the format file gives it, for people (the compiled one is anchored)
     QByteArray keyContains;
     bool needsLockName = false; // only for keys named like a lock (generic formats)
     bool needsTtl = false; // only for keys with a TTL (a short value is a lock's only with one)
