@@ -217,11 +217,10 @@ QStringList incompleteBecause(const QList<LockRecord> &records, const ScanProgre
         }
     }
     for (auto [field, n] : refused.asKeyValueRange())
-        why << QStringLiteral("%1 of %2 %3 unknown (%4)")
+        why << QStringLiteral("%1 unknown for %2 %3 (%4)")
                    .arg(field == QLatin1String("pttl_ms") ? QStringLiteral("the TTL") : field)
                    .arg(n)
-                   .arg(n == 1 ? QStringLiteral("lock is") : QStringLiteral("locks are"),
-                        example.value(field));
+                   .arg(n == 1 ? QStringLiteral("lock") : QStringLiteral("locks"), example.value(field));
     return why;
 }
 
