@@ -17,6 +17,7 @@ private slots:
     void cancelStopsAndAllowsANewScan();
     void refreshRunsBetweenPages();
     void refreshSeesChangesAndGoneLocks();
+    void aScanStartingDoesNotDropARefresh();
     void probeKeysFindsNewLocksAndIgnoresOthers();
     void wrongPassword();
     void sentinelGivenAsAServerIsExplained();
@@ -134,6 +135,34 @@ void TestLockScanner::refreshRunsBetweenPages()
     QCOMPARE(records.size(), 1);
     QCOMPARE(records.first().owners.first().id, QByteArray("worker-17"));
     scanner.cancel();
+}
+
+void TestLockScanner::aScanStartingDoesNotDropARefresh()
+{
+    // The monitor polls only while no refresh is in flight: a refresh whose answer were dropped because a
+    // scan started meanwhile would stop its polling for good (seen in CI after a DEBUG RELOAD).
+    SandboxServer server;
+    LS_START(server);
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(SampleLocks::plainLock(c, "lock:a", "worker-17", 60000));
+    LockScanner scanner;
+    scanner.setConnectionSettings(server.connectionSettings());
+    QSignalSpy probed(&scanner, &LockScanner::probed);
+    QSignalSpy finished(&scanner, &LockScanner::scanFinished);
+    LockRecord known;
+    known.key = "lock:a";
+    known.kind = LockKind::Mutex;
+    known.nameSaysLock = true;
+    QVERIFY(scanner.refresh({known}));
+    QCOMPARE(scanner.refreshesInFlight(), 1);
+    // Its answer can only arrive once control is back in the event loop, i.e. after this scan started.
+    QVERIFY(scanner.start(ScanOptions()));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 10000);
+    QCOMPARE(scanner.refreshesInFlight(), 0);
+    QVERIFY(scanner.refresh({known}));
+    QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 2, 10000);
 }
 
 void TestLockScanner::refreshSeesChangesAndGoneLocks()

@@ -69,7 +69,10 @@ LockMonitor::LockMonitor(QObject *parent)
             });
     connect(&m_scanner, &LockScanner::probed, this,
             [this](const QList<LockRecord> &records, const QList<QByteArray> &goneKeys) {
-                setLive(true, QString());
+                // Live only when something was read: a probe whose every key was refused (LOADING) said
+                // so through probeUnread just before, and must not flip the monitor back to live.
+                if (!records.isEmpty() || !goneKeys.isEmpty())
+                    setLive(true, QString());
                 apply(records, LockTracker::Source::Live);
                 for (const QByteArray &key : goneKeys)
                     markGone(key, m_unobserved);

@@ -200,6 +200,7 @@ void LockScanner::setConnectionSettings(const ConnectionSettings &settings)
         cancel();
     m_settings = settings;
     ++m_generation;
+    ++m_settingsEpoch;
     m_refreshes = 0;
     {
         QMutexLocker lock(&m_shared->mutex);
@@ -361,9 +362,9 @@ bool LockScanner::submitProbe(const QList<ProbeTarget> &targets, const QList<QBy
     if (m_refreshes >= kMaxRefreshesInFlight)
         return false;
     ++m_refreshes;
-    const quint64 generation = m_generation;
+    const quint64 epoch = m_settingsEpoch;
     const ScanOptions options = m_options;
-    post([this, generation, options, targets, asked](Shared &shared) {
+    post([this, epoch, options, targets, asked](Shared &shared) {
         QList<LockRecord> records;
         QHash<QByteArray, QString> unread; // asked keys whose TYPE could not be read: why
         RedisError error = shared.ensureConnection();
@@ -405,8 +406,8 @@ bool LockScanner::submitProbe(const QList<ProbeTarget> &targets, const QList<QBy
         }
         QMetaObject::invokeMethod(
             this,
-            [this, generation, records, gone, unreadKeys, error] {
-                if (generation != m_generation)
+            [this, epoch, records, gone, unreadKeys, error] {
+                if (epoch != m_settingsEpoch)
                     return;
                 m_refreshes = std::max(0, m_refreshes - 1);
                 if (error) {

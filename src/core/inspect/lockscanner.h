@@ -69,7 +69,11 @@ private:
     std::shared_ptr<Shared> m_shared;
     ConnectionSettings m_settings;
     ScanOptions m_options;
+    // Scans: a result of an older scan (or of older settings) is dropped.
     quint64 m_generation = 0;
+    // Refreshes: only new settings make their results stale. A scan starting while a refresh is in flight
+    // must not drop it: its in-flight count would never come down and polling would stop for good.
+    quint64 m_settingsEpoch = 0;
     bool m_scanning = false;
     int m_refreshes = 0;
 };
