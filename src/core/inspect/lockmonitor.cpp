@@ -225,8 +225,9 @@ void LockMonitor::setLive(bool live, const QString &reason)
     if (!live) {
         // Whatever disappears before the next reading went unseen.
         m_unobserved = QStringLiteral("not seen going: the server could not be read (%1)").arg(reason);
-    } else if (!m_unobserved.isEmpty()) {
-        // Read again: find out which locks survived the outage with a full scan.
+    } else if (!m_unobserved.isEmpty() && !m_scanner.isScanning()) {
+        // Read again: find out which locks survived the outage with a full scan. A scan that is running (its
+        // page just brought the server back) is that scan already: restarting it would only cancel it.
         rescan();
     }
     emit liveChanged(live, m_notLiveReason);
