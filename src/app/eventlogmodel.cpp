@@ -54,8 +54,18 @@ void EventLogModel::setFilter(int worker, int lock, int kind)
     setRun(m_data, m_lookup);
 }
 
+void EventLogModel::setUntil(qint64 timeUs)
+{
+    if (timeUs == m_until)
+        return;
+    m_until = timeUs;
+    setRun(m_data, m_lookup);
+}
+
 bool EventLogModel::accepts(const HistoryEvent &e) const
 {
+    if (m_until != TimelineData::kOpen && e.timeUs > m_until)
+        return false;
     if (m_kind >= 0 && int(e.kind) != m_kind)
         return false;
     if (m_lock >= 0 && e.lock != m_lock)

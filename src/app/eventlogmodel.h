@@ -30,6 +30,8 @@ public:
     int workerFilter() const { return m_worker; }
     int lockFilter() const { return m_lock; }
     int kindFilter() const { return m_kind; }
+    // Only events at or before `timeUs` (TimelineData::kOpen: all), as the timeline's cursor reveals them.
+    void setUntil(qint64 timeUs);
 
     int eventIndex(int row) const { return int(m_rows.value(row, -1)); }
     // The first row at or after `timeUs` (rows are in time order once a run is complete).
@@ -54,4 +56,5 @@ private:
     int m_worker = -1;
     int m_lock = -1;
     int m_kind = -1;
+    qint64 m_until = TimelineData::kOpen;
 };

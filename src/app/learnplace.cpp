@@ -239,8 +239,8 @@ LearnPlace::LearnPlace(QWidget *parent)
     m_run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
     m_run->setDefault(true);
     m_step = new QPushButton(QIcon(QStringLiteral(":/icons/step.svg")), tr("Run it step by step"), page);
-    m_step->setToolTip(tr("The run pauses before each numbered step until you press Continue (F8) "
-                          "(Ctrl+Shift+Return)"));
+    m_step->setToolTip(tr("The story runs at its own pace and is recorded; walk it step by step with Next "
+                          "(F8) and Back (Shift+F8) (Ctrl+Shift+Return)"));
     m_step->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return));
     QFont big = m_run->font();
     big.setPointSizeF(big.pointSizeF() * 1.1);

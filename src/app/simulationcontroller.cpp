@@ -5,7 +5,6 @@
 #include "backgroundtask.h"
 #include "logging.h"
 #include "sim/scenarioparser.h"
-#include "stepgate.h"
 
 #include <QFutureWatcher>
 
@@ -21,7 +20,6 @@ struct FinalResult
 
 SimulationController::SimulationController(QObject *parent)
     : QObject(parent)
-    , m_gate(std::make_shared<StepGate>())
 {
     m_timer.setInterval(kTickMs);
     connect(&m_timer, &QTimer::timeout, this, &SimulationController::tick);
@@ -29,7 +27,6 @@ SimulationController::SimulationController(QObject *parent)
 
 SimulationController::~SimulationController()
 {
-    m_gate->abort();
     for (Run &r : m_runs) {
         if (r.simulation)
             r.simulation->requestStop();
@@ -68,13 +65,8 @@ bool SimulationController::start(const Scenario &scenario, const Simulation::Opt
         }
     }
     emit aboutToClear();
-    m_gate->abort(); // the old gate may still hold a stopping run: let it go for good
     for (Run &r : m_runs)
         dispose(std::move(r.simulation));
-    // Each run gets a fresh gate set from the user's choice: the old gate's own state says "off" once a run
-    // ended (abort), which made step mode work on the first run of a session only.
-    m_gate = std::make_shared<StepGate>();
-    m_gate->setEnabled(m_stepMode);
     ++m_generation;
     m_runs = runs;
     m_scenario = scenario;
@@ -82,7 +74,6 @@ bool SimulationController::start(const Scenario &scenario, const Simulation::Opt
     m_error.clear();
     m_stopRequested = false;
     m_running = true;
-    m_lastWaitingStep = -1;
     m_longestTickMs = 0;
     startRun(0);
     m_timer.start();
@@ -95,12 +86,8 @@ void SimulationController::startRun(int index)
     m_active = index;
     Run &r = m_runs[index];
     Simulation::Options options = m_options;
-    std::shared_ptr<StepGate> gate = m_gate;
-    // Step mode stops at the narrated steps only: the others are the mechanics between them.
-    options.stepGate = [gate](int step, const Scenario::Step &s) {
-        if (!s.note.isEmpty())
-            gate->wait(step);
-    };
+    // In both modes alike: a run stepped through afterwards is the very run that played straight through.
+    options.storySnapshots = true;
     r.simulation = std::make_shared<Simulation>(r.scenario, options);
     r.simulation->start(); // returns at once: servers start on the run's own thread
     m_statsBusy = false;
@@ -113,31 +100,16 @@ void SimulationController::stop()
     if (!m_running)
         return;
     m_stopRequested = true;
-    m_gate->abort();
     if (m_active >= 0 && m_runs.at(m_active).simulation)
         m_runs[m_active].simulation->requestStop();
     emit stateChanged();
 }
 
-void SimulationController::setStepMode(bool on)
+QList<StorySnapshot> SimulationController::storySnapshots(int index) const
 {
-    m_stepMode = on;
-    m_gate->setEnabled(on);
-}
-
-bool SimulationController::stepMode() const
-{
-    return m_stepMode;
-}
-
-void SimulationController::continueStep()
-{
-    m_gate->continueRun();
-}
-
-int SimulationController::waitingStep() const
-{
-    return m_gate->waitingStep();
+    if (index < 0 || index >= m_runs.size() || !m_runs.at(index).simulation)
+        return {};
+    return m_runs.at(index).simulation->storySnapshots();
 }
 
 void SimulationController::tick()
@@ -148,12 +120,6 @@ void SimulationController::tick()
     spent.start();
     Run &r = m_runs[m_active];
     Simulation &sim = *r.simulation;
-
-    const int waiting = m_gate->waitingStep();
-    if (waiting != m_lastWaitingStep) {
-        m_lastWaitingStep = waiting;
-        emit stepWaiting(waiting);
-    }
     if (!r.finalizing) {
         if (const EventHistory *history = sim.history()) {
             if (!r.timeline) {
@@ -287,11 +253,6 @@ void SimulationController::end()
 {
     m_running = false;
     m_timer.stop();
-    m_gate->abort();
-    if (m_lastWaitingStep != -1) {
-        m_lastWaitingStep = -1;
-        emit stepWaiting(-1);
-    }
     emit finished();
     emit stateChanged();
 }
@@ -329,8 +290,6 @@ QString SimulationController::stateText() const
     case Simulation::State::Starting:
         return tr("Starting servers…") + variant;
     case Simulation::State::Running:
-        if (m_gate->waitingStep() >= 0)
-            return tr("Waiting for you (F8)") + variant;
         return tr("Running") + variant;
     case Simulation::State::Stopping:
         return tr("Stopping…") + variant;

@@ -1,8 +1,9 @@
 // Drives simulations for the GUI without ever blocking its thread: runs a scenario (each comparison variant
 // in turn), drains each run's history into a TimelineData on a 30 Hz timer, recomputes the live numbers about
-// once a second in the background, rebuilds the exact picture from the whole history when a run ends, and
-// holds step mode's gate. Finished runs stay available (their timelines, reports and histories) until the
-// next start, so the user can switch between the variants of a comparison and export them.
+// once a second in the background, rebuilds the exact picture from the whole history when a run ends. Finished runs stay available (their timelines, reports and histories) until the
+// next start, so the user can switch between the variants of a comparison and export them. Stories always
+// run at their own pace on the real server, with their keys read at each narrated step: step mode walks
+// that recording afterwards (or while it is still being made), so a pause for reading cannot change it.
 #pragma once
 
 #include "livestats.h"
@@ -16,8 +17,6 @@
 #include <QTimer>
 
 #include <memory>
-
-class StepGate;
 
 class SimulationController : public QObject
 {
@@ -45,10 +44,11 @@ public:
     bool isRunning() const { return m_running; }
     bool wasStopped() const { return m_stopRequested; }
 
-    void setStepMode(bool on);
-    bool stepMode() const;
-    void continueStep();
-    int waitingStep() const;
+    // The user's choice for the next runs: step through the recording (the run itself is the same).
+    void setStepMode(bool on) { m_stepMode = on; }
+    bool stepMode() const { return m_stepMode; }
+    // What the story's keys held at each narrated step of run `index` (and at its end), so far.
+    QList<StorySnapshot> storySnapshots(int index) const;
 
     const Scenario &scenario() const { return m_scenario; }
     int runCount() const { return int(m_runs.size()); }
@@ -75,7 +75,6 @@ signals:
     void statsUpdated(int index);
     void runFinished(int index); // final timeline, report and stats are in
     void finished(); // all runs done, stopped or failed (errorString() says which)
-    void stepWaiting(int stepIndex); // step mode: waiting before this step (-1: not waiting any more)
     void stateChanged();
 
 private:
@@ -90,15 +89,13 @@ private:
     QList<Run> m_runs;
     Scenario m_scenario;
     Simulation::Options m_options;
-    std::shared_ptr<StepGate> m_gate;
-    bool m_stepMode = false; // the user's choice; each run's gate starts from it
+    bool m_stepMode = false; // the user's choice
     int m_active = -1;
     bool m_running = false;
     bool m_stopRequested = false;
     bool m_statsBusy = false;
     int m_statsIntervalMs = 1000;
     QElapsedTimer m_sinceStats;
-    int m_lastWaitingStep = -1;
     QString m_error;
     quint64 m_generation = 0; // background results of an earlier start() are dropped
     double m_longestTickMs = 0;

@@ -16,6 +16,7 @@
 #include "sim/scenarioparser.h"
 #include "simulationcontroller.h"
 #include "stallmonitor.h"
+#include "storysteppanel.h"
 #include "summarycards.h"
 #include "timelinepanel.h"
 #include "timelineview.h"
@@ -79,7 +80,9 @@ SimulatorPlace::SimulatorPlace(RedisSession *session, QWidget *parent)
     connect(m_controller, &SimulationController::aboutToClear, this, [this] {
         m_shown = -1;
         m_timeline->setData(nullptr, {}, 0);
-        m_timeline->setWaitingStep(0, QString());
+        m_timeline->setStepping({});
+        m_stepShown.clear();
+        m_stepPanel->clear();
         m_logModel->setRun(nullptr);
         m_violationModel->setViolations({});
         m_charts->clear();
@@ -95,6 +98,8 @@ SimulatorPlace::SimulatorPlace(RedisSession *session, QWidget *parent)
         if (index != m_shown || m_freezeAction->isChecked())
             return;
         m_timeline->refresh();
+        if (m_stepAt > 0)
+            updateStepping(); // the recording reached further: Next may be possible now
         QScrollBar *bar = m_log->verticalScrollBar();
         const bool atBottom = bar->value() >= bar->maximum() - 2;
         m_logModel->refresh();
@@ -129,21 +134,11 @@ SimulatorPlace::SimulatorPlace(RedisSession *session, QWidget *parent)
         updateActions();
         emit runningChanged(false);
     });
-    connect(m_controller, &SimulationController::stepWaiting, this, [this](int step) {
-        const Scenario &s = m_controller->scenario();
-        int number = 0;
-        QString note;
-        if (step >= 0 && step < s.story.steps.size()) {
-            for (int i = 0; i <= step; ++i)
-                number += s.story.steps.at(i).note.isEmpty() ? 0 : 1;
-            note = s.story.steps.at(step).note;
-        }
-        m_timeline->setWaitingStep(step >= 0 ? number : 0, note);
-        updateActions();
-    });
     connect(m_controller, &SimulationController::stateChanged, this, &SimulatorPlace::updateStatus);
 
-    connect(m_timeline, &TimelinePanel::continueRequested, this, &SimulatorPlace::continueStep);
+    connect(m_timeline, &TimelinePanel::nextRequested, this, &SimulatorPlace::nextStep);
+    connect(m_timeline, &TimelinePanel::backRequested, this, &SimulatorPlace::previousStep);
+    connect(m_timeline, &TimelinePanel::leaveSteppingRequested, this, &SimulatorPlace::leaveStepping);
     connect(m_timeline->view(), &TimelineView::violationClicked, this,
             [this](int index) { m_violationList->setCurrentIndex(m_violationModel->index(index)); });
     connect(m_cards, &SummaryCards::violationsClicked, this, [this] {
@@ -195,12 +190,17 @@ void SimulatorPlace::buildActions()
     connect(m_stopAction, &QAction::triggered, this, &SimulatorPlace::stop);
     m_stepAction = action(QIcon(QStringLiteral(":/icons/step.svg")), tr("Step by step"),
                           QKeySequence(Qt::CTRL | Qt::Key_T),
-                          tr("Stories: pause before each narrative step until you continue"));
+                          tr("Stories: walk the run step by step, Back and Next. The run itself goes on at "
+                             "Redis' own pace and is recorded, so your reading time cannot change it"));
     m_stepAction->setCheckable(true);
     connect(m_stepAction, &QAction::toggled, this, &SimulatorPlace::setStepMode);
-    m_continueAction = action(style()->standardIcon(QStyle::SP_MediaSkipForward), tr("Continue"),
-                              QKeySequence(Qt::Key_F8), tr("Carry out the next step of the story"));
-    connect(m_continueAction, &QAction::triggered, this, &SimulatorPlace::continueStep);
+    m_nextAction = action(style()->standardIcon(QStyle::SP_MediaSeekForward), tr("Next step"),
+                          QKeySequence(Qt::Key_F8), tr("Stepping: show the next step of the recorded story"));
+    connect(m_nextAction, &QAction::triggered, this, &SimulatorPlace::nextStep);
+    m_backAction = action(style()->standardIcon(QStyle::SP_MediaSeekBackward), tr("Previous step"),
+                          QKeySequence(Qt::SHIFT | Qt::Key_F8),
+                          tr("Stepping: show the previous step of the recorded story"));
+    connect(m_backAction, &QAction::triggered, this, &SimulatorPlace::previousStep);
     m_freezeAction = action(QIcon(QStringLiteral(":/icons/freeze.svg")), tr("Freeze display"),
                             QKeySequence(Qt::CTRL | Qt::Key_D),
                             tr("Hold the picture still while the run goes on; uncheck to catch up"));
@@ -213,6 +213,9 @@ void SimulatorPlace::buildActions()
                             tr("Show or hide the scenario editor"));
     m_editorAction->setCheckable(true);
     m_editorAction->setChecked(true);
+    // The toolbar button's text: a tool button takes its action's icon text again whenever the action
+    // changes, so a text set on the button alone came back as "Scenario editor" and widened the row.
+    m_editorAction->setIconText(tr("Editor"));
     // Only the user's own choice is remembered; a run hides the editor for the timeline's sake.
     connect(m_editorAction, &QAction::triggered, this, [this](bool on) { m_editorWanted = on; });
 }
@@ -248,7 +251,6 @@ void SimulatorPlace::buildLayout()
     presets->setToolTipsVisible(true);
     m_presetsButton->setMenu(presets);
     auto *editorButton = toolButton(m_editorAction, this);
-    editorButton->setText(tr("Editor"));
     bar->addWidget(editorButton);
     bar->addWidget(m_presetsButton);
     auto *open = new QAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("Open…"), this);
@@ -272,7 +274,6 @@ void SimulatorPlace::buildLayout()
     bar->addWidget(toolButton(m_runAction, this));
     bar->addWidget(toolButton(m_stopAction, this));
     bar->addWidget(toolButton(m_stepAction, this));
-    bar->addWidget(toolButton(m_continueAction, this));
     QToolButton *freeze = toolButton(m_freezeAction, this);
     freeze->setToolButtonStyle(Qt::ToolButtonIconOnly);
     bar->addWidget(freeze);
@@ -300,9 +301,8 @@ void SimulatorPlace::buildLayout()
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
     m_progress->setTextVisible(false);
-    m_progress->setFixedWidth(100);
-    m_progress->setMaximumHeight(14);
-    bar->addWidget(m_progress);
+    // A thin strip under the toolbar, not a widget in its row: the row must fit a 1024 px window.
+    m_progress->setMaximumHeight(4);
     m_exportButton = new QToolButton(this);
     m_exportButton->setText(tr("Export"));
     m_exportButton->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
@@ -335,6 +335,7 @@ void SimulatorPlace::buildLayout()
     m_exportButton->setMenu(exports);
     bar->addWidget(m_exportButton);
     layout->addLayout(bar);
+    layout->addWidget(m_progress);
 
     // Editor | (timeline / cards / tabs).
     m_hsplit = new QSplitter(Qt::Horizontal, this);
@@ -438,6 +439,8 @@ void SimulatorPlace::buildLayout()
     m_report = new QTextBrowser(m_tabs);
     m_report->setOpenLinks(false);
     m_tabs->addTab(m_report, tr("Report"));
+    m_stepPanel = new StoryStepPanel(m_tabs);
+    m_tabs->addTab(m_stepPanel, tr("Step"));
     m_vsplit->addWidget(m_tabs);
     m_vsplit->setStretchFactor(0, 3);
     m_vsplit->setStretchFactor(1, 2);
@@ -539,6 +542,7 @@ bool SimulatorPlace::run()
     }
     m_controller->setStepMode(m_stepAction->isChecked());
     m_followActive = true;
+    m_stepAt = 0;
     QString error;
     if (!m_controller->start(scenario, options, &error)) {
         m_timeline->setMessage(tr("<b>The scenario cannot run:</b> %1").arg(error.toHtmlEscaped()), true);
@@ -551,6 +555,10 @@ bool SimulatorPlace::run()
     m_editor->setLocked(true);
     m_editorAction->setChecked(false); // the picture needs the width while it runs (Ctrl+E brings it back)
     m_report->setHtml(tr("<p>The report appears here when the run is over.</p>"));
+    if (m_stepAction->isChecked() && scenario.kind == Scenario::Kind::Story) {
+        m_tabs->setCurrentWidget(m_stepPanel);
+        goToStep(1);
+    }
     m_stalls->start();
     updateActions();
     emit runningChanged(true);
@@ -568,12 +576,110 @@ void SimulatorPlace::setStepMode(bool on)
     if (m_stepAction->isChecked() != on)
         m_stepAction->setChecked(on);
     m_controller->setStepMode(on);
+    // A story already on screen (running or finished) can be stepped through at once.
+    const bool story = m_shown >= 0 && m_controller->run(m_shown).scenario.kind == Scenario::Kind::Story;
+    if (on && story && m_stepAt == 0) {
+        m_tabs->setCurrentWidget(m_stepPanel);
+        goToStep(1);
+    } else if (!on && m_stepAt > 0) {
+        leaveStepping();
+    }
     updateActions();
 }
 
-void SimulatorPlace::continueStep()
+void SimulatorPlace::nextStep()
 {
-    m_controller->continueStep();
+    if (m_stepAt > 0)
+        goToStep(m_stepAt + 1);
+}
+
+void SimulatorPlace::previousStep()
+{
+    if (m_stepAt > 1)
+        goToStep(m_stepAt - 1);
+}
+
+void SimulatorPlace::leaveStepping()
+{
+    m_stepAt = 0;
+    m_stepShown.clear();
+    m_timeline->setStepping({});
+    m_timeline->view()->clearCursor();
+    m_logModel->setUntil(TimelineData::kOpen);
+    m_stepPanel->clear();
+    if (m_stepAction->isChecked()) {
+        m_stepAction->blockSignals(true); // not a new choice of mode: only this run is shown whole
+        m_stepAction->setChecked(false);
+        m_stepAction->blockSignals(false);
+        m_controller->setStepMode(false);
+    }
+    updateActions();
+}
+
+void SimulatorPlace::goToStep(int number)
+{
+    m_stepAt = std::max(1, number);
+    updateStepping();
+    updateActions();
+}
+
+// Puts every view at the end of step m_stepAt's span (just before the next narrated step, or the run's end):
+// the timeline's cursor, the event log's last row, the Redis keys read at that moment, the step's Lua.
+void SimulatorPlace::updateStepping()
+{
+    if (m_stepAt <= 0 || m_shown < 0 || m_shown >= m_controller->runCount())
+        return;
+    const SimulationController::Run &run = m_controller->run(m_shown);
+    const TimelineData *d = run.timeline.get();
+    int total = 0;
+    for (const Scenario::Step &s : run.scenario.story.steps)
+        total += s.note.isEmpty() ? 0 : 1;
+    m_stepAt = std::min(m_stepAt, std::max(1, total));
+    QList<const TimelineData::Step *> recorded; // the narrated steps the run has carried out so far
+    if (d) {
+        for (const TimelineData::Step &s : d->steps()) {
+            if (s.number > 0)
+                recorded << &s;
+        }
+    }
+    const bool finished = run.finished;
+    TimelinePanel::Stepping stepping;
+    stepping.on = true;
+    stepping.recording = !finished;
+    stepping.canBack = m_stepAt > 1;
+    stepping.canNext = m_stepAt < int(recorded.size());
+    qint64 cursor = 0;
+    const TimelineData::Step *step = m_stepAt <= recorded.size() ? recorded.at(m_stepAt - 1) : nullptr;
+    const TimelineData::Step *next = m_stepAt < recorded.size() ? recorded.at(m_stepAt) : nullptr;
+    if (step)
+        cursor = next ? next->timeUs - 1 : (d->isFinished() ? m_timeline->view()->totalUs() : d->nowUs());
+    if (d) {
+        m_timeline->view()->setCursorTime(cursor);
+        m_logModel->setUntil(cursor);
+    }
+    m_timeline->setStepping(stepping);
+
+    // The keys as read when the next narrated step came due, or at the story's end.
+    const QList<StorySnapshot> snapshots = m_controller->storySnapshots(m_shown);
+    const StorySnapshot *snapshot = nullptr;
+    for (const StorySnapshot &s : snapshots) {
+        if (step && ((next && s.stepIndex == next->index) || (!next && finished && s.stepIndex < 0)))
+            snapshot = &s;
+    }
+    const QString shown = QStringLiteral("%1/%2/%3/%4")
+                              .arg(m_shown)
+                              .arg(m_stepAt)
+                              .arg(step ? step->index : -1)
+                              .arg(snapshot ? snapshot->readUs : -1);
+    if (shown != m_stepShown) {
+        m_stepShown = shown;
+        int index = -1; // the scenario's index of the m_stepAt-th narrated step
+        for (int i = 0, n = 0; i < run.scenario.story.steps.size() && index < 0; ++i) {
+            if (!run.scenario.story.steps.at(i).note.isEmpty() && ++n == m_stepAt)
+                index = i;
+        }
+        m_stepPanel->showStep(run.scenario, index, m_stepAt, total, snapshot);
+    }
 }
 
 void SimulatorPlace::showRun(int index)
@@ -593,6 +699,8 @@ void SimulatorPlace::showRun(int index)
     if (switching)
         updateLogFilters();
     showStats(index);
+    if (m_stepAt > 0)
+        updateStepping();
 }
 
 void SimulatorPlace::showStats(int index)
@@ -656,7 +764,8 @@ void SimulatorPlace::updateActions()
     const bool running = m_controller->isRunning();
     m_runAction->setEnabled(!running && m_editor->isValid());
     m_stopAction->setEnabled(running);
-    m_continueAction->setEnabled(running && m_controller->waitingStep() >= 0);
+    m_nextAction->setEnabled(m_stepAt > 0);
+    m_backAction->setEnabled(m_stepAt > 1);
     m_presetsButton->setEnabled(!running);
     const bool anyFinished = m_controller->runCount() > 0 && m_controller->run(0).finished;
     for (QAction *a : m_exportActions)

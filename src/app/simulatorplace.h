@@ -24,6 +24,7 @@ class RedisSession;
 class ScenarioEditor;
 class SimulationController;
 class StallMonitor;
+class StoryStepPanel;
 class SummaryCards;
 class TimelinePanel;
 class ViolationModel;
@@ -41,8 +42,13 @@ public:
     // Starts the scenario in the editor; false (and says why) when it cannot.
     bool run();
     void stop();
+    // Step mode: stories are walked step by step through their recording (Back and Next), not paused.
     void setStepMode(bool on);
-    void continueStep();
+    void nextStep();
+    void previousStep();
+    void leaveStepping();
+    // The narrated step being shown while stepping (1-based); 0 when not stepping.
+    int steppingAt() const { return m_stepAt; }
 
     // Where runs go: the private sandboxes, or the connected server.
     enum class Target { Sandbox, ConnectedServer };
@@ -61,6 +67,7 @@ public:
     SimulationController *controller() const { return m_controller; }
     ScenarioEditor *editor() const { return m_editor; }
     TimelinePanel *timelinePanel() const { return m_timeline; }
+    StoryStepPanel *stepPanel() const { return m_stepPanel; }
     ChartsPanel *charts() const { return m_charts; }
     SummaryCards *cards() const { return m_cards; }
     EventLogModel *eventLog() const { return m_logModel; }
@@ -86,6 +93,8 @@ private:
     void applyLogFilter();
     void showStats(int index);
     void updateReport();
+    void goToStep(int number);
+    void updateStepping();
     void jumpToViolation(int index);
     void openScenario();
     void saveScenario();
@@ -111,6 +120,7 @@ private:
     QComboBox *m_logLock = nullptr;
     QComboBox *m_logKind = nullptr;
     QTextBrowser *m_report = nullptr;
+    StoryStepPanel *m_stepPanel = nullptr;
     QSplitter *m_hsplit = nullptr;
     QSplitter *m_vsplit = nullptr;
     QComboBox *m_targetCombo = nullptr;
@@ -123,11 +133,14 @@ private:
     QAction *m_runAction = nullptr;
     QAction *m_stopAction = nullptr;
     QAction *m_stepAction = nullptr;
-    QAction *m_continueAction = nullptr;
+    QAction *m_nextAction = nullptr;
+    QAction *m_backAction = nullptr;
     QAction *m_freezeAction = nullptr;
     QAction *m_editorAction = nullptr;
     QList<QAction *> m_exportActions;
     int m_shown = -1;
+    int m_stepAt = 0; // stepping: the narrated step shown (0: not stepping)
+    QString m_stepShown; // what the step panel shows now (step, snapshot read), to rebuild it only on change
     bool m_followActive = true; // show each run as it starts (until the user picks another variant)
     bool m_exporting = false;
     bool m_editorWanted = true;

@@ -70,9 +70,20 @@ void SummaryCards::reflow(int columns)
 
 void SummaryCards::resizeEvent(QResizeEvent *event)
 {
-    // Eight cards in one row when they fit at a readable width, else two rows of four.
-    reflow(event->size().width() >= 8 * 118 ? 8 : 4);
+    // Eight cards in one row when they fit at a readable width, else two rows of four, else four of two.
+    const int width = event->size().width();
+    reflow(width >= 8 * 118 ? 8 : width >= 4 * 100 ? 4 : 2);
     QWidget::resizeEvent(event);
+}
+
+QSize SummaryCards::minimumSizeHint() const
+{
+    // What the narrowest arrangement needs (four rows of two), not what the current one has: the grid's own
+    // hint follows the columns in use, and eight in a row made the whole window wider than 1024 px.
+    const QSize card = m_throughput->minimumSizeHint();
+    const int spacing = std::max(0, m_grid->horizontalSpacing());
+    const QMargins m = m_grid->contentsMargins();
+    return {2 * card.width() + spacing + m.left() + m.right(), QWidget::minimumSizeHint().height()};
 }
 
 SummaryCard *SummaryCards::card(const QString &name) const

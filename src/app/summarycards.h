@@ -23,6 +23,7 @@ public:
 
     SummaryCard *violationsCard() const { return m_violations; }
     SummaryCard *card(const QString &name) const;
+    QSize minimumSizeHint() const override;
 
 signals:
     void violationsClicked();

@@ -38,11 +38,19 @@ TimelinePanel::TimelinePanel(QWidget *parent)
     m_bannerText->setWordWrap(true);
     m_bannerText->setTextFormat(Qt::RichText);
     bannerLayout->addWidget(m_bannerText, 1);
-    m_continue = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Continue"), m_banner);
-    m_continue->setToolTip(tr("Carry out this step (F8)"));
-    m_continue->hide();
-    bannerLayout->addWidget(m_continue);
-    connect(m_continue, &QPushButton::clicked, this, &TimelinePanel::continueRequested);
+    m_back = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekBackward), tr("Back"), m_banner);
+    m_back->setToolTip(tr("The previous step of the recorded run (Shift+F8)"));
+    m_next = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekForward), tr("Next"), m_banner);
+    m_next->setToolTip(tr("The next step of the recorded run (F8)"));
+    m_leave = new QPushButton(tr("Show all"), m_banner);
+    m_leave->setToolTip(tr("Leave stepping: show the whole run"));
+    for (QPushButton *b : {m_back, m_next, m_leave}) {
+        b->hide();
+        bannerLayout->addWidget(b);
+    }
+    connect(m_back, &QPushButton::clicked, this, &TimelinePanel::backRequested);
+    connect(m_next, &QPushButton::clicked, this, &TimelinePanel::nextRequested);
+    connect(m_leave, &QPushButton::clicked, this, &TimelinePanel::leaveSteppingRequested);
     m_banner->hide();
     layout->addWidget(m_banner);
 
@@ -140,15 +148,15 @@ void TimelinePanel::refresh()
     updateSlider();
 }
 
-void TimelinePanel::setWaitingStep(int stepNumber, const QString &note)
+void TimelinePanel::setStepping(const Stepping &stepping)
 {
-    m_waitingStep = stepNumber;
-    m_waitingNote = note;
-    m_continue->setVisible(stepNumber > 0);
-    if (stepNumber > 0) {
-        m_continue->setFocus();
-        m_continue->setDefault(true);
-    }
+    m_stepping = stepping;
+    for (QPushButton *b : {m_back, m_next, m_leave})
+        b->setVisible(stepping.on);
+    m_back->setEnabled(stepping.canBack);
+    m_next->setEnabled(stepping.canNext);
+    if (stepping.on && stepping.canNext)
+        m_next->setDefault(true);
     updateBanner();
 }
 
@@ -177,29 +185,29 @@ void TimelinePanel::updateBanner()
     for (const Scenario::Step &s : d->layout().steps)
         total += s.note.isEmpty() ? 0 : 1;
     QString html;
-    if (m_waitingStep > 0) {
-        html = tr("<span style='color:%1'><b>Paused before step %2 of %3:</b></span> %4<br><small>Step mode: "
-                  "read the lanes, then Continue (F8). Redis keeps time meanwhile: leases keep "
-                  "draining.</small>")
+    const qint64 at = m_view->cursorTime() != TimelineData::kOpen ? m_view->cursorTime() : d->nowUs();
+    const TimelineData::Step *step = d->stepAt(at);
+    if (step)
+        html = tr("<span style='color:%1'><b>Step %2 of %3</b></span> &nbsp;at %4 &nbsp;—&nbsp; %5")
                    .arg(tp.step.name())
-                   .arg(m_waitingStep)
+                   .arg(step->number)
                    .arg(total)
-                   .arg(m_waitingNote.toHtmlEscaped());
-    } else {
-        const qint64 at = m_view->cursorTime() != TimelineData::kOpen ? m_view->cursorTime() : d->nowUs();
-        const TimelineData::Step *step = d->stepAt(at);
-        if (step)
-            html = tr("<span style='color:%1'><b>Step %2 of %3</b></span> &nbsp;at %4 &nbsp;—&nbsp; %5")
-                       .arg(tp.step.name())
-                       .arg(step->number)
-                       .arg(total)
-                       .arg(TimelineRenderer::formatTime(step->timeUs, 100000), step->note.toHtmlEscaped());
-        else
-            html = tr("<span style='color:%1'><b>The story</b></span> begins when the run starts: each "
-                      "numbered "
-                      "step appears on the timeline as it happens.")
-                       .arg(tp.step.name());
-    }
+                   .arg(TimelineRenderer::formatTime(step->timeUs, 100000), step->note.toHtmlEscaped());
+    else if (m_stepping.on)
+        html = tr("<span style='color:%1'><b>Step 1 of %2</b></span> comes as soon as the run gets there.")
+                   .arg(tp.step.name())
+                   .arg(total);
+    else
+        html = tr("<span style='color:%1'><b>The story</b></span> begins when the run starts: each "
+                  "numbered step appears on the timeline as it happens.")
+                   .arg(tp.step.name());
+    // What the class is looking at: the run as it happens, or a recording walked step by step.
+    if (m_stepping.on)
+        html += tr("<br><small><b>A recording, stepped through</b> (%1): the run goes on at Redis' own pace, "
+                   "so reading a step cannot change what happens next. Back (Shift+F8) · Next (F8).</small>")
+                    .arg(m_stepping.recording ? tr("still being recorded") : tr("recorded in full"));
+    else if (!d->isFinished())
+        html += tr("<br><small><b>Live</b>: the run is happening now.</small>");
     m_bannerText->setText(html);
     m_banner->setStyleSheet(QStringLiteral("QWidget#storyBanner { border-left: 4px solid %1; background: %2; "
                                            "border-radius: 3px; }")

@@ -1,5 +1,6 @@
-// The timeline with what goes around it: the story's current step in a banner (and the Continue button of
-// step mode), the legend, and the replay bar (scrub slider, replay at a chosen speed, follow live, zoom).
+// The timeline with what goes around it: the story's current step in a banner (with Back and Next while
+// stepping through a recorded story), the legend, and the replay bar (scrub slider, replay at a chosen speed,
+// follow live, zoom).
 #pragma once
 
 #include "timelinerenderer.h"
@@ -26,8 +27,15 @@ public:
     void setData(const TimelineData *data, TimelineRenderer::TextLookup lookup, qint64 plannedUs);
     // New events (30 Hz while a run goes on).
     void refresh();
-    // Step mode: waiting before `stepIndex` (scenario index, -1: not waiting) whose note is `note`.
-    void setWaitingStep(int stepNumber, const QString &note);
+    // Stepping through a recorded story: the banner says so and offers Back and Next.
+    struct Stepping
+    {
+        bool on = false;
+        bool canBack = false;
+        bool canNext = false;
+        bool recording = false; // the run is still going on (being recorded)
+    };
+    void setStepping(const Stepping &stepping);
     // A sentence above the timeline (errors, hints); empty hides it.
     void setMessage(const QString &html, bool error);
 
@@ -36,7 +44,9 @@ public:
     bool isReplaying() const { return m_replay.isActive(); }
 
 signals:
-    void continueRequested();
+    void backRequested();
+    void nextRequested();
+    void leaveSteppingRequested();
 
 private:
     void updateBanner();
@@ -46,7 +56,9 @@ private:
     QLabel *m_message = nullptr;
     QWidget *m_banner = nullptr;
     QLabel *m_bannerText = nullptr;
-    QPushButton *m_continue = nullptr;
+    QPushButton *m_back = nullptr;
+    QPushButton *m_next = nullptr;
+    QPushButton *m_leave = nullptr;
     TimelineView *m_view = nullptr;
     TimelineLegend *m_legend = nullptr;
     QToolButton *m_replayButton = nullptr;
@@ -56,7 +68,6 @@ private:
     QToolButton *m_follow = nullptr;
     QTimer m_replay;
     QElapsedTimer m_replayClock;
-    int m_waitingStep = 0;
-    QString m_waitingNote;
+    Stepping m_stepping;
     bool m_updatingSlider = false;
 };

@@ -39,7 +39,6 @@ private slots:
     void initTestCase();
     void storyMatchesTheCliAndExports();
     void variantsRunInTurn();
-    void stepModeWaitsForContinue();
     void readOnlyConnectionIsRefusedWithTheReason();
     void runsOnAConnectedServerThatAllowsWrites();
     void editorReportsBadFieldsAndBlocksRun();
@@ -242,46 +241,6 @@ void TestSimulatorPlace::variantsRunInTurn()
     QCOMPARE(place.timelinePanel()->view()->data(), place.controller()->run(0).timeline.get());
     QCOMPARE(place.violations()->rowCount(), place.controller()->run(0).report.safety.details.size());
     QCOMPARE(place.cards()->card(QStringLiteral("expect"))->tone(), SummaryCard::Tone::Good);
-}
-
-void TestSimulatorPlace::stepModeWaitsForContinue()
-{
-    SimulatorPlace place(nullptr);
-    place.show();
-    place.loadScenario(smallStory(false));
-    place.setStepMode(true);
-    QVERIFY(place.run());
-    // It stops before each narrated step (0, 2 and 5), and nothing of that step has happened yet.
-    QTRY_COMPARE_WITH_TIMEOUT(place.controller()->waitingStep(), 0, 20000);
-    QTRY_VERIFY(place.statusText().contains(QLatin1String("Waiting")));
-    const auto timeline = [&] { return place.controller()->run(0).timeline; };
-    QTRY_VERIFY(timeline());
-    QCOMPARE(timeline()->steps().size(), 0);
-    place.continueStep();
-    QTRY_COMPARE_WITH_TIMEOUT(place.controller()->waitingStep(), 2, 10000);
-    QTRY_COMPARE(timeline()->steps().size(), 1);
-    QTRY_VERIFY(!timeline()->holds(0, 0).isEmpty()); // A's acquire went through
-    QVERIFY(timeline()->waits(1).isEmpty()); // B has not asked yet
-    place.continueStep();
-    QTRY_COMPARE_WITH_TIMEOUT(place.controller()->waitingStep(), 5, 10000);
-    QTRY_COMPARE(timeline()->waits(1).size(), 1);
-    place.continueStep();
-    QVERIFY(waitForRun(place));
-    QCOMPARE(place.controller()->run(0).timeline->steps().size(), 3);
-    QVERIFY(place.controller()->outcome().passed());
-    // The second and third runs of the session step too (a run's end used to switch step mode off).
-    for (int again = 0; again < 2; ++again) {
-        QVERIFY(place.controller()->stepMode());
-        QVERIFY(place.run());
-        QTRY_COMPARE_WITH_TIMEOUT(place.controller()->waitingStep(), 0, 20000);
-        for (const int next : {2, 5}) {
-            place.continueStep();
-            QTRY_COMPARE_WITH_TIMEOUT(place.controller()->waitingStep(), next, 10000);
-        }
-        place.continueStep();
-        QVERIFY(waitForRun(place));
-        QVERIFY(place.controller()->outcome().passed());
-    }
 }
 
 void TestSimulatorPlace::readOnlyConnectionIsRefusedWithTheReason()

@@ -99,7 +99,7 @@ void TestStartupOptions::learnRunButtonRunsInTheSimulator()
     SimulationController *controller = window.simulatorPlace()->controller();
     QVERIFY(controller->isRunning());
     QVERIFY(controller->stepMode());
-    QTRY_COMPARE_WITH_TIMEOUT(controller->waitingStep(), 0, 20000); // step by step: waiting before step 1
+    QCOMPARE(window.simulatorPlace()->steppingAt(), 1); // step by step: the class looks at step 1
     window.simulatorPlace()->stop();
     QTRY_VERIFY_WITH_TIMEOUT(!controller->isRunning(), 20000);
 }

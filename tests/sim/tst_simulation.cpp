@@ -20,7 +20,7 @@ private slots:
     void scenarioNeedingSandboxesRefusesAGivenServer();
     void stopEndsARunEarly();
     void serverRestartMidRunIsSurvived();
-    void storyStepGateSeesEveryStep();
+    void storySnapshotsShowTheKeysAtEachNarratedStep();
     void historyExportsAsCsv();
     void variantsAreJudgedTogether();
 
@@ -239,24 +239,52 @@ void TestSimulation::serverRestartMidRunIsSurvived()
     QVERIFY2(after > 0, "workers must get going again once the server is back");
 }
 
-void TestSimulation::storyStepGateSeesEveryStep()
+void TestSimulation::storySnapshotsShowTheKeysAtEachNarratedStep()
 {
     const QByteArray story = R"({"lockscope_scenario": 1, "id": "t", "title": "t", "kind": "story",
         "algorithm": {"id": "set-nx-px-lua", "lease_ms": 1000},
         "resource": {"counter": true},
         "story": {"actors": ["A"], "steps": [
-          {"at_ms": 0, "actor": "A", "action": "acquire", "note": "one"},
+          {"at_ms": 0, "actor": "A", "action": "acquire", "note": "A takes the lock"},
           {"at_ms": 10, "actor": "A", "action": "read"},
-          {"at_ms": 20, "actor": "A", "action": "write", "note": "three"},
-          {"at_ms": 30, "actor": "A", "action": "release"}]}})";
-    QList<int> seen;
+          {"at_ms": 20, "actor": "A", "action": "write", "note": "A writes"},
+          {"at_ms": 300, "actor": "A", "action": "release"},
+          {"at_ms": 500, "action": "note", "note": "nobody holds it"}]}})";
     Simulation::Options options;
-    options.stepGate = [&seen](int index, const Scenario::Step &) { seen << index; };
+    options.storySnapshots = true;
     Simulation sim(parse(story), options);
     const RunReport r = runToEnd(sim);
-    QCOMPARE(seen, (QList<int> {0, 1, 2, 3}));
     QCOMPARE(r.safety.counterActual, 999);
-    QCOMPARE(r.metrics.cycles, 1);
+    const QList<StorySnapshot> snapshots = sim.storySnapshots();
+    QList<int> steps;
+    for (const StorySnapshot &s : snapshots)
+        steps << s.stepIndex;
+    // The narrated steps (not the read and the release), then the story's end.
+    QCOMPARE(steps, (QList<int> {0, 2, 4, -1}));
+    const auto lockAt = [&](int i) {
+        const StorySnapshot::Server &server = snapshots.at(i).servers.value(0);
+        for (const StorySnapshot::Key &k : server.keys) {
+            if (k.key.endsWith("lock"))
+                return k;
+        }
+        return StorySnapshot::Key();
+    };
+    for (const StorySnapshot &s : snapshots) {
+        QCOMPARE(s.servers.size(), 1);
+        QVERIFY2(s.servers.first().unread.isEmpty(), qPrintable(s.servers.first().unread));
+        QVERIFY(s.readUs >= s.requestedUs);
+        QVERIFY(!s.late); // a sandbox on loopback answers well within the wait
+        bool counterSeen = false;
+        for (const StorySnapshot::Key &k : s.servers.first().keys)
+            counterSeen = counterSeen || (k.type != QLatin1String("none") && !k.key.endsWith("lock"));
+        QVERIFY(counterSeen);
+    }
+    QCOMPARE(lockAt(0).type, QStringLiteral("none")); // before A's acquire
+    QCOMPARE(lockAt(1).type, QStringLiteral("string")); // A holds it while it writes
+    QVERIFY(lockAt(1).pttlMs > 0 && lockAt(1).pttlMs <= 1000);
+    QVERIFY(!lockAt(1).value.isEmpty()); // A's token
+    QCOMPARE(lockAt(2).type, QStringLiteral("none")); // released
+    QCOMPARE(lockAt(3).type, QStringLiteral("none"));
 }
 
 void TestSimulation::historyExportsAsCsv()

@@ -5,6 +5,7 @@
 #include "simulatedprocess.h"
 #include "simulationservers.h"
 #include "simulationworker.h"
+#include "storysnapshotter.h"
 
 #include "locks/connectionpool.h"
 #include "locks/lockcatalog.h"
@@ -195,6 +196,13 @@ QString Simulation::serverDescription() const
     return m_servers ? m_servers->describe() : QString();
 }
 
+QList<StorySnapshot> Simulation::storySnapshots() const
+{
+    // m_snapshotter is set and reset under m_mutex; the snapshotter never takes m_mutex itself.
+    std::lock_guard lock(m_mutex);
+    return m_snapshotter ? m_snapshotter->snapshots() : m_snapshotsKept;
+}
+
 qint64 Simulation::elapsedUs() const
 {
     const qint64 end = m_endUs.load();
@@ -218,7 +226,7 @@ RunReport Simulation::report() const
 
 qint64 Simulation::runNowUs() const
 {
-    return m_run->clock.nowUs() - m_shiftUs.load();
+    return m_run->clock.nowUs();
 }
 
 void Simulation::run()
@@ -425,6 +433,14 @@ bool Simulation::setup(QString *error)
         m_plannedUs = qint64(s.workload.durationS * 1e6);
     }
     m_run->clock.restart();
+    if (s.kind == Scenario::Kind::Story && m_options.storySnapshots) {
+        SimulationServers *servers = m_servers.get();
+        auto snapshotter = std::make_unique<StorySnapshotter>(
+            servers->count(), [servers](int server) { return servers->settings(server); }, m_storyKeys,
+            m_run->counterKeys, m_run->clock);
+        std::lock_guard lock(m_mutex);
+        m_snapshotter = std::move(snapshotter);
+    }
     m_state = State::Running;
     scheduleFaults();
     scheduleStory();
@@ -443,6 +459,7 @@ bool Simulation::clearKeys(QString *error)
             probe = LockCatalog::create(s.algorithm.id, scratchClient, key, 1, m_run->lockOptions);
         keys << (probe ? probe->keys() : QList<QByteArray> {key});
     }
+    m_storyKeys = keys;
     keys << m_run->counterKeys;
     for (int server = 0; server < m_servers->count(); ++server) {
         KeyAdmin admin(m_servers->settings(server));
@@ -722,11 +739,11 @@ void Simulation::scheduleStep(int i, qint64 atUs)
 void Simulation::runStep(int i)
 {
     const Scenario::Step &step = m_scenario.story.steps.at(i);
-    if (m_options.stepGate) {
-        const qint64 before = m_run->clock.nowUs();
-        m_options.stepGate(i, step);
-        m_shiftUs += m_run->clock.nowUs() - before;
-    }
+    // The keys as this step comes due, read before it acts (a slow server delays the story at most this
+    // long; the reading then says it is late). The same in every run, stepped through afterwards or not.
+    constexpr int kSnapshotWaitMs = 100;
+    if (m_snapshotter && !step.note.isEmpty())
+        m_snapshotter->readBefore(i, kSnapshotWaitMs);
     dispatchStep(i, step);
     --m_stepsLeft;
 }
@@ -885,6 +902,18 @@ void Simulation::finish()
 {
     m_state = State::Stopping;
     const qint64 stoppedAt = m_run->clock.nowUs();
+    if (m_snapshotter) {
+        // The story's end as it stands, before the workers let go of anything.
+        m_snapshotter->request(-1);
+        m_snapshotter->waitIdle(5000);
+        std::unique_ptr<StorySnapshotter> done;
+        {
+            std::lock_guard lock(m_mutex);
+            m_snapshotsKept = m_snapshotter->snapshots();
+            done = std::move(m_snapshotter);
+        }
+        done.reset(); // before the servers go: it reads them
+    }
     // Workload: no new cycle starts; waits end; cycles in progress finish (bounded by a grace period).
     m_run->stopping = true;
     for (const auto &p : m_processes)

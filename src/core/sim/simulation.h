@@ -9,6 +9,7 @@
 #include "eventhistory.h"
 #include "runreport.h"
 #include "scenario.h"
+#include "storysnapshot.h"
 
 #include "redis/connectionsettings.h"
 
@@ -30,6 +31,7 @@ class SimulationServers;
 class SimulatedProcess;
 class SimulationWorker;
 class ConnectionPool;
+class StorySnapshotter;
 
 class Simulation
 {
@@ -45,9 +47,9 @@ public:
         std::optional<double> durationS;
         bool recordHistory = true;
         qsizetype historyCapacityPerLog = qsizetype(1) << 22;
-        // Story step mode: called on the controller thread before each step is carried out; it may block
-        // (until the user continues). Later steps shift by the time it blocked.
-        std::function<void(int stepIndex, const Scenario::Step &step)> stepGate;
+        // Stories: read the story's keys (on a thread of their own, never delaying the story) when each
+        // narrated step comes due and when the story ends; storySnapshots() has them.
+        bool storySnapshots = false;
     };
 
     explicit Simulation(const Scenario &scenario);
@@ -77,6 +79,8 @@ public:
     QString serverDescription() const;
     qint64 elapsedUs() const;
     qint64 plannedDurationUs() const { return m_plannedUs; }
+    // Options::storySnapshots: the readings so far (all of them once the run is finished). Thread-safe.
+    QList<StorySnapshot> storySnapshots() const;
     double progress() const;
     // The report, once the run is Finished.
     RunReport report() const;
@@ -107,7 +111,7 @@ private:
     // Outages the workers saw that no scheduled fault explains (a server killed from outside); one still
     // going on at the end means the run lost its server.
     void addUnscheduledOutages(RunReport *report) const;
-    qint64 runNowUs() const; // run time minus the time spent blocked in the step gate
+    qint64 runNowUs() const; // the run clock, as the story and faults schedule on it
 
     Scenario m_scenario;
     Options m_options;
@@ -116,6 +120,9 @@ private:
     std::unique_ptr<RunContext> m_run;
     std::unique_ptr<EventHistory> m_history;
     std::unique_ptr<SimulationServers> m_servers;
+    std::unique_ptr<StorySnapshotter> m_snapshotter; // Options::storySnapshots, from setup to finish()
+    QList<StorySnapshot> m_snapshotsKept; // its readings once it is gone (under m_mutex)
+    QList<QByteArray> m_storyKeys; // every key the algorithm writes for the run's locks (clearKeys)
     std::vector<std::unique_ptr<SimulatedProcess>> m_processes;
     std::vector<std::unique_ptr<ConnectionPool>> m_pools;
     std::vector<std::unique_ptr<SimulationWorker>> m_workers;
@@ -124,7 +131,6 @@ private:
     QStringList m_processNames;
     QStringList m_lockNames;
     qint64 m_plannedUs = 0;
-    std::atomic<qint64> m_shiftUs = 0;
     std::atomic<qint64> m_endUs = -1;
     std::multimap<qint64, std::function<void()>> m_timeline; // controller thread only
     bool m_awaitingFailover = false; // a Sentinel failover's outcome is not in the history yet
