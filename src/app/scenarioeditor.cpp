@@ -7,7 +7,9 @@
 #include "sim/scenarioparser.h"
 #include "timelinepalette.h"
 
+#include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QHeaderView>
 #include <QJsonArray>
 
@@ -111,10 +113,33 @@ ScenarioEditor::ScenarioEditor(QWidget *parent)
             onEdited();
         }
     });
+    for (QAbstractSpinBox *box : findChildren<QAbstractSpinBox *>())
+        guardWheel(box);
+    for (QComboBox *box : findChildren<QComboBox *>())
+        guardWheel(box);
     setScenario(Scenario());
 }
 
 ScenarioEditor::~ScenarioEditor() = default;
+
+void ScenarioEditor::guardWheel(QWidget *field)
+{
+    field->setFocusPolicy(Qt::StrongFocus); // the wheel alone must not focus it either
+    field->installEventFilter(this);
+}
+
+bool ScenarioEditor::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::Wheel) {
+        auto *field = qobject_cast<QWidget *>(watched);
+        if (field && !field->hasFocus()) {
+            // Not for this field: ignored, Qt hands the wheel on to its parents, and the form scrolls.
+            event->ignore();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
 
 void ScenarioEditor::setScenario(const Scenario &scenario)
 {
@@ -244,6 +269,7 @@ void ScenarioEditor::addFaultRow(const QJsonObject &fault)
     const int row = t->rowCount();
     t->insertRow(row);
     auto *type = new QComboBox(t);
+    guardWheel(type);
     for (const FaultType &f : kFaultTypes) {
         type->addItem(QString::fromLatin1(f.id));
         type->setItemData(type->count() - 1, tr(f.tip), Qt::ToolTipRole);

@@ -37,7 +37,12 @@ signals:
     void changed();
     void validityChanged(bool valid);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
+    // Spin boxes and combo boxes take the wheel only once focused: scrolling the form must not change them.
+    void guardWheel(QWidget *field);
     void fill();
     void fillFaults(const QJsonArray &faults);
     void addFaultRow(const QJsonObject &fault);

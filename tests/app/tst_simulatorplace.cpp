@@ -27,6 +27,10 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QWheelEvent>
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -42,6 +46,7 @@ private slots:
     void readOnlyConnectionIsRefusedWithTheReason();
     void runsOnAConnectedServerThatAllowsWrites();
     void editorReportsBadFieldsAndBlocksRun();
+    void wheelOverTheEditorScrollsInsteadOfChangingFields();
     void runsOnAConnectedCluster();
     void runsTheSentinelFailoverStory();
 
@@ -295,6 +300,35 @@ void TestSimulatorPlace::runsOnAConnectedServerThatAllowsWrites()
     QVERIFY(place.controller()->run(0).report.server.contains(QString::number(server.port())));
     QVERIFY(TestSupport::commandCalls(admin, "set") > setsBefore); // the locks were taken on this server
     QVERIFY(place.controller()->outcome().passed());
+}
+
+void TestSimulatorPlace::wheelOverTheEditorScrollsInsteadOfChangingFields()
+{
+    SimulatorPlace place(nullptr);
+    place.resize(1024, 600);
+    place.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&place));
+    QVERIFY(place.loadPreset(QStringLiteral("gc-pause")));
+    auto *lease = place.editor()->findChild<QSpinBox *>(QStringLiteral("leaseSpin"));
+    QVERIFY(lease);
+    const int before = lease->value();
+    const QPoint at = lease->rect().center();
+    const auto wheel = [&] {
+        QWheelEvent e(at, lease->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+        QApplication::sendEvent(lease, &e);
+        return e.isAccepted();
+    };
+    // The user scrolls the form with the pointer over the field: the field leaves the wheel alone (not
+    // accepted, Qt hands a real wheel event on to the scroll area, which scrolls).
+    QVERIFY(!wheel());
+    QCOMPARE(lease->value(), before);
+    place.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&place));
+    lease->setFocus();
+    QTRY_VERIFY(lease->hasFocus());
+    QVERIFY(wheel()); // a focused field is the user's choice: the wheel changes it
+    QVERIFY(lease->value() != before);
 }
 
 void TestSimulatorPlace::editorReportsBadFieldsAndBlocksRun()
