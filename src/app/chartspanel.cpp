@@ -216,10 +216,9 @@ void ChartsPanel::clear()
     m_perWorkerX->clear();
     m_throughputX->setRange(0, 1);
     m_waitingX->setRange(0, 1);
-    m_throughputY->setRange(0, 1);
-    m_waitingY->setRange(0, 1);
-    m_latencyY->setRange(0, 1);
-    m_perWorkerY->setRange(0, 1);
+    // Whole-number ticks even when empty: 0..1 in five ticks printed as "%.0f" read "0, 0, 1, 1, 1".
+    for (QValueAxis *axis : {m_throughputY, m_waitingY, m_latencyY, m_perWorkerY})
+        setCountRange(axis, 1);
     m_views[3]->chart()->setTitle(tr("Acquisitions per worker"));
     m_workerNames.clear();
 }

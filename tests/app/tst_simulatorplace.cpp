@@ -27,7 +27,9 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QChartView>
 #include <QScrollArea>
+#include <QValueAxis>
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QWheelEvent>
@@ -47,6 +49,7 @@ private slots:
     void runsOnAConnectedServerThatAllowsWrites();
     void editorReportsBadFieldsAndBlocksRun();
     void wheelOverTheEditorScrollsInsteadOfChangingFields();
+    void emptyChartsCountInWholeNumbers();
     void runsOnAConnectedCluster();
     void runsTheSentinelFailoverStory();
 
@@ -329,6 +332,25 @@ void TestSimulatorPlace::wheelOverTheEditorScrollsInsteadOfChangingFields()
     QTRY_VERIFY(lease->hasFocus());
     QVERIFY(wheel()); // a focused field is the user's choice: the wheel changes it
     QVERIFY(lease->value() != before);
+}
+
+void TestSimulatorPlace::emptyChartsCountInWholeNumbers()
+{
+    SimulatorPlace place(nullptr);
+    place.show();
+    const QList<QChartView *> views = place.charts()->findChildren<QChartView *>();
+    QCOMPARE(views.size(), 4);
+    for (QChartView *view : views) {
+        for (QAbstractAxis *a : view->chart()->axes(Qt::Vertical)) {
+            auto *axis = qobject_cast<QValueAxis *>(a);
+            if (!axis || axis->labelFormat() != QLatin1String("%.0f"))
+                continue;
+            // Printed as whole numbers, the ticks must be whole and distinct (not "1, 1, 1, 0, 0").
+            const double step = (axis->max() - axis->min()) / std::max(1, axis->tickCount() - 1);
+            QVERIFY2(step >= 1 && step == std::floor(step),
+                     qPrintable(QStringLiteral("%1: ticks every %2").arg(view->chart()->title()).arg(step)));
+        }
+    }
 }
 
 void TestSimulatorPlace::editorReportsBadFieldsAndBlocksRun()
