@@ -77,19 +77,7 @@ SimulatorPlace::SimulatorPlace(RedisSession *session, QWidget *parent)
     buildActions();
     buildLayout();
 
-    connect(m_controller, &SimulationController::aboutToClear, this, [this] {
-        m_shown = -1;
-        m_timeline->setData(nullptr, {}, 0);
-        m_timeline->setStepping({});
-        m_stepShown.clear();
-        m_stepPanel->clear();
-        m_logModel->setRun(nullptr);
-        m_violationModel->setViolations({});
-        m_charts->clear();
-        m_cards->clear();
-        while (m_variants->count() > 0)
-            m_variants->removeTab(0);
-    });
+    connect(m_controller, &SimulationController::aboutToClear, this, &SimulatorPlace::clearViews);
     connect(m_controller, &SimulationController::runStarted, this, [this](int index) {
         if (m_followActive || m_shown < 0)
             showRun(index);
@@ -469,7 +457,28 @@ void SimulatorPlace::loadScenario(const Scenario &scenario)
         stop();
     m_editor->setScenario(scenario);
     m_timeline->setMessage(QString(), false);
+    // The previous run's picture under a newly loaded scenario would pass for this one's.
+    clearViews();
     updateActions();
+}
+
+void SimulatorPlace::clearViews()
+{
+    m_shown = -1;
+    m_stepAt = 0;
+    m_timeline->setData(nullptr, {}, 0);
+    m_timeline->setStepping({});
+    m_stepShown.clear();
+    m_stepPanel->clear();
+    m_logModel->setUntil(TimelineData::kOpen);
+    m_logModel->setRun(nullptr);
+    m_violationModel->setViolations({});
+    m_charts->clear();
+    m_cards->clear();
+    m_report->setHtml(tr("<p>Not run yet: the report appears here when a run is over.</p>"));
+    while (m_variants->count() > 0)
+        m_variants->removeTab(0);
+    m_variants->hide();
 }
 
 void SimulatorPlace::setTarget(Target target)

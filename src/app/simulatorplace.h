@@ -93,6 +93,8 @@ private:
     void applyLogFilter();
     void showStats(int index);
     void updateReport();
+    // Empties every view of a run (timeline, log, charts, cards, report, step panel): not run yet.
+    void clearViews();
     void goToStep(int number);
     void updateStepping();
     void jumpToViolation(int index);

@@ -36,6 +36,7 @@
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QXmlStreamReader>
 
 class TestSimulatorPlace : public QObject
@@ -50,6 +51,7 @@ private slots:
     void editorReportsBadFieldsAndBlocksRun();
     void wheelOverTheEditorScrollsInsteadOfChangingFields();
     void emptyChartsCountInWholeNumbers();
+    void loadingAScenarioClearsThePreviousRun();
     void runsOnAConnectedCluster();
     void runsTheSentinelFailoverStory();
 
@@ -332,6 +334,28 @@ void TestSimulatorPlace::wheelOverTheEditorScrollsInsteadOfChangingFields()
     QTRY_VERIFY(lease->hasFocus());
     QVERIFY(wheel()); // a focused field is the user's choice: the wheel changes it
     QVERIFY(lease->value() != before);
+}
+
+void TestSimulatorPlace::loadingAScenarioClearsThePreviousRun()
+{
+    SimulatorPlace place(nullptr);
+    place.show();
+    place.loadScenario(smallStory(false));
+    QVERIFY(place.run());
+    QVERIFY(waitForRun(place));
+    QVERIFY(place.timelinePanel()->view()->data());
+    QVERIFY(place.eventLog()->rowCount() > 0);
+    QVERIFY(place.violations()->rowCount() > 0);
+    QVERIFY(place.loadPreset(QStringLiteral("gc-pause")));
+    // Nothing of the story's run passes for the newly loaded scenario's.
+    QCOMPARE(place.shownRun(), -1);
+    QVERIFY(!place.timelinePanel()->view()->data());
+    QCOMPARE(place.eventLog()->rowCount(), 0);
+    QCOMPARE(place.violations()->rowCount(), 0);
+    QCOMPARE(place.cards()->card(QStringLiteral("violations"))->value(), QStringLiteral("—"));
+    auto *report = place.findChild<QTextBrowser *>();
+    QVERIFY(report);
+    QVERIFY2(report->toPlainText().contains(QLatin1String("Not run yet")), qPrintable(report->toPlainText()));
 }
 
 void TestSimulatorPlace::emptyChartsCountInWholeNumbers()
