@@ -195,6 +195,10 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
     case Lock:
         return e.lock >= 0 ? m_data->layout().locks.value(e.lock, QString::number(e.lock)) : QString();
     case Kind:
+        // A story's step is recorded as a fault event (it may carry one out) but is not a fault.
+        if (e.kind == HistoryEvent::Kind::Fault
+            && HistoryEvent::FaultType(e.outcome) == HistoryEvent::FaultType::StoryStep)
+            return tr("story step");
         return HistoryEvent::kindName(e.kind);
     case Phase:
         return HistoryEvent::phaseName(e.phase);

@@ -22,7 +22,7 @@ SummaryCards::SummaryCards(QWidget *parent)
     m_grid = new QGridLayout(this);
     m_grid->setContentsMargins(0, 0, 0, 0);
     m_grid->setSpacing(6);
-    m_throughput = new SummaryCard(tr("Throughput"), tr("Whole lock/unlock cycles per second"), this);
+    m_throughput = new SummaryCard(tr("Throughput"), tr("Acquisitions per second, as the chart counts them; below, how many, and the whole lock/unlock cycles (releases that released)"), this);
     m_latency
         = new SummaryCard(tr("Acquire latency"),
                           tr("From asking for the lock to getting it (waiting included): median and 99th "
@@ -106,20 +106,23 @@ void SummaryCards::clear()
 void SummaryCards::setStats(const LiveStats &stats, int expiries)
 {
     const RunMetrics &m = stats.metrics;
-    m_throughput->setValue(tr("%1/s").arg(m.cyclesPerS, 0, 'f', m.cyclesPerS < 10 ? 2 : 1),
-                           TextFormat::count(m.acquisitions, tr("acquisition"), tr("acquisitions")));
+    // Acquisitions per second, as the chart beside it counts them: whole cycles (releases that released) read
+    // 0.00/s on a story whose releases all failed while the chart showed the acquisitions.
+    m_throughput->setValue(tr("%1/s").arg(m.acquisitionsPerS, 0, 'f', m.acquisitionsPerS < 10 ? 2 : 1),
+                           tr("%1 · %2").arg(TextFormat::count(m.acquisitions, tr("acquisition"), tr("acquisitions")),
+                                             TextFormat::count(m.cycles, tr("full cycle"), tr("full cycles"))));
     if (m.acquireLatency.count > 0)
         m_latency->setValue(
             tr("p50 %1").arg(latency(m.acquireLatency.p50)),
             tr("p99 %1 · max %2").arg(latency(m.acquireLatency.p99), latency(m.acquireLatency.max)));
     else
-        m_latency->setValue(QStringLiteral("—"), tr("no acquisition yet"));
+        m_latency->setValue(QStringLiteral("—"), stats.final ? tr("no acquisition in this run") : tr("no acquisition yet"));
     if (m.handoffLatency.count > 0)
         m_handoff->setValue(tr("p50 %1").arg(latency(m.handoffLatency.p50)),
                             tr("p99 %1 · %2").arg(latency(m.handoffLatency.p99),
                                                     TextFormat::count(m.handoffLatency.count, tr("hand-off"), tr("hand-offs"))));
     else
-        m_handoff->setValue(QStringLiteral("—"), tr("no hand-off yet"));
+        m_handoff->setValue(QStringLiteral("—"), stats.final ? tr("no hand-off in this run") : tr("no hand-off yet"));
     if (m.acquisitions > 0)
         m_fairness->setValue(QString::number(m.fairnessJain, 'f', 2),
                              m.fairnessJain >= 0.9 ? tr("even shares") : tr("uneven shares"));

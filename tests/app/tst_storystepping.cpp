@@ -7,6 +7,8 @@
 #include "simulationcontroller.h"
 #include "simulatorplace.h"
 #include "storysteppanel.h"
+#include "summarycard.h"
+#include "summarycards.h"
 #include "testsupport.h"
 #include "timelinepanel.h"
 #include "timelineview.h"
@@ -142,6 +144,19 @@ void TestStoryStepping::backAndNextMoveEveryView()
     QCOMPARE(view->cursorTime(), TimelineData::kOpen);
     QCOMPARE(log->rowCount(), int(place.controller()->run(0).timeline->events().size()));
     QCOMPARE(place.controller()->runCount(), 1);
+    // The log calls the story's steps what they are (they used to read "fault").
+    int stepRows = 0;
+    for (int row = 0; row < log->rowCount(); ++row) {
+        const QString kind = log->index(row, EventLogModel::Kind).data().toString();
+        QVERIFY2(kind != QLatin1String("fault"), qPrintable(QString::number(row)));
+        stepRows += kind == QLatin1String("story step") ? 1 : 0;
+    }
+    QCOMPARE(stepRows, int(place.controller()->scenario().story.steps.size()));
+    // The throughput card counts what its chart counts: acquisitions per second.
+    const RunMetrics &m = place.controller()->run(0).report.metrics;
+    QVERIFY(m.acquisitions >= 2);
+    QCOMPARE(place.cards()->card(QStringLiteral("throughput"))->value(),
+             QStringLiteral("%1/s").arg(m.acquisitionsPerS, 0, 'f', 2));
 }
 
 void TestStoryStepping::everyRunOfASessionSteps()
