@@ -10,11 +10,13 @@
 #include "redis/redissession.h"
 #include "ui_profilesdialog.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QMessageBox>
 #include <QPainter>
 #include <QPushButton>
+#include <QStandardPaths>
 
 namespace {
 
@@ -360,7 +362,10 @@ bool ProfilesDialog::importFrom(const QString &path, QString *error)
 void ProfilesDialog::exportSelected()
 {
     const QString path
-        = QFileDialog::getSaveFileName(this, tr("Export profiles"), QStringLiteral("lockscope-profiles.json"),
+        = QFileDialog::getSaveFileName(this, tr("Export profiles"),
+                                       // The user's documents, not wherever the app was started from.
+                                       QDir(QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
+                                           .filePath(QStringLiteral("lockscope-profiles.json")),
                                        tr("LockScope profiles (*.json)"));
     QString error;
     if (!path.isEmpty() && !exportTo(path, &error))
@@ -369,7 +374,8 @@ void ProfilesDialog::exportSelected()
 
 void ProfilesDialog::importFile()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import profiles"), QString(),
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import profiles"),
+                                                      QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation),
                                                       tr("LockScope profiles (*.json);;All files (*)"));
     QString error;
     if (!path.isEmpty() && !importFrom(path, &error))
