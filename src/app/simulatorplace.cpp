@@ -814,12 +814,20 @@ void SimulatorPlace::updateReport()
     if (!outcome.checks.isEmpty()) {
         const TimelinePalette tp = TimelinePalette::forPalette(palette());
         html += tr("<h4>Expectations</h4><ul>");
-        for (const Expectation::Check &c : outcome.checks)
-            html += QStringLiteral("<li style='color:%1'>%2 %3 <small>(actual %4)</small></li>")
-                        .arg((c.passed ? tp.renewOk : tp.stale).name(),
-                             c.passed ? QStringLiteral("✔") : QStringLiteral("✘"),
-                             c.expectation.toHtmlEscaped())
-                        .arg(c.actual);
+        // While variants are still to run, an expectation over them is not judged yet: a red ✘ then would be
+        // a verdict on runs that have not happened.
+        const bool judged = !m_controller->isRunning();
+        for (const Expectation::Check &c : outcome.checks) {
+            if (!judged)
+                html += tr("<li style='color:%1'>◌ %2 <small>(judged when every variant has run)</small></li>")
+                            .arg(tp.mutedText.name(), c.expectation.toHtmlEscaped());
+            else
+                html += QStringLiteral("<li style='color:%1'>%2 %3 <small>(actual %4)</small></li>")
+                            .arg((c.passed ? tp.renewOk : tp.stale).name(),
+                                 c.passed ? QStringLiteral("✔") : QStringLiteral("✘"),
+                                 c.expectation.toHtmlEscaped())
+                            .arg(c.actual);
+        }
         html += QStringLiteral("</ul>");
     }
     html += QStringLiteral("<pre>%1</pre>").arg(outcome.summaryText().toHtmlEscaped());

@@ -238,7 +238,15 @@ void TestSimulatorPlace::variantsRunInTurn()
     QVERIFY(place.run());
     QTRY_COMPARE_WITH_TIMEOUT(place.controller()->activeRun(), 1, 30000); // the second variant started
     QVERIFY(place.controller()->run(0).finished);
+    auto *report = place.findChild<QTextBrowser *>();
+    QVERIFY(report);
+    // The expectations over both variants are not judged while the second one runs: no red ✘ yet.
+    if (place.controller()->isRunning()) {
+        QVERIFY2(!report->toPlainText().contains(QStringLiteral("✘")), qPrintable(report->toPlainText()));
+        QVERIFY(report->toPlainText().contains(QLatin1String("judged when every variant has run")));
+    }
     QVERIFY(waitForRun(place));
+    QVERIFY2(report->toPlainText().contains(QStringLiteral("✔ long.overlaps == 0")), qPrintable(report->toPlainText()));
     QCOMPARE(place.controller()->runCount(), 2);
     QCOMPARE(place.controller()->run(0).variant, QStringLiteral("short"));
     QVERIFY(place.controller()->run(0).report.safety.overlaps >= 1);
