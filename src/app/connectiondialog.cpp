@@ -374,12 +374,15 @@ void ConnectionDialog::runTest()
         const ConnectionProfile p = profile();
         if (p.needsPassword()) { // the saved password, or ask for it
             m_testButton->setEnabled(false);
-            m_credentials->resolve(p, this, [this](const std::optional<ConnectionSettings> &resolved) {
-                if (resolved)
-                    testWith(*resolved);
-                else
-                    m_testButton->setEnabled(true);
-            });
+            m_credentials->resolve(
+                p, this,
+                [this](const std::optional<ConnectionSettings> &resolved) {
+                    if (resolved)
+                        testWith(*resolved);
+                    else
+                        m_testButton->setEnabled(true);
+                },
+                PasswordPrompt::Purpose::Test);
             return;
         }
     }

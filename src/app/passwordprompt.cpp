@@ -11,7 +11,7 @@
 #include <QVBoxLayout>
 
 PasswordPrompt::PasswordPrompt(const ConnectionProfile &profile, const QString &reason, bool offerRemember,
-                               QWidget *parent)
+                               QWidget *parent, Purpose purpose)
     : QDialog(parent)
     , m_password(new QLineEdit(this))
     , m_remember(new QCheckBox(tr("&Remember it in the system keychain"), this))
@@ -41,7 +41,7 @@ PasswordPrompt::PasswordPrompt(const ConnectionProfile &profile, const QString &
     m_remember->setToolTip(tr("Saved in the operating system's keychain, never in LockScope's own files"));
     layout->addWidget(m_remember);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("&Connect"));
+    buttons->button(QDialogButtonBox::Ok)->setText(purpose == Purpose::Test ? tr("&Test") : tr("&Connect"));
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);

@@ -12,8 +12,10 @@ class PasswordPrompt : public QDialog
 {
     Q_OBJECT
 public:
+    // What the password is for: the button says so ("Connect", or "Test" from a profile's Test button).
+    enum class Purpose { Connect, Test };
     PasswordPrompt(const ConnectionProfile &profile, const QString &reason, bool offerRemember,
-                   QWidget *parent = nullptr);
+                   QWidget *parent = nullptr, Purpose purpose = Purpose::Connect);
 
     QString password() const;
     bool remember() const;

@@ -17,7 +17,8 @@ ProfileCredentials::ProfileCredentials(ProfileStore *store, SecretStore *secrets
 }
 
 void ProfileCredentials::resolve(const ConnectionProfile &profile, QWidget *window,
-                                 std::function<void(std::optional<ConnectionSettings>)> done)
+                                 std::function<void(std::optional<ConnectionSettings>)> done,
+                                 PasswordPrompt::Purpose purpose)
 {
     if (!profile.needsPassword()) {
         done(profile.settings);
@@ -25,11 +26,11 @@ void ProfileCredentials::resolve(const ConnectionProfile &profile, QWidget *wind
     }
     if (profile.passwordStorage == Storage::Ask) {
         ask(profile, tr("This profile asks for the password at every connection."), false, window,
-            std::move(done));
+            std::move(done), purpose);
         return;
     }
     QPointer<QWidget> guard(window);
-    m_secrets->read(profile.keychainKey(), this, [this, profile, guard, done](const SecretStore::Result &r) {
+    m_secrets->read(profile.keychainKey(), this, [this, profile, guard, done, purpose](const SecretStore::Result &r) {
         if (r.ok() && !r.secret.isEmpty()) {
             ConnectionSettings s = profile.settings;
             s.password = r.secret;
@@ -39,14 +40,15 @@ void ProfileCredentials::resolve(const ConnectionProfile &profile, QWidget *wind
         // Missing, locked or no keychain at all: ask (and offer to save it again if a keychain answered).
         const QString why = r.ok() ? tr("The keychain entry is empty.")
                                    : tr("The saved password cannot be read: %1.").arg(r.error);
-        ask(profile, why, r.status == SecretStore::Status::NotFound || r.ok(), guard, done);
+        ask(profile, why, r.status == SecretStore::Status::NotFound || r.ok(), guard, done, purpose);
     });
 }
 
 void ProfileCredentials::ask(const ConnectionProfile &profile, const QString &reason, bool offerRemember,
-                             QWidget *window, std::function<void(std::optional<ConnectionSettings>)> done)
+                             QWidget *window, std::function<void(std::optional<ConnectionSettings>)> done,
+                             PasswordPrompt::Purpose purpose)
 {
-    auto *prompt = new PasswordPrompt(profile, reason, offerRemember, window);
+    auto *prompt = new PasswordPrompt(profile, reason, offerRemember, window, purpose);
     prompt->setAttribute(Qt::WA_DeleteOnClose);
     connect(prompt, &QDialog::finished, this, [this, prompt, profile, done](int result) {
         if (result != QDialog::Accepted) {

@@ -3,6 +3,8 @@
 // profile file and the keychain in step when profiles are saved, duplicated and deleted.
 #pragma once
 
+#include "passwordprompt.h"
+
 #include "profiles/connectionprofile.h"
 
 #include <QObject>
@@ -25,8 +27,10 @@ public:
 
     // The profile's settings with its password filled in, from the keychain or from a PasswordPrompt on
     // `window`. `done` runs later, with nullopt when the user cancelled.
+    // `purpose` names the prompt's button (a Test must not say "Connect").
     void resolve(const ConnectionProfile &profile, QWidget *window,
-                 std::function<void(std::optional<ConnectionSettings>)> done);
+                 std::function<void(std::optional<ConnectionSettings>)> done,
+                 PasswordPrompt::Purpose purpose = PasswordPrompt::Purpose::Connect);
 
     struct Saved
     {
@@ -49,7 +53,7 @@ signals:
 
 private:
     void ask(const ConnectionProfile &profile, const QString &reason, bool offerRemember, QWidget *window,
-             std::function<void(std::optional<ConnectionSettings>)> done);
+             std::function<void(std::optional<ConnectionSettings>)> done, PasswordPrompt::Purpose purpose);
     Saved saveNow(const ConnectionProfile &profile, const QString &notice);
 
     ProfileStore *m_store;

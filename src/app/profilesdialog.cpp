@@ -319,14 +319,17 @@ void ProfilesDialog::testSelected()
     m_testing = p->name;
     m_ui->testButton->setEnabled(false);
     setStatus(tr("Testing %1…").arg(p->summary()));
-    m_credentials->resolve(*p, this, [this](const std::optional<ConnectionSettings> &settings) {
-        if (!settings) {
-            setStatus(tr("Test cancelled."));
-            updateButtons();
-            return;
-        }
-        m_tester->open(*settings);
-    });
+    m_credentials->resolve(
+        *p, this,
+        [this](const std::optional<ConnectionSettings> &settings) {
+            if (!settings) {
+                setStatus(tr("Test cancelled."));
+                updateButtons();
+                return;
+            }
+            m_tester->open(*settings);
+        },
+        PasswordPrompt::Purpose::Test);
 }
 
 bool ProfilesDialog::exportTo(const QString &path, QString *error)

@@ -142,6 +142,10 @@ void TestProfilesDialog::testAsksForThePasswordAndReportsTheServer()
     PasswordPrompt *prompt = waitForPrompt(m_dialog.get());
     QVERIFY(prompt);
     QVERIFY(prompt->rememberCheck()->isHidden()); // "ask every time" does not offer to remember
+    // The prompt's button says what happens next: a test, not a connection.
+    auto *buttons = prompt->findChild<QDialogButtonBox *>();
+    QVERIFY(buttons);
+    QCOMPARE(buttons->button(QDialogButtonBox::Ok)->text(), QStringLiteral("&Test"));
     prompt->passwordEdit()->setText(QStringLiteral("dialog-pw-3c9"));
     prompt->accept();
     QTRY_VERIFY_WITH_TIMEOUT(m_dialog->statusText().startsWith(QStringLiteral("✔")), 10000);
