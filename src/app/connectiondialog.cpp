@@ -11,6 +11,7 @@
 #include <QFileDialog>
 #include <QPointer>
 #include <QPushButton>
+#include <QStandardItemModel>
 #include <QRegularExpression>
 #include <QThread>
 
@@ -365,6 +366,19 @@ void ConnectionDialog::showMasters(const QList<SentinelResolver::Master> &master
                                                   : tr("Masters: %1").arg(lines.join(QStringLiteral("; "))));
         m_ui->testResult->setStyleSheet(QString());
     }
+}
+
+void ConnectionDialog::setKeychainUnavailable(const QString &why)
+{
+    auto *model = qobject_cast<QStandardItemModel *>(m_ui->passwordStorageCombo->model());
+    if (QStandardItem *item = model ? model->item(int(Storage::Keychain)) : nullptr) {
+        item->setEnabled(false);
+        item->setToolTip(tr("No system keychain here: %1").arg(why));
+    }
+    // A new profile is not offered it; a saved keychain profile keeps its choice (it may come from a machine
+    // that has one) — the disabled item and its tooltip say why its password will be asked for.
+    if (Storage(m_ui->passwordStorageCombo->currentIndex()) == Storage::Keychain && !m_hasSavedPassword)
+        m_ui->passwordStorageCombo->setCurrentIndex(int(Storage::Ask));
 }
 
 void ConnectionDialog::runTest()

@@ -38,6 +38,9 @@ public:
     QString typedPassword() const;
     // Lets "Test" use a profile's saved password (or ask for it) when none was typed.
     void setCredentials(ProfileCredentials *credentials) { m_credentials = credentials; }
+    // Profile editing: no usable system keychain (`why`) — "In the system keychain" is not offered, and a
+    // profile set to it asks every time instead.
+    void setKeychainUnavailable(const QString &why);
 
     // The line under the form: validation problems and test results.
     QString statusText() const;

@@ -93,6 +93,9 @@ ProfilesDialog::ProfilesDialog(ProfileCredentials *credentials, QWidget *parent)
                     .arg(m_credentials->store()->filePath()));
             m_ui->keychainLabel->setStyleSheet(QStringLiteral("color: palette(mid);"));
         } else {
+            m_noKeychain = r.error.isEmpty() ? tr("none answered") : r.error;
+            if (m_editor)
+                m_editor->setKeychainUnavailable(m_noKeychain);
             m_ui->keychainLabel->setText(
                 tr("⚠ %1: passwords will be asked for at every connection, and never written "
                    "to disk.")
@@ -250,6 +253,8 @@ void ProfilesDialog::openEditor(const ConnectionProfile &profile, bool isNew)
     m_editor->setAttribute(Qt::WA_DeleteOnClose);
     m_editor->setCredentials(m_credentials);
     m_editor->setProfile(profile);
+    if (!m_noKeychain.isEmpty())
+        m_editor->setKeychainUnavailable(m_noKeychain);
     if (isNew)
         m_editor->setWindowTitle(tr("New connection profile"));
     connect(m_editor, &QDialog::finished, this, [this](int result) {

@@ -60,5 +60,6 @@ private:
     ProfileCredentials *m_credentials;
     RedisSession *m_tester = nullptr;
     ConnectionDialog *m_editor = nullptr;
+    QString m_noKeychain; // why there is no usable keychain (empty: there is one, or not known yet)
     QString m_testing; // name of the profile under test
 };

@@ -18,6 +18,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 
 class TestProfilesDialog : public QObject
@@ -107,6 +108,15 @@ void TestProfilesDialog::saysThereIsNoKeychain()
 {
     QTRY_VERIFY_WITH_TIMEOUT(m_dialog->keychainText().contains(QLatin1String("No system keychain")), 10000);
     QVERIFY(m_dialog->keychainText().contains(QLatin1String("asked for at every connection")));
+    // A new profile is not offered the keychain it cannot have.
+    m_dialog->newProfile();
+    QVERIFY(m_dialog->editor());
+    auto *storage = m_dialog->editor()->findChild<QComboBox *>(QStringLiteral("passwordStorageCombo"));
+    auto *model = qobject_cast<QStandardItemModel *>(storage->model());
+    QVERIFY(model);
+    QVERIFY(!model->item(int(ConnectionProfile::PasswordStorage::Keychain))->isEnabled());
+    QVERIFY(!model->item(int(ConnectionProfile::PasswordStorage::Keychain))->toolTip().isEmpty());
+    QVERIFY(storage->currentIndex() != int(ConnectionProfile::PasswordStorage::Keychain));
 }
 
 void TestProfilesDialog::newProfileWithPasswordFallsBackToAsking()
