@@ -213,6 +213,7 @@ LearnPlace::LearnPlace(QWidget *parent)
     m_list->setMinimumWidth(260);
     m_list->setWordWrap(true);
     m_list->setSpacing(1);
+    setFocusProxy(m_list); // Ctrl+3 lands on the story list
     split->addWidget(m_list);
 
     m_scroll = new QScrollArea(split);

@@ -3,6 +3,7 @@
 #include "appsettings.h"
 
 #include "aboutdialog.h"
+#include "helpdialog.h"
 #include "backgroundtask.h"
 #include "connectiondialog.h"
 #include "inspect/scanoptions.h"
@@ -197,12 +198,18 @@ void MainWindow::buildActions()
     placesBar->addAction(connectAction);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *guide = help->addAction(tr("&User Guide"), this, [this] { HelpDialog::showGuide(this); });
+    guide->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] { HelpDialog::showShortcuts(this); });
+    help->addSeparator();
     help->addAction(tr("&About LockScope"), this, [this] { AboutDialog::show(this, m_session->info()); });
 }
 
 void MainWindow::showPlace(Place place)
 {
     m_places->setCurrentIndex(int(place));
+    // The keyboard goes with the eyes: Ctrl+3 then arrows walks Learn's stories (each place's focus proxy).
+    m_places->currentWidget()->setFocus(Qt::ShortcutFocusReason);
     for (QAction *a : m_placeActions->actions())
         a->setChecked(a->data().toInt() == int(place));
 }

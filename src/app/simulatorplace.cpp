@@ -242,9 +242,11 @@ void SimulatorPlace::buildLayout()
     bar->addWidget(editorButton);
     bar->addWidget(m_presetsButton);
     auto *open = new QAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("Open…"), this);
-    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    // Ctrl+L ("load"): Ctrl+Shift+O is the window's Connection Profiles…, and two actions on one key inside
+    // the Simulator made the key do nothing there.
+    open->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     open->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    open->setToolTip(tr("Open a scenario JSON file (Ctrl+Shift+O)"));
+    open->setToolTip(tr("Open a scenario JSON file (Ctrl+L)"));
     addAction(open);
     connect(open, &QAction::triggered, this, &SimulatorPlace::openScenario);
     auto *save = new QAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save…"), this);

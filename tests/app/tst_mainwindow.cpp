@@ -1,4 +1,5 @@
 // MainWindow offscreen: the embedded sandbox default, the badge, places, and clear failures.
+#include "helpdialog.h"
 #include "keychainfixture.h"
 #include "mainwindow.h"
 #include "redis/redissession.h"
@@ -8,6 +9,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QFileInfo>
+#include <QListWidget>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStandardPaths>
@@ -24,6 +26,8 @@ private slots:
     void showsALostServerAndRecovers();
     void switchesPlaces();
     void settingsFileIsOwnerOnly();
+    void learnShortcutFocusesTheStoryList();
+    void helpHasTheGuideAndTheShortcuts();
 };
 
 void TestMainWindow::initTestCase()
@@ -124,6 +128,63 @@ void TestMainWindow::switchesPlaces()
     for (QAction *a : window.findChildren<QAction *>())
         checked += a->isCheckable() && a->isChecked() && a->data().toInt() == 1;
     QCOMPARE(checked, 1);
+}
+
+void TestMainWindow::learnShortcutFocusesTheStoryList()
+{
+    AppOptions options;
+    options.connection.serverGiven = true;
+    options.connection.settings.port = SandboxServer::freePort();
+    MainWindow window(options);
+    window.show();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    window.showPlace(MainWindow::Place::Learn);
+    QTRY_VERIFY(QApplication::focusWidget());
+    // Arrows then walk the stories.
+    QVERIFY2(qobject_cast<QListWidget *>(QApplication::focusWidget()),
+             QApplication::focusWidget()->metaObject()->className());
+}
+
+void TestMainWindow::helpHasTheGuideAndTheShortcuts()
+{
+    AppOptions options;
+    options.connection.serverGiven = true;
+    options.connection.settings.port = SandboxServer::freePort();
+    MainWindow window(options);
+    // The guide is the README, bundled: its sections are there, its pictures are not.
+    const QString guide = HelpDialog::guideMarkdown();
+    QVERIFY(guide.contains(QLatin1String("## In the app: Simulator and Learn")));
+    QVERIFY(guide.contains(QLatin1String("Step by step")));
+    QVERIFY(!guide.contains(QLatin1String("](docs/screenshot")));
+    // The shortcuts are read from the window's own actions.
+    const QStringList lines = HelpDialog::shortcutLines(&window);
+    const auto has = [&](const QString &text) {
+        return std::any_of(lines.begin(), lines.end(), [&](const QString &l) { return l.contains(text); });
+    };
+    QVERIFY2(has(QStringLiteral("F8 — Simulator: Next step")), qPrintable(lines.join(u'\n')));
+    QVERIFY2(has(QStringLiteral("Shift+F8 — Simulator: Previous step")), qPrintable(lines.join(u'\n')));
+    // No key does two things in one place (two actions on one key: Qt runs neither).
+    QHash<QString, QString> placeOfKey;
+    for (const QString &line : lines) {
+        const QString key = line.section(QStringLiteral(" — "), 0, 0);
+        const QString rest = line.section(QStringLiteral(" — "), 1);
+        const QString place = rest.contains(QStringLiteral(": ")) ? rest.section(QStringLiteral(": "), 0, 0)
+                                                                   : QStringLiteral("window");
+        for (const QString &k : key.split(QStringLiteral(", "))) {
+            const QString other = placeOfKey.value(k);
+            QVERIFY2(other.isEmpty() || (other != place && other != QLatin1String("window")
+                                         && place != QLatin1String("window")),
+                     qPrintable(QStringLiteral("%1 is bound twice (%2, %3)").arg(k, other, place)));
+            placeOfKey.insert(k, place);
+        }
+    }
+    QVERIFY2(has(QStringLiteral("Ctrl+3 — Learn")), qPrintable(lines.join(u'\n')));
+    QVERIFY2(has(QStringLiteral("User Guide")), qPrintable(lines.join(u'\n')));
+    bool inMenu = false;
+    for (QAction *a : window.findChildren<QAction *>())
+        inMenu = inMenu || QString(a->text()).remove(u'&') == QLatin1String("Keyboard Shortcuts");
+    QVERIFY(inMenu);
 }
 
 void TestMainWindow::settingsFileIsOwnerOnly()
