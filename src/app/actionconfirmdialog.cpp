@@ -1,6 +1,8 @@
 // ActionConfirmDialog: the command box shows LockAction::commandText(), which is exactly what is sent.
 #include "actionconfirmdialog.h"
 
+#include "typednameguard.h"
+
 #include <QApplication>
 #include <QClipboard>
 #include <QDialogButtonBox>
@@ -53,6 +55,18 @@ ActionConfirmDialog::ActionConfirmDialog(const LockAction &action, QWidget *pare
     display(action);
 }
 
+void ActionConfirmDialog::requireTypedName(const QString &profileName)
+{
+    if (m_guard)
+        return;
+    m_guard = new TypedNameGuard(profileName, tr("send this command"), this);
+    // Just above the buttons: the last thing read before sending.
+    auto *box = static_cast<QVBoxLayout *>(layout());
+    box->insertWidget(box->count() - 1, m_guard);
+    connect(m_guard, &TypedNameGuard::satisfiedChanged, this, [this] { display(m_action); });
+    display(m_action);
+}
+
 void ActionConfirmDialog::setTtlEditor(qint64 initialMs, std::function<LockAction(qint64)> rebuild)
 {
     m_rebuild = std::move(rebuild);
@@ -82,7 +96,7 @@ void ActionConfirmDialog::display(const LockAction &action)
     m_script->setPlainText(eval ? QString::fromUtf8(action.command.at(1)) : QString());
     m_script->setVisible(eval);
     m_scriptLabel->setVisible(eval);
-    m_send->setEnabled(action.isAvailable());
+    m_send->setEnabled(action.isAvailable() && (!m_guard || m_guard->isSatisfied()));
 }
 
 QString ActionConfirmDialog::commandText() const

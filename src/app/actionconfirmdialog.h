@@ -12,6 +12,7 @@ class QLabel;
 class QPlainTextEdit;
 class QSpinBox;
 class QPushButton;
+class TypedNameGuard;
 
 class ActionConfirmDialog : public QDialog
 {
@@ -21,10 +22,13 @@ public:
 
     // For actions with a parameter (a new TTL): shows a seconds field that rebuilds the action as it changes.
     void setTtlEditor(qint64 initialMs, std::function<LockAction(qint64)> rebuild);
+    // A server marked PRODUCTION: Send stays disabled until the profile's name is typed.
+    void requireTypedName(const QString &profileName);
 
     const LockAction &action() const { return m_action; }
     QString commandText() const;
     QPushButton *sendButton() const { return m_send; }
+    TypedNameGuard *typedNameGuard() const { return m_guard; }
 
 private:
     void display(const LockAction &action);
@@ -36,5 +40,6 @@ private:
     QPlainTextEdit *m_script = nullptr; // an EVAL's Lua, with its line breaks, for reading
     QSpinBox *m_ttl = nullptr;
     QPushButton *m_send = nullptr;
+    TypedNameGuard *m_guard = nullptr;
     std::function<LockAction(qint64)> m_rebuild;
 };

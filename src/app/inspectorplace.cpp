@@ -755,6 +755,8 @@ void InspectorPlace::requestAction(LockAction::Type type)
     }
     auto *dialog = new ActionConfirmDialog(action, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (!m_productionName.isEmpty())
+        dialog->requireTypedName(m_productionName);
     if (type == LockAction::Type::ExtendTtl) {
         const qint64 lease
             = m_model->rowOf(snapshot.key) >= 0 ? m_model->leaseOf(m_model->rowOf(snapshot.key)) : -1;
@@ -773,6 +775,8 @@ void InspectorPlace::enableNotifications()
     auto *dialog
         = new ActionConfirmDialog(LockActions::enableNotifications(m_monitor->watcher().flags()), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (!m_productionName.isEmpty())
+        dialog->requireTypedName(m_productionName);
     connect(dialog, &QDialog::accepted, this, [this, dialog] { runAction(dialog->action(), LockRecord()); });
     dialog->open();
 }

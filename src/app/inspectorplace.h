@@ -48,6 +48,9 @@ public:
     // A connection profile's scan settings (SCAN COUNT, a budget in commands per second, and its patterns when
     // it has any); a connection without a profile passes the defaults.
     void setScanSettings(int count, int maxOpsPerSecond, const QStringList &patterns);
+    // The connection's profile is marked PRODUCTION (its name; empty: it is not): every write asks for the
+    // name to be typed first.
+    void setProductionName(const QString &name) { m_productionName = name; }
     // The name patterns that make a key count as a lock in a "*" scan, space-separated.
     void setLockNamePatterns(const QString &patterns);
     // The list of lock formats (built in and the user's), with problems in the user's files.
@@ -135,6 +138,7 @@ private:
     ConnectionSettings m_settings;
     bool m_connected = false;
     bool m_sandbox = false;
+    QString m_productionName;
     int m_scanCount = ScanOptions().count;
     int m_scanMaxOps = 0;
     int m_ticks = 0;

@@ -252,6 +252,10 @@ void MainWindow::setProfile(const std::optional<ConnectionProfile> &profile)
         m_inspector->setScanSettings(profile->scanCount, profile->scanMaxOps, profile->lockPatterns);
     else
         m_inspector->setScanSettings(ScanOptions().count, 0, {});
+    // A server marked PRODUCTION: writes and simulations on it ask for its name to be typed first.
+    const QString production = profile && profile->production ? profile->name : QString();
+    m_inspector->setProductionName(production);
+    m_simulator->setProductionName(production);
     if (!profile)
         m_badge->setDecoration({});
     updateTitle();

@@ -20,11 +20,14 @@
 #include "summarycards.h"
 #include "timelinepanel.h"
 #include "timelineview.h"
+#include "typednameguard.h"
 #include "violationmodel.h"
 
 #include <QAction>
 #include <QBuffer>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
@@ -35,6 +38,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
@@ -546,6 +550,42 @@ bool SimulatorPlace::run()
                    "(under %2). Reconnect with writes allowed, or run on the private sandbox servers.")
                     .arg(m_session->settings().endpoint(), scenario.workload.keyPrefix.toHtmlEscaped()),
                 true);
+            return false;
+        }
+        if (!m_productionName.isEmpty() && !m_productionConfirmed) {
+            // A server marked PRODUCTION: the run writes lock keys and a counter there. Ask first, without
+            // blocking (the run starts when the name is typed and confirmed).
+            auto *dialog = new QDialog(this);
+            dialog->setObjectName(QStringLiteral("productionRunDialog"));
+            dialog->setAttribute(Qt::WA_DeleteOnClose);
+            dialog->setWindowTitle(tr("Run on a production server?"));
+            auto *layout = new QVBoxLayout(dialog);
+            auto *what = new QLabel(tr("The simulation writes lock keys and a counter under <code>%1</code> on "
+                                       "<b>%2</b>, and deletes them when it is done.")
+                                        .arg(scenario.workload.keyPrefix.toHtmlEscaped(),
+                                             m_session->settings().endpoint().toHtmlEscaped()),
+                                    dialog);
+            what->setWordWrap(true);
+            layout->addWidget(what);
+            auto *guard = new TypedNameGuard(m_productionName, tr("run the simulation on it"), dialog);
+            layout->addWidget(guard);
+            auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, dialog);
+            QPushButton *go = buttons->addButton(tr("Run on %1").arg(m_productionName), QDialogButtonBox::AcceptRole);
+            go->setEnabled(false);
+            buttons->button(QDialogButtonBox::Cancel)->setDefault(true);
+            connect(guard, &TypedNameGuard::satisfiedChanged, go, &QPushButton::setEnabled);
+            connect(buttons, &QDialogButtonBox::accepted, dialog, &QDialog::accept);
+            connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+            layout->addWidget(buttons);
+            connect(dialog, &QDialog::accepted, this, [this, guard] {
+                if (!guard->isSatisfied())
+                    return;
+                m_productionConfirmed = true;
+                run();
+                m_productionConfirmed = false;
+            });
+            m_timeline->setMessage(tr("Waiting for the production server's name before running."), false);
+            dialog->open();
             return false;
         }
         options.server = m_session->settings();

@@ -53,6 +53,9 @@ public:
     // Where runs go: the private sandboxes, or the connected server.
     enum class Target { Sandbox, ConnectedServer };
     void setTarget(Target target);
+    // The connected server's profile is marked PRODUCTION (its name; empty: it is not): a run on it asks for
+    // the name to be typed first.
+    void setProductionName(const QString &name) { m_productionName = name; }
     Target target() const;
 
     // Exports (also reachable from the Export menu).
@@ -147,4 +150,6 @@ private:
     bool m_exporting = false;
     bool m_editorWanted = true;
     QString m_scenarioDir;
+    QString m_productionName;
+    bool m_productionConfirmed = false; // the name was typed for the run being started
 };

@@ -2,6 +2,7 @@
 // polling, actions through their confirmation dialog (only when writes are allowed), and a read-only ACL
 // user that can use all of it without one write. Set LOCKSCOPE_SCREENSHOT_DIR to also save pictures.
 #include "actionconfirmdialog.h"
+#include "typednameguard.h"
 #include "formatlistdialog.h"
 #include "inspect/formatcatalog.h"
 #include "inspect/locknames.h"
@@ -57,6 +58,7 @@ private slots:
     void rowMenuAndExport();
     void userFormatsAreListedAndUsed();
     void forceUnlockThroughTheDialog();
+    void forceUnlockOnProductionWantsTheName();
     void refusedWhenTheLockChanged();
     void readOnlyAclUserSendsNoWrites();
     void screenshots();
@@ -480,6 +482,36 @@ void TestInspectorPlace::forceUnlockThroughTheDialog()
     QCOMPARE(c.command({"EXISTS", "order:1"}).reply.toInteger(), 0);
     QTRY_VERIFY_WITH_TIMEOUT(!place.model()->find("order:1")->exists(), 10000);
     QVERIFY2(place.details()->text().contains(QLatin1String("Gone: released")), qPrintable(place.details()->text()));
+}
+
+void TestInspectorPlace::forceUnlockOnProductionWantsTheName()
+{
+    Rig rig;
+    rig.server = std::make_unique<SandboxServer>();
+    LS_START(*rig.server);
+    RedisConnection c(rig.server->connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(SampleLocks::plainLock(c, "lock:pay", "owner-a", 60000));
+    ConnectionSettings s = rig.server->connectionSettings();
+    s.readOnly = false;
+    QVERIFY(open(rig, s));
+    InspectorPlace &place = *rig.place;
+    place.setProductionName(QStringLiteral("payments-prod"));
+    QVERIFY(place.selectKey("lock:pay"));
+    place.requestAction(LockAction::Type::ForceUnlock);
+    ActionConfirmDialog *dialog = dialogOf(place);
+    QVERIFY(dialog);
+    QVERIFY(dialog->typedNameGuard());
+    QVERIFY(!dialog->sendButton()->isEnabled()); // the command is right there, but not sendable yet
+    dialog->typedNameGuard()->nameEdit()->setText(QStringLiteral("payments"));
+    QVERIFY(!dialog->sendButton()->isEnabled());
+    dialog->typedNameGuard()->nameEdit()->setText(QStringLiteral("payments-prod"));
+    QVERIFY(dialog->sendButton()->isEnabled());
+    QSignalSpy done(&place, &InspectorPlace::actionFinished);
+    dialog->sendButton()->click();
+    QVERIFY(done.wait(10000));
+    QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
+    QCOMPARE(c.command({"EXISTS", "lock:pay"}).reply.toInteger(), 0);
 }
 
 void TestInspectorPlace::refusedWhenTheLockChanged()

@@ -23,6 +23,9 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QImage>
+#include <QPushButton>
+#include <QLineEdit>
+#include <QDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
@@ -50,6 +53,7 @@ private slots:
     void runsOnAConnectedServerThatAllowsWrites();
     void editorReportsBadFieldsAndBlocksRun();
     void wheelOverTheEditorScrollsInsteadOfChangingFields();
+    void aProductionServerAsksForItsNameBeforeARun();
     void emptyChartsCountInWholeNumbers();
     void loadingAScenarioClearsThePreviousRun();
     void runsOnAConnectedCluster();
@@ -313,6 +317,52 @@ void TestSimulatorPlace::runsOnAConnectedServerThatAllowsWrites()
     QVERIFY(place.controller()->run(0).report.server.contains(QString::number(server.port())));
     QVERIFY(TestSupport::commandCalls(admin, "set") > setsBefore); // the locks were taken on this server
     QVERIFY(place.controller()->outcome().passed());
+}
+
+void TestSimulatorPlace::aProductionServerAsksForItsNameBeforeARun()
+{
+    SandboxServer server;
+    LS_START(server);
+    RedisSession session;
+    session.open(server.connectionSettings());
+    QTRY_VERIFY_WITH_TIMEOUT(session.isOpen(), 10000);
+    SimulatorPlace place(&session);
+    place.show();
+    QTRY_VERIFY(
+        qobject_cast<QStandardItemModel *>(place.findChild<QComboBox *>()->model())->item(1)->isEnabled());
+    place.setTarget(SimulatorPlace::Target::ConnectedServer);
+    place.setProductionName(QStringLiteral("orders-prod"));
+    place.loadScenario(smallStory(false));
+    RedisConnection admin(server.connectionSettings());
+    LS_OPEN(admin);
+    const qint64 setsBefore = TestSupport::commandCalls(admin, "set");
+    QVERIFY(!place.run()); // not yet: it asks first
+    QVERIFY(!place.controller()->isRunning());
+    QDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = place.findChild<QDialog *>(QStringLiteral("productionRunDialog"))) && dialog->isVisible());
+    QPushButton *go = nullptr;
+    for (QPushButton *b : dialog->findChildren<QPushButton *>())
+        go = b->text().startsWith(QLatin1String("Run on")) ? b : go;
+    QVERIFY(go);
+    auto *name = dialog->findChild<QLineEdit *>(QStringLiteral("typedNameEdit"));
+    QVERIFY(name);
+    QVERIFY(!go->isEnabled());
+    name->setText(QStringLiteral("orders-pro")); // not quite
+    QVERIFY(!go->isEnabled());
+    dialog->reject(); // changed their mind: nothing was written
+    QCOMPARE(TestSupport::commandCalls(admin, "set"), setsBefore);
+    QVERIFY(!place.controller()->isRunning());
+
+    QVERIFY(!place.run());
+    QTRY_VERIFY((dialog = place.findChild<QDialog *>(QStringLiteral("productionRunDialog"))) && dialog->isVisible());
+    dialog->findChild<QLineEdit *>(QStringLiteral("typedNameEdit"))->setText(QStringLiteral("orders-prod"));
+    for (QPushButton *b : dialog->findChildren<QPushButton *>())
+        go = b->text().startsWith(QLatin1String("Run on")) ? b : go;
+    QVERIFY(go->isEnabled());
+    go->click();
+    QVERIFY(place.controller()->isRunning());
+    QVERIFY(waitForRun(place));
+    QVERIFY(TestSupport::commandCalls(admin, "set") > setsBefore);
 }
 
 void TestSimulatorPlace::wheelOverTheEditorScrollsInsteadOfChangingFields()
