@@ -28,6 +28,7 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
@@ -291,6 +292,7 @@ void SimulatorPlace::buildLayout()
     m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_status->setMinimumWidth(60);
     m_status->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    m_status->installEventFilter(this);
     bar->addWidget(m_status, 2);
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
@@ -836,14 +838,18 @@ void SimulatorPlace::updateStatus()
         m_progress->setValue(int(progress * 1000));
     }
     m_progress->setVisible(m_controller->isRunning());
-    m_status->setText(m_controller->stateText());
+    // Elided at its end when the row is narrow: a right-aligned label cut at its start read "ning · fair
+    // (2/2)". The whole text stays in the tooltip and statusText().
+    const QString state = m_controller->stateText();
+    m_status->setToolTip(state);
+    m_status->setText(m_status->fontMetrics().elidedText(state, Qt::ElideRight, std::max(20, m_status->width())));
     if (m_controller->isRunning())
         updateActions();
 }
 
 QString SimulatorPlace::statusText() const
 {
-    return m_status->text();
+    return m_status->toolTip();
 }
 
 void SimulatorPlace::updateReport()
@@ -1039,6 +1045,13 @@ bool SimulatorPlace::exportLog(const QString &path, QString *error) const
         return false;
     }
     return true;
+}
+
+bool SimulatorPlace::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_status && event->type() == QEvent::Resize)
+        updateStatus();
+    return QWidget::eventFilter(watched, event);
 }
 
 void SimulatorPlace::hideEvent(QHideEvent *event)

@@ -85,6 +85,7 @@ signals:
 
 protected:
     void hideEvent(QHideEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override; // the status label re-elides when resized
 
 private:
     void buildActions();
