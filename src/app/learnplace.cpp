@@ -14,7 +14,6 @@
 #include "timelinepalette.h"
 #include "timelinerenderer.h"
 
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QLabel>
@@ -464,20 +463,9 @@ void LearnPlace::fill()
         m_scripts->removeTab(0);
         w->deleteLater();
     }
-    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     for (const QString &name : scripts) {
-        const LuaScript *script = LuaScript::find(name);
-        if (!script)
-            continue;
-        auto *editor = new QPlainTextEdit(m_scripts);
-        editor->setReadOnly(true);
-        editor->setFont(mono);
-        editor->setLineWrapMode(QPlainTextEdit::NoWrap);
-        editor->setPlainText(QString::fromUtf8(script->source()));
-        new LuaHighlighter(editor->document(), tp.dark);
-        editor->setToolTip(tr("%1.lua, loaded with SCRIPT LOAD and run with EVALSHA (SHA1 %2)")
-                               .arg(name, QString::fromLatin1(script->sha1())));
-        m_scripts->addTab(editor, name + QStringLiteral(".lua"));
+        if (const LuaScript *script = LuaScript::find(name))
+            m_scripts->addTab(LuaHighlighter::scriptView(*script, m_scripts), name + QStringLiteral(".lua"));
     }
     if (scripts.isEmpty()) {
         auto *none = new QLabel(

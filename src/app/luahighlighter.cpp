@@ -1,6 +1,12 @@
 // LuaHighlighter: a few regular expressions; strings and comments last so they win.
 #include "luahighlighter.h"
 
+#include "locks/luascript.h"
+#include "timelinepalette.h"
+
+#include <QFontDatabase>
+#include <QPlainTextEdit>
+
 LuaHighlighter::LuaHighlighter(QTextDocument *document, bool dark)
     : QSyntaxHighlighter(document)
 {
@@ -63,4 +69,17 @@ void LuaHighlighter::highlightBlock(const QString &text)
         }
         from = at + 2;
     }
+}
+
+QPlainTextEdit *LuaHighlighter::scriptView(const LuaScript &script, QWidget *parent)
+{
+    auto *editor = new QPlainTextEdit(parent);
+    editor->setReadOnly(true);
+    editor->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    editor->setLineWrapMode(QPlainTextEdit::NoWrap);
+    editor->setPlainText(QString::fromUtf8(script.source()));
+    new LuaHighlighter(editor->document(), TimelinePalette::forPalette(editor->palette()).dark);
+    editor->setToolTip(tr("%1.lua, loaded with SCRIPT LOAD and run with EVALSHA (SHA1 %2)")
+                           .arg(script.name(), QString::fromLatin1(script.sha1())));
+    return editor;
 }

@@ -6,11 +6,18 @@
 #include <QSyntaxHighlighter>
 #include <QTextCharFormat>
 
+class QPlainTextEdit;
+class QWidget;
+class LuaScript;
+
 class LuaHighlighter : public QSyntaxHighlighter
 {
     Q_OBJECT
 public:
     LuaHighlighter(QTextDocument *document, bool dark);
+
+    // A read-only, monospaced, highlighted view of `script` (Learn's and the Step tab's script tabs).
+    static QPlainTextEdit *scriptView(const LuaScript &script, QWidget *parent);
 
 protected:
     void highlightBlock(const QString &text) override;

@@ -695,6 +695,8 @@ void SimulatorPlace::updateStepping()
                 recorded << &s;
         }
     }
+    // Not beyond what the run has carried out so far (nor past a stopped run's last step).
+    m_stepAt = std::min(m_stepAt, std::max(1, int(recorded.size())));
     const bool finished = run.finished;
     TimelinePanel::Stepping stepping;
     stepping.on = true;
@@ -708,9 +710,14 @@ void SimulatorPlace::updateStepping()
         cursor = next ? next->timeUs - 1 : (d->isFinished() ? m_timeline->view()->totalUs() : d->nowUs());
     if (d) {
         m_timeline->view()->setCursorTime(cursor);
-        m_logModel->setUntil(cursor);
+        // At the live end of a run still being recorded the log shows everything so far, growing as usual:
+        // a time limit that moved with every update would rebuild the whole log 30 times a second.
+        const bool liveEnd = step && !next && !d->isFinished();
+        m_logModel->setUntil(liveEnd ? TimelineData::kOpen : cursor);
     }
     m_timeline->setStepping(stepping);
+    m_nextAction->setEnabled(stepping.canNext);
+    m_backAction->setEnabled(stepping.canBack);
 
     // The keys as read when the next narrated step came due, or at the story's end.
     const QList<StorySnapshot> snapshots = m_controller->storySnapshots(m_shown);
@@ -817,8 +824,10 @@ void SimulatorPlace::updateActions()
     const bool running = m_controller->isRunning();
     m_runAction->setEnabled(!running && m_editor->isValid());
     m_stopAction->setEnabled(running);
-    m_nextAction->setEnabled(m_stepAt > 0);
-    m_backAction->setEnabled(m_stepAt > 1);
+    if (m_stepAt == 0) { // while stepping, updateStepping() knows what is recorded
+        m_nextAction->setEnabled(false);
+        m_backAction->setEnabled(false);
+    }
     m_presetsButton->setEnabled(!running);
     const bool anyFinished = m_controller->runCount() > 0 && m_controller->run(0).finished;
     for (QAction *a : m_exportActions)

@@ -8,7 +8,6 @@
 #include "timelinepalette.h"
 #include "timelinerenderer.h"
 
-#include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -180,19 +179,9 @@ void StoryStepPanel::showScripts(const Scenario &scenario, const Scenario::Step 
         return;
     }
     m_scriptsCaption->setText(tr("The Lua this step runs (%1, EVALSHA):").arg(info->title));
-    const TimelinePalette tp = TimelinePalette::forPalette(palette());
-    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     for (const QString &name : std::as_const(m_scriptNames)) {
-        const LuaScript *script = LuaScript::find(name);
-        if (!script)
-            continue;
-        auto *editor = new QPlainTextEdit(m_scripts);
-        editor->setReadOnly(true);
-        editor->setFont(mono);
-        editor->setLineWrapMode(QPlainTextEdit::NoWrap);
-        editor->setPlainText(QString::fromUtf8(script->source()));
-        new LuaHighlighter(editor->document(), tp.dark);
-        m_scripts->addTab(editor, name + QStringLiteral(".lua"));
+        if (const LuaScript *script = LuaScript::find(name))
+            m_scripts->addTab(LuaHighlighter::scriptView(*script, m_scripts), name + QStringLiteral(".lua"));
     }
 }
 

@@ -11,6 +11,7 @@
 #include "sim/scenarioparser.h"
 #include "simulationcontroller.h"
 #include "simulatorplace.h"
+#include "smallstory.h"
 #include "stallmonitor.h"
 #include "summarycard.h"
 #include "summarycards.h"
@@ -74,22 +75,8 @@ void TestSimulatorPlace::initTestCase()
 
 Scenario TestSimulatorPlace::smallStory(bool variants)
 {
-    // A works past its short lease; B waits and gets in while A still works (or not, with a long lease).
-    QJsonObject json = QJsonDocument::fromJson(R"({
-        "lockscope_scenario": 1, "id": "gui-test-story", "title": "GUI test story", "kind": "story",
-        "algorithm": {"id": "set-nx-px-lua", "lease_ms": 300, "acquire_timeout_ms": 3000,
-                      "retry": {"strategy": "fixed", "interval_ms": 20}},
-        "resource": {"counter": false},
-        "story": {"actors": ["A", "B"], "steps": [
-            {"at_ms": 0, "actor": "A", "action": "acquire", "note": "A locks with a short lease."},
-            {"at_ms": 50, "actor": "A", "action": "work", "ms": 600},
-            {"at_ms": 100, "actor": "B", "action": "acquire", "note": "B waits for the lock."},
-            {"at_ms": 150, "actor": "B", "action": "work", "ms": 100},
-            {"at_ms": 200, "actor": "B", "action": "release"},
-            {"at_ms": 700, "actor": "A", "action": "release", "note": "A releases."}]},
-        "expect": ["overlaps >= 1"]
-    })")
-                           .object();
+    // With variants: a short and a long lease (B cannot get in while A works).
+    QJsonObject json = QJsonDocument::fromJson(SmallStory::json()).object();
     if (variants) {
         json.insert(QStringLiteral("variants"),
                     QJsonArray {QJsonObject {{QStringLiteral("name"), QStringLiteral("short")}},

@@ -6,6 +6,7 @@
 #include "sim/scenarioparser.h"
 #include "simulationcontroller.h"
 #include "simulatorplace.h"
+#include "smallstory.h"
 #include "storysteppanel.h"
 #include "summarycard.h"
 #include "summarycards.h"
@@ -25,6 +26,7 @@ private slots:
     void backAndNextMoveEveryView();
     void everyRunOfASessionSteps();
     void aLongPauseOnAStepChangesNothing();
+    void nextStopsAtTheLastRecordedStepOfAStoppedRun();
     void everyStoryMeetsItsExpectationsWhenStepped_data();
     void everyStoryMeetsItsExpectationsWhenStepped();
 
@@ -66,24 +68,9 @@ void TestStoryStepping::initTestCase()
 
 Scenario TestStoryStepping::smallStory()
 {
-    // A works past its short lease; B gets in once it ran out and is done before A releases (nothing).
-    const QByteArray json = R"({
-        "lockscope_scenario": 1, "id": "gui-step-story", "title": "GUI stepping story", "kind": "story",
-        "algorithm": {"id": "set-nx-px-lua", "lease_ms": 300, "acquire_timeout_ms": 3000,
-                      "retry": {"strategy": "fixed", "interval_ms": 20}},
-        "resource": {"counter": false},
-        "story": {"actors": ["A", "B"], "steps": [
-            {"at_ms": 0, "actor": "A", "action": "acquire", "note": "A locks with a short lease."},
-            {"at_ms": 50, "actor": "A", "action": "work", "ms": 600},
-            {"at_ms": 100, "actor": "B", "action": "acquire", "note": "B waits for the lock."},
-            {"at_ms": 150, "actor": "B", "action": "work", "ms": 100},
-            {"at_ms": 200, "actor": "B", "action": "release"},
-            {"at_ms": 700, "actor": "A", "action": "release", "note": "A releases."}]},
-        "expect": ["overlaps >= 1"]
-    })";
     Scenario s;
     QStringList errors;
-    if (!ScenarioParser().parse(json, &s, &errors))
+    if (!ScenarioParser().parse(SmallStory::json(), &s, &errors))
         qFatal("test story does not parse: %s", qPrintable(errors.join(u'\n')));
     return s;
 }
@@ -174,6 +161,29 @@ void TestStoryStepping::everyRunOfASessionSteps()
         place.nextStep();
         QCOMPARE(place.steppingAt(), 3);
     }
+}
+
+void TestStoryStepping::nextStopsAtTheLastRecordedStepOfAStoppedRun()
+{
+    SimulatorPlace place(nullptr);
+    place.show();
+    QVERIFY(place.loadPreset(QStringLiteral("seed-unconditional-del"))); // six steps over about six seconds
+    place.setStepMode(true);
+    QVERIFY(place.run());
+    QTRY_VERIFY_WITH_TIMEOUT(place.timelinePanel()->view()->data() && !stepTimes(place).isEmpty(), 30000);
+    place.stop();
+    QVERIFY(waitForRun(place));
+    const int recorded = int(stepTimes(place).size());
+    QVERIFY2(recorded < 6, qPrintable(QStringLiteral("%1 steps recorded, run of %2 us, stopped: %3")
+                                          .arg(recorded)
+                                          .arg(place.timelinePanel()->view()->totalUs())
+                                          .arg(place.controller()->wasStopped())));
+    for (int i = 0; i < 8; ++i)
+        place.nextStep();
+    // Not beyond what happened: the last recorded step, its span up to the run's end, its events.
+    QCOMPARE(place.steppingAt(), recorded);
+    QCOMPARE(place.timelinePanel()->view()->cursorTime(), place.timelinePanel()->view()->totalUs());
+    QVERIFY(place.eventLog()->rowCount() > 0);
 }
 
 void TestStoryStepping::aLongPauseOnAStepChangesNothing()

@@ -733,6 +733,10 @@ void Simulation::scheduleStory()
 void Simulation::scheduleStep(int i, qint64 atUs)
 {
     schedule(atUs, [this, i] {
+        // A stopped run drains its timeline for the server resumes and restarts only: the story's remaining
+        // steps did not happen (they were recorded at the stop's moment, as if they had).
+        if (m_draining)
+            return;
         if (m_awaitingFailover) {
             m_heldSteps.append(i); // released by watchSentinelFailover()
             return;

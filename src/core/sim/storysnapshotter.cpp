@@ -175,7 +175,9 @@ void StorySnapshotter::loop()
         {
             std::unique_lock lock(m_mutex);
             m_wake.wait(lock, [this] { return m_stop || !m_pending.empty(); });
-            if (m_pending.empty()) // stopping, nothing left to read
+            // Stopping: readings still queued are dropped (the run's end waited for them already, a bounded
+            // while); finishing them on a dead server would hold Stop for many timeouts.
+            if (m_stop)
                 break;
             next = m_pending.front();
             m_pending.pop_front();

@@ -22,7 +22,7 @@ public:
     // every server (Redlock's N masters each hold the lock), `firstServerKeys` (the counters) on server 0.
     StorySnapshotter(int serverCount, std::function<ConnectionSettings(int)> serverAt, QList<QByteArray> lockKeys,
                      QList<QByteArray> firstServerKeys, const RunClock &clock);
-    ~StorySnapshotter(); // finishes the readings asked for, then stops
+    ~StorySnapshotter(); // finishes the reading under way, drops the queued ones, stops
     StorySnapshotter(const StorySnapshotter &) = delete;
     StorySnapshotter &operator=(const StorySnapshotter &) = delete;
 
