@@ -72,8 +72,10 @@ private:
         std::unique_ptr<InspectorPlace> place;
     };
     static bool open(Rig &rig, const ConnectionSettings &settings);
-    // A fresh sandbox holding one plain lock `key` (60 s), shown in a new place.
-    static bool openWithOneLock(Rig &rig, const QByteArray &key);
+    // A fresh sandbox holding one plain lock `key` (60 s) of `owner`, shown in a new place (read-only
+    // unless `writable`).
+    static bool openWithOneLock(Rig &rig, const QByteArray &key, const QByteArray &owner = "worker-1",
+                                bool writable = false);
     static ActionConfirmDialog *dialogOf(InspectorPlace &place);
 };
 
@@ -98,7 +100,7 @@ bool TestInspectorPlace::open(Rig &rig, const ConnectionSettings &settings)
     return finished.wait(20000);
 }
 
-bool TestInspectorPlace::openWithOneLock(Rig &rig, const QByteArray &key)
+bool TestInspectorPlace::openWithOneLock(Rig &rig, const QByteArray &key, const QByteArray &owner, bool writable)
 {
     rig.server = std::make_unique<SandboxServer>();
     if (!rig.server->start()) {
@@ -110,7 +112,10 @@ bool TestInspectorPlace::openWithOneLock(Rig &rig, const QByteArray &key)
         qWarning() << "cannot connect:" << e.message();
         return false;
     }
-    return SampleLocks::plainLock(c, key, "worker-1", 60000) && open(rig, rig.server->connectionSettings());
+    ConnectionSettings settings = rig.server->connectionSettings();
+    if (writable)
+        settings.readOnly = false;
+    return SampleLocks::plainLock(c, key, owner, 60000) && open(rig, settings);
 }
 
 ActionConfirmDialog *TestInspectorPlace::dialogOf(InspectorPlace &place)
@@ -487,14 +492,9 @@ void TestInspectorPlace::forceUnlockThroughTheDialog()
 void TestInspectorPlace::forceUnlockOnProductionWantsTheName()
 {
     Rig rig;
-    rig.server = std::make_unique<SandboxServer>();
-    LS_START(*rig.server);
+    QVERIFY(openWithOneLock(rig, "lock:pay", "owner-a", true));
     RedisConnection c(rig.server->connectionSettings());
     LS_OPEN(c);
-    QVERIFY(SampleLocks::plainLock(c, "lock:pay", "owner-a", 60000));
-    ConnectionSettings s = rig.server->connectionSettings();
-    s.readOnly = false;
-    QVERIFY(open(rig, s));
     InspectorPlace &place = *rig.place;
     place.setProductionName(QStringLiteral("payments-prod"));
     QVERIFY(place.selectKey("lock:pay"));

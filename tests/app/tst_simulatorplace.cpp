@@ -63,10 +63,21 @@ private slots:
 private:
     static Scenario smallStory(bool variants);
     static bool waitForRun(SimulatorPlace &place, int timeoutMs = 30000);
+    // Once the connected server is offered as a target (the session is open and allows writes), picks it.
+    static bool targetTheConnectedServer(SimulatorPlace &place);
     // Loads a preset; true when the editor's check box `box` is ticked and the edited scenario is valid.
     static bool loadPresetWithBoxTicked(SimulatorPlace &place, const QString &preset, const char *box,
                                         Scenario *edited);
 };
+
+bool TestSimulatorPlace::targetTheConnectedServer(SimulatorPlace &place)
+{
+    auto *targets = qobject_cast<QStandardItemModel *>(place.findChild<QComboBox *>()->model());
+    if (!QTest::qWaitFor([&] { return targets->item(1)->isEnabled(); }, 5000))
+        return false;
+    place.setTarget(SimulatorPlace::Target::ConnectedServer);
+    return place.target() == SimulatorPlace::Target::ConnectedServer;
+}
 
 void TestSimulatorPlace::initTestCase()
 {
@@ -290,9 +301,7 @@ void TestSimulatorPlace::runsOnAConnectedServerThatAllowsWrites()
     QTRY_VERIFY_WITH_TIMEOUT(session.isOpen(), 10000);
     SimulatorPlace place(&session);
     place.show();
-    QTRY_VERIFY(
-        qobject_cast<QStandardItemModel *>(place.findChild<QComboBox *>()->model())->item(1)->isEnabled());
-    place.setTarget(SimulatorPlace::Target::ConnectedServer);
+    QVERIFY(targetTheConnectedServer(place));
     QCOMPARE(place.target(), SimulatorPlace::Target::ConnectedServer);
     place.loadScenario(smallStory(false));
     RedisConnection admin(server.connectionSettings());
@@ -315,9 +324,7 @@ void TestSimulatorPlace::aProductionServerAsksForItsNameBeforeARun()
     QTRY_VERIFY_WITH_TIMEOUT(session.isOpen(), 10000);
     SimulatorPlace place(&session);
     place.show();
-    QTRY_VERIFY(
-        qobject_cast<QStandardItemModel *>(place.findChild<QComboBox *>()->model())->item(1)->isEnabled());
-    place.setTarget(SimulatorPlace::Target::ConnectedServer);
+    QVERIFY(targetTheConnectedServer(place));
     place.setProductionName(QStringLiteral("orders-prod"));
     place.loadScenario(smallStory(false));
     RedisConnection admin(server.connectionSettings());
@@ -464,9 +471,7 @@ void TestSimulatorPlace::runsOnAConnectedCluster()
     QTRY_VERIFY_WITH_TIMEOUT(session.isOpen(), 10000);
     SimulatorPlace place(&session);
     place.show();
-    QTRY_VERIFY(
-        qobject_cast<QStandardItemModel *>(place.findChild<QComboBox *>()->model())->item(1)->isEnabled());
-    place.setTarget(SimulatorPlace::Target::ConnectedServer);
+    QVERIFY(targetTheConnectedServer(place));
     Scenario edited;
     QVERIFY(loadPresetWithBoxTicked(place, QStringLiteral("cluster-locks"), "clusterCheck", &edited));
     QVERIFY(edited.servers.cluster);
