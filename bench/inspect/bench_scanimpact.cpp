@@ -3,7 +3,8 @@
 // `redis-cli --scan`, and scanned by the inspector with its default options, in alternating rounds on the
 // same 1,000,000-key keyspace. Reports the probe's latency percentiles in each phase, their ratio to idle
 // (target: the inspector's p99 within 2× of idle) and the inspector's time against redis-cli's (target
-// ≤ 2×). See docs/benchmarks.md.
+// ≤ 2×), with what each scan cost: the server's CPU time and commands (INFO) and the inspector's own CPU
+// time. See docs/benchmarks.md.
 #include "benchkeyspace.h"
 #include "inspect/lockscanjob.h"
 #include "redis/redisconnection.h"
@@ -99,6 +100,38 @@ double percentile(std::vector<double> v, double p)
     std::sort(v.begin(), v.end());
     const size_t i = std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5));
     return v[i];
+}
+
+// The server's CPU seconds (user + system) and commands processed so far, from INFO; the admin connection's
+// own INFO calls add one command each, negligible next to a scan's million.
+struct ServerWork
+{
+    double cpuS = 0;
+    qint64 commands = 0;
+};
+
+ServerWork serverWork(RedisConnection &admin)
+{
+    ServerWork w;
+    const RedisResult r = admin.command({"INFO", "all"});
+    if (!r.ok())
+        return w;
+    for (const QByteArray &line : r.reply.bytes().split('\n')) {
+        const QByteArray l = line.trimmed();
+        if (l.startsWith("used_cpu_sys:") || l.startsWith("used_cpu_user:"))
+            w.cpuS += l.mid(l.indexOf(':') + 1).toDouble();
+        else if (l.startsWith("total_commands_processed:"))
+            w.commands = l.mid(l.indexOf(':') + 1).toLongLong();
+    }
+    return w;
+}
+
+// CPU seconds this thread has used (the inspector scans on the calling thread).
+double threadCpuS()
+{
+    timespec t {};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) / 1e9;
 }
 
 double median(QList<double> v)
@@ -198,8 +231,10 @@ int main(int argc, char *argv[])
     std::printf("inspector options: share %.2f, chunk %d, probe connections %d, SCAN COUNT %d, max ops %d\n",
                 options.serverShare, options.pipelineChunk, options.probeConnections, options.count,
                 options.maxOpsPerSecond);
+    std::fflush(stdout);
     QList<Phase> phases;
-    QList<double> cliTimes, scanTimes;
+    QList<double> cliTimes, scanTimes, cliServerCpu, scanServerCpu, scanClientCpu;
+    qint64 cliCommands = 0, scanCommands = 0;
     qint64 locksFound = 0;
     for (int round = 0; round < rounds; ++round) {
         Phase idle {QStringLiteral("idle"), nowNs(), 0};
@@ -207,6 +242,7 @@ int main(int argc, char *argv[])
         idle.endNs = nowNs();
         phases << idle;
 
+        const ServerWork beforeCli = serverWork(admin);
         Phase cli {QStringLiteral("redis-cli --scan"), nowNs(), 0};
         QProcess scan;
         scan.setStandardOutputFile(QProcess::nullDevice());
@@ -215,7 +251,12 @@ int main(int argc, char *argv[])
         cli.endNs = nowNs();
         phases << cli;
         cliTimes << double(cli.endNs - cli.startNs) / 1e9;
+        const ServerWork afterCli = serverWork(admin);
+        cliServerCpu << afterCli.cpuS - beforeCli.cpuS;
+        cliCommands = afterCli.commands - beforeCli.commands - 1;
 
+        const ServerWork beforeScan = serverWork(admin);
+        const double clientCpuBefore = threadCpuS();
         Phase inspector {QStringLiteral("inspector scan"), nowNs(), 0};
         RedisConnection c(server.connectionSettings());
         if (c.open())
@@ -232,8 +273,14 @@ int main(int argc, char *argv[])
         locksFound = job.progress().locks;
         phases << inspector;
         scanTimes << double(inspector.endNs - inspector.startNs) / 1e9;
-        std::printf("round %d: redis-cli --scan %.2f s · inspector %.2f s (%lld locks)\n", round + 1,
-                    cliTimes.last(), scanTimes.last(), locksFound);
+        scanClientCpu << threadCpuS() - clientCpuBefore;
+        const ServerWork afterScan = serverWork(admin);
+        scanServerCpu << afterScan.cpuS - beforeScan.cpuS;
+        scanCommands = afterScan.commands - beforeScan.commands - 1;
+        std::printf("round %d: redis-cli --scan %.2f s (server CPU %.2f s, %lld commands) · inspector %.2f s "
+                    "(server CPU %.2f s, %lld commands, client CPU %.2f s) · %lld locks\n",
+                    round + 1, cliTimes.last(), cliServerCpu.last(), cliCommands, scanTimes.last(),
+                    scanServerCpu.last(), scanCommands, scanClientCpu.last(), locksFound);
         std::fflush(stdout);
     }
     probe.closeWriteChannel();
@@ -302,6 +349,11 @@ int main(int argc, char *argv[])
         json.insert(QStringLiteral("redis_cli_scan_s"), median(cliTimes));
         json.insert(QStringLiteral("inspector_scan_s"), median(scanTimes));
         json.insert(QStringLiteral("rounds"), rounds);
+        json.insert(QStringLiteral("redis_cli_server_cpu_s"), median(cliServerCpu));
+        json.insert(QStringLiteral("inspector_server_cpu_s"), median(scanServerCpu));
+        json.insert(QStringLiteral("inspector_client_cpu_s"), median(scanClientCpu));
+        json.insert(QStringLiteral("redis_cli_commands"), cliCommands);
+        json.insert(QStringLiteral("inspector_commands"), scanCommands);
         std::printf("%s\n", QJsonDocument(json).toJson(QJsonDocument::Compact).constData());
     }
     return timeRatio <= 2.0 && harm <= 2.0 ? 0 : 3;
