@@ -8,6 +8,8 @@
 #include "backgroundtask.h"
 #include "chartspanel.h"
 #include "eventlogmodel.h"
+#include "forkdialog.h"
+#include "forkpanel.h"
 #include "outputfile.h"
 #include "redis/redissession.h"
 #include "runexporter.h"
@@ -132,6 +134,7 @@ SimulatorPlace::SimulatorPlace(RedisSession *session, QWidget *parent)
     connect(m_timeline, &TimelinePanel::nextRequested, this, &SimulatorPlace::nextStep);
     connect(m_timeline, &TimelinePanel::backRequested, this, &SimulatorPlace::previousStep);
     connect(m_timeline, &TimelinePanel::leaveSteppingRequested, this, &SimulatorPlace::leaveStepping);
+    connect(m_timeline, &TimelinePanel::forkRequested, this, &SimulatorPlace::forkFromHere);
     connect(m_timeline->view(), &TimelineView::violationClicked, this,
             [this](int index) { m_violationList->setCurrentIndex(m_violationModel->index(index)); });
     connect(m_cards, &SummaryCards::violationsClicked, this, [this] {
@@ -194,6 +197,11 @@ void SimulatorPlace::buildActions()
                           QKeySequence(Qt::SHIFT | Qt::Key_F8),
                           tr("Stepping: show the previous step of the recorded story"));
     connect(m_backAction, &QAction::triggered, this, &SimulatorPlace::previousStep);
+    m_forkAction = action(QIcon(), tr("Fork from Here…"), QKeySequence(Qt::CTRL | Qt::Key_K),
+                          tr("Stepping a finished story: run it again with one thing changed (the lease, "
+                             "fencing, the pause, the algorithm) beside the recording"));
+    m_forkAction->setEnabled(false);
+    connect(m_forkAction, &QAction::triggered, this, &SimulatorPlace::forkFromHere);
     m_freezeAction = action(QIcon(QStringLiteral(":/icons/freeze.svg")), tr("Freeze display"),
                             QKeySequence(Qt::CTRL | Qt::Key_D),
                             tr("Hold the picture still while the run goes on; uncheck to catch up"));
@@ -437,6 +445,10 @@ void SimulatorPlace::buildLayout()
     m_tabs->addTab(m_report, tr("Report"));
     m_stepPanel = new StoryStepPanel(m_tabs);
     m_tabs->addTab(m_stepPanel, tr("Step"));
+    m_forkPanel = new ForkPanel(m_tabs);
+    m_tabs->addTab(m_forkPanel, tr("Fork"));
+    connect(m_forkPanel, &ForkPanel::finished, this, &SimulatorPlace::updateActions);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &SimulatorPlace::fitTabsToFork);
     m_vsplit->addWidget(m_tabs);
     m_vsplit->setStretchFactor(0, 3);
     m_vsplit->setStretchFactor(1, 2);
@@ -478,6 +490,9 @@ void SimulatorPlace::clearViews()
     m_timeline->setStepping({});
     m_stepShown.clear();
     m_stepPanel->clear();
+    m_forkPanel->stop(); // a fork belongs to the recording it was made from
+    m_forkPanel->clear();
+    fitTabsToFork();
     m_logModel->setUntil(TimelineData::kOpen);
     m_logModel->setRun(nullptr);
     m_violationModel->setViolations({});
@@ -601,6 +616,7 @@ bool SimulatorPlace::run()
         m_timeline->setMessage(tr("<b>The scenario cannot run:</b> %1").arg(error.toHtmlEscaped()), true);
         return false;
     }
+    m_lastOptions = options;
     m_timeline->setMessage(QString(), false);
     for (int i = 0; i < m_controller->runCount(); ++i)
         m_variants->addTab(m_controller->run(i).variant);
@@ -669,6 +685,59 @@ void SimulatorPlace::leaveStepping()
     updateActions();
 }
 
+void SimulatorPlace::fitTabsToFork()
+{
+    const bool forkShown = m_tabs->currentWidget() == m_forkPanel && m_forkPanel->hasFork();
+    if (forkShown && m_vsplitBeforeFork.isEmpty()) {
+        m_vsplitBeforeFork = m_vsplit->saveState();
+        const QList<int> sizes = m_vsplit->sizes();
+        const int total = sizes.value(0) + sizes.value(1);
+        m_vsplit->setSizes({total / 4, total - total / 4});
+    } else if (!forkShown && !m_vsplitBeforeFork.isEmpty()) {
+        m_vsplit->restoreState(m_vsplitBeforeFork);
+        m_vsplitBeforeFork.clear();
+    }
+}
+
+ForkDialog *SimulatorPlace::forkFromHere()
+{
+    if (m_stepAt <= 0 || m_shown < 0 || m_shown >= m_controller->runCount() || m_controller->isRunning()
+        || m_forkPanel->isRunning())
+        return nullptr;
+    const SimulationController::Run &run = m_controller->run(m_shown);
+    if (!run.finished || run.scenario.kind != Scenario::Kind::Story)
+        return nullptr;
+    int index = -1; // the scenario's index of the m_stepAt-th narrated step
+    for (int i = 0, n = 0; i < run.scenario.story.steps.size() && index < 0; ++i) {
+        if (!run.scenario.story.steps.at(i).note.isEmpty() && ++n == m_stepAt)
+            index = i;
+    }
+    if (index < 0)
+        return nullptr;
+    const bool onServer = m_lastOptions.server.has_value();
+    const QString where = onServer ? m_lastOptions.server->endpoint() : tr("fresh private sandbox servers");
+    auto *dialog = new ForkDialog(run.scenario, index, m_stepAt, where, onServer ? m_productionName : QString(),
+                                  this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    const int shown = m_shown;
+    const int number = m_stepAt;
+    connect(dialog, &QDialog::accepted, this, [this, dialog, shown, index, number] {
+        if (shown >= m_controller->runCount())
+            return;
+        QString error;
+        if (!m_forkPanel->start(m_controller->run(shown), m_controller->textLookup(shown), index, number,
+                                dialog->choice(), m_lastOptions, &error)) {
+            m_timeline->setMessage(tr("<b>The fork cannot run:</b> %1").arg(error.toHtmlEscaped()), true);
+            return;
+        }
+        m_tabs->setCurrentWidget(m_forkPanel);
+        fitTabsToFork();
+        updateActions();
+    });
+    dialog->open();
+    return dialog;
+}
+
 void SimulatorPlace::goToStep(int number)
 {
     m_stepAt = std::max(1, number);
@@ -703,6 +772,7 @@ void SimulatorPlace::updateStepping()
     stepping.recording = !finished;
     stepping.canBack = m_stepAt > 1;
     stepping.canNext = m_stepAt < int(recorded.size());
+    stepping.canFork = finished && !m_controller->isRunning() && !m_forkPanel->isRunning();
     qint64 cursor = 0;
     const TimelineData::Step *step = m_stepAt <= recorded.size() ? recorded.at(m_stepAt - 1) : nullptr;
     const TimelineData::Step *next = m_stepAt < recorded.size() ? recorded.at(m_stepAt) : nullptr;
@@ -718,6 +788,7 @@ void SimulatorPlace::updateStepping()
     m_timeline->setStepping(stepping);
     m_nextAction->setEnabled(stepping.canNext);
     m_backAction->setEnabled(stepping.canBack);
+    m_forkAction->setEnabled(stepping.canFork);
 
     // The keys as read when the next narrated step came due, or at the story's end.
     const QList<StorySnapshot> snapshots = m_controller->storySnapshots(m_shown);
@@ -827,6 +898,9 @@ void SimulatorPlace::updateActions()
     if (m_stepAt == 0) { // while stepping, updateStepping() knows what is recorded
         m_nextAction->setEnabled(false);
         m_backAction->setEnabled(false);
+        m_forkAction->setEnabled(false);
+    } else {
+        updateStepping();
     }
     m_presetsButton->setEnabled(!running);
     const bool anyFinished = m_controller->runCount() > 0 && m_controller->run(0).finished;
@@ -1073,7 +1147,9 @@ void SimulatorPlace::saveLayout() const
 {
     AppSettings settings;
     settings.setValue(QStringLiteral("simulator/hsplit"), m_hsplit->saveState());
-    settings.setValue(QStringLiteral("simulator/vsplit"), m_vsplit->saveState());
+    // The user's layout, not the room the Fork tab took for a while.
+    settings.setValue(QStringLiteral("simulator/vsplit"),
+                      m_vsplitBeforeFork.isEmpty() ? m_vsplit->saveState() : m_vsplitBeforeFork);
     settings.setValue(QStringLiteral("simulator/tab"), m_tabs->currentIndex());
     settings.setValue(QStringLiteral("simulator/editor"), m_editorWanted);
     settings.setValue(QStringLiteral("simulator/scenarioDir"), m_scenarioDir);

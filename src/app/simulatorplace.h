@@ -4,11 +4,14 @@
 #pragma once
 
 #include "sim/scenario.h"
+#include "sim/simulation.h"
 
 #include <QWidget>
 
 class ChartsPanel;
 class EventLogModel;
+class ForkDialog;
+class ForkPanel;
 class QAction;
 class QComboBox;
 class QLabel;
@@ -47,6 +50,9 @@ public:
     void nextStep();
     void previousStep();
     void leaveStepping();
+    // While stepping a finished story: asks what to change and runs the fork beside the recording (the
+    // Fork tab). Returns the dialog (open, not modal), or nullptr when there is nothing to fork.
+    ForkDialog *forkFromHere();
     // The narrated step being shown while stepping (1-based); 0 when not stepping.
     int steppingAt() const { return m_stepAt; }
 
@@ -71,6 +77,7 @@ public:
     ScenarioEditor *editor() const { return m_editor; }
     TimelinePanel *timelinePanel() const { return m_timeline; }
     StoryStepPanel *stepPanel() const { return m_stepPanel; }
+    ForkPanel *forkPanel() const { return m_forkPanel; }
     ChartsPanel *charts() const { return m_charts; }
     SummaryCards *cards() const { return m_cards; }
     EventLogModel *eventLog() const { return m_logModel; }
@@ -100,6 +107,9 @@ private:
     // Empties every view of a run (timeline, log, charts, cards, report, step panel): not run yet.
     void clearViews();
     void goToStep(int number);
+    // The Fork tab stacks two timelines: while it is shown with a fork in it, it takes most of the height
+    // (the splitter's sizes before are given back when another tab is chosen).
+    void fitTabsToFork();
     void updateStepping();
     void jumpToViolation(int index);
     void openScenario();
@@ -127,6 +137,9 @@ private:
     QComboBox *m_logKind = nullptr;
     QTextBrowser *m_report = nullptr;
     StoryStepPanel *m_stepPanel = nullptr;
+    ForkPanel *m_forkPanel = nullptr;
+    QByteArray m_vsplitBeforeFork; // the vertical splitter's state before the Fork tab took the room
+    Simulation::Options m_lastOptions; // the last run's server: a fork runs where its recording ran
     QSplitter *m_hsplit = nullptr;
     QSplitter *m_vsplit = nullptr;
     QComboBox *m_targetCombo = nullptr;
@@ -141,6 +154,7 @@ private:
     QAction *m_stepAction = nullptr;
     QAction *m_nextAction = nullptr;
     QAction *m_backAction = nullptr;
+    QAction *m_forkAction = nullptr;
     QAction *m_freezeAction = nullptr;
     QAction *m_editorAction = nullptr;
     QList<QAction *> m_exportActions;

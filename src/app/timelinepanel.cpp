@@ -42,15 +42,20 @@ TimelinePanel::TimelinePanel(QWidget *parent)
     m_back->setToolTip(tr("The previous step of the recorded run (Shift+F8)"));
     m_next = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekForward), tr("Next"), m_banner);
     m_next->setToolTip(tr("The next step of the recorded run (F8)"));
+    m_fork = new QPushButton(tr("Fork…"), m_banner);
+    m_fork->setObjectName(QStringLiteral("forkButton"));
+    m_fork->setToolTip(tr("Fork from here: run the story again with one thing changed, beside this "
+                          "recording (Ctrl+K)"));
     m_leave = new QPushButton(tr("Show all"), m_banner);
     m_leave->setToolTip(tr("Leave stepping: show the whole run"));
-    for (QPushButton *b : {m_back, m_next, m_leave}) {
+    for (QPushButton *b : {m_back, m_next, m_fork, m_leave}) {
         b->hide();
         bannerLayout->addWidget(b);
     }
     connect(m_back, &QPushButton::clicked, this, &TimelinePanel::backRequested);
     connect(m_next, &QPushButton::clicked, this, &TimelinePanel::nextRequested);
     connect(m_leave, &QPushButton::clicked, this, &TimelinePanel::leaveSteppingRequested);
+    connect(m_fork, &QPushButton::clicked, this, &TimelinePanel::forkRequested);
     m_banner->hide();
     layout->addWidget(m_banner);
 
@@ -151,8 +156,9 @@ void TimelinePanel::refresh()
 void TimelinePanel::setStepping(const Stepping &stepping)
 {
     m_stepping = stepping;
-    for (QPushButton *b : {m_back, m_next, m_leave})
+    for (QPushButton *b : {m_back, m_next, m_fork, m_leave})
         b->setVisible(stepping.on);
+    m_fork->setEnabled(stepping.canFork);
     m_back->setEnabled(stepping.canBack);
     m_next->setEnabled(stepping.canNext);
     if (stepping.on && stepping.canNext)

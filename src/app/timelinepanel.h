@@ -34,6 +34,7 @@ public:
         bool canBack = false;
         bool canNext = false;
         bool recording = false; // the run is still going on (being recorded)
+        bool canFork = false; // a finished recording: Fork from Here is possible
     };
     void setStepping(const Stepping &stepping);
     // A sentence above the timeline (errors, hints); empty hides it.
@@ -47,6 +48,7 @@ signals:
     void backRequested();
     void nextRequested();
     void leaveSteppingRequested();
+    void forkRequested();
 
 private:
     void updateBanner();
@@ -59,6 +61,7 @@ private:
     QPushButton *m_back = nullptr;
     QPushButton *m_next = nullptr;
     QPushButton *m_leave = nullptr;
+    QPushButton *m_fork = nullptr;
     TimelineView *m_view = nullptr;
     TimelineLegend *m_legend = nullptr;
     QToolButton *m_replayButton = nullptr;

@@ -507,19 +507,25 @@ void TimelineRenderer::paintStoryLane(QPainter &p, const Context &c, const Lane 
     const TimelineData::Step *current = m_data->stepAt(c.limitUs);
     p.setRenderHint(QPainter::Antialiasing, true);
     const QFontMetricsF fm(m_smallFont);
+    const double radius = 9;
+    // Markers of steps a few milliseconds apart (or at the run's very start) would overlap or be cut by the
+    // lane names: each is drawn where it fits — at its time, or just right of the marker before it and of
+    // the lanes' left edge. The dashed guide below keeps the exact time.
+    double lastCentre = c.lanes.left() + 1 - radius; // the first marker's centre is at least a radius in
     for (qsizetype i = 0; i < steps.size(); ++i) {
         const TimelineData::Step &s = steps.at(i);
         if (s.timeUs > c.limitUs)
             break;
-        const double x = c.x(s.timeUs);
         double nextX = c.lanes.right() + 200;
         if (i + 1 < steps.size() && steps.at(i + 1).timeUs <= c.limitUs)
             nextX = c.x(steps.at(i + 1).timeUs);
-        if (nextX < c.lanes.left() - 20 || x > c.lanes.right() + 20)
+        if (nextX < c.lanes.left() - 20 || c.x(s.timeUs) > c.lanes.right() + 20)
             continue;
+        const double x = std::max(c.x(s.timeUs), lastCentre + 2 * radius + 2);
+        lastCentre = x;
+        nextX = std::max(nextX, x + 2 * radius + 2);
         const bool isCurrent = current && current->index == s.index;
         const QPointF centre(x, r.center().y());
-        const double radius = 9;
         p.setPen(QPen(m_palette.step, 1.5));
         p.setBrush(isCurrent ? m_palette.step : m_palette.background);
         p.drawEllipse(centre, radius, radius);

@@ -68,8 +68,15 @@ qint64 TimelineView::totalUs() const
     const TimelineData *d = m_renderer.data();
     const qint64 now = d ? d->nowUs() : 0;
     if (d && d->isFinished())
-        return std::max<qint64>(now, 1000);
-    return std::max({m_plannedUs, now, qint64(1000)});
+        return std::max({now, m_minimumSpanUs, qint64(1000)});
+    return std::max({m_plannedUs, m_minimumSpanUs, now, qint64(1000)});
+}
+
+void TimelineView::setMinimumSpanUs(qint64 us)
+{
+    m_minimumSpanUs = std::max<qint64>(0, us);
+    updateScrollBars();
+    viewport()->update();
 }
 
 qint64 TimelineView::scrollUnit() const

@@ -18,6 +18,8 @@ public:
     const TimelineData *data() const { return m_renderer.data(); }
     // The run's planned length: the time axis spans at least this much while the run goes on.
     void setPlannedUs(qint64 us);
+    // The time axis spans at least this much even once the run is over: two runs compared on one axis.
+    void setMinimumSpanUs(qint64 us);
     // New events arrived (or the run finished): relayout if needed, follow, repaint.
     void refresh();
 
@@ -75,6 +77,7 @@ private:
 
     TimelineRenderer m_renderer;
     qint64 m_plannedUs = 0;
+    qint64 m_minimumSpanUs = 0;
     qint64 m_startUs = 0;
     qint64 m_endUs = 1000000;
     qint64 m_cursorUs = TimelineData::kOpen;
