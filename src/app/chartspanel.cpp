@@ -138,19 +138,42 @@ ChartsPanel::ChartsPanel(QWidget *parent)
     m_views[1]->setToolTip(tr("The most workers waiting at once, per time slice"));
     m_views[2]->setToolTip(tr("Time from asking for the lock to getting it, in bins"));
     m_views[3]->setToolTip(tr("Even bars mean a fair lock; Jain's index in the title (1 = perfectly even)"));
-    grid->addWidget(m_views[0], 0, 0);
-    grid->addWidget(m_views[1], 0, 1);
-    grid->addWidget(m_views[2], 1, 0);
-    grid->addWidget(m_views[3], 1, 1);
+    m_grid = grid;
+    grid->setSizeConstraint(QLayout::SetNoConstraint); // minimumSizeHint() says how small: one row
+    arrange(false);
     applyTheme();
     clear();
+}
+
+void ChartsPanel::arrange(bool oneRow)
+{
+    m_oneRow = oneRow;
+    for (int i = 0; i < 4; ++i) {
+        m_grid->removeWidget(m_views[i]);
+        m_grid->addWidget(m_views[i], oneRow ? 0 : i / 2, oneRow ? i : i % 2);
+    }
+}
+
+// Two rows need twice a chart's least height; on a short screen (the Simulator at 700 px) the four charts
+// go side by side instead of squeezing the timeline above them.
+QSize ChartsPanel::minimumSizeHint() const
+{
+    return QSize(2 * kMinChartWidth, kMinChartHeight);
+}
+
+void ChartsPanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    const bool oneRow = height() < 2 * kMinChartHeight + m_grid->spacing() + 40 && width() >= 4 * kMinChartWidth;
+    if (oneRow != m_oneRow)
+        arrange(oneRow);
 }
 
 QChartView *ChartsPanel::makeView(QChart *chart)
 {
     auto *view = new QChartView(chart, this);
     view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumSize(200, 110);
+    view->setMinimumSize(kMinChartWidth, kMinChartHeight);
     return view;
 }
 

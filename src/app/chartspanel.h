@@ -10,6 +10,7 @@
 
 class QChart;
 class QChartView;
+class QGridLayout;
 class QLineSeries;
 class QAreaSeries;
 class QBarSet;
@@ -34,11 +35,20 @@ public:
     QList<QPointF> throughputPoints() const;
     QList<qreal> perWorkerValues() const;
 
+    QSize minimumSizeHint() const override;
+
 protected:
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
+    static constexpr int kMinChartWidth = 200;
+    static constexpr int kMinChartHeight = 110;
     QChartView *makeView(QChart *chart);
+    // Four charts in a 2×2 grid, or in one row when the panel is short.
+    void arrange(bool oneRow);
+    QGridLayout *m_grid = nullptr;
+    bool m_oneRow = false;
     void applyTheme();
 
     QChartView *m_views[4] = {};

@@ -373,10 +373,16 @@ void SimulatorPlace::buildLayout()
     topLayout->setContentsMargins(0, 0, 0, 0);
     topLayout->setSpacing(4);
     topLayout->addWidget(m_timeline, 1);
-    topLayout->addWidget(m_cards);
     m_vsplit->addWidget(top);
 
-    m_tabs = new QTabWidget(m_vsplit);
+    // The cards sit with the tabs, under the splitter's handle: on a 700 px screen they take two rows, and
+    // above the handle they left the timeline's lanes about 60 px whatever the split.
+    auto *bottom = new QWidget(m_vsplit);
+    auto *bottomLayout = new QVBoxLayout(bottom);
+    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    bottomLayout->setSpacing(4);
+    bottomLayout->addWidget(m_cards);
+    m_tabs = new QTabWidget(bottom);
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(m_charts, tr("Charts"));
     m_violationList = new QListView(m_tabs);
@@ -449,10 +455,12 @@ void SimulatorPlace::buildLayout()
     m_tabs->addTab(m_forkPanel, tr("Fork"));
     connect(m_forkPanel, &ForkPanel::finished, this, &SimulatorPlace::updateActions);
     connect(m_tabs, &QTabWidget::currentChanged, this, &SimulatorPlace::fitTabsToFork);
-    m_vsplit->addWidget(m_tabs);
+    bottomLayout->addWidget(m_tabs, 1);
+    m_vsplit->addWidget(bottom);
+    // The timeline first; the user's own split is remembered (saveLayout).
     m_vsplit->setStretchFactor(0, 3);
     m_vsplit->setStretchFactor(1, 2);
-    m_vsplit->setSizes({500, 310});
+    m_vsplit->setSizes({480, 400});
     rightLayout->addWidget(m_vsplit, 1);
     m_hsplit->addWidget(right);
     m_hsplit->setStretchFactor(0, 0);

@@ -16,9 +16,17 @@ int TimelineLegend::heightForWidth(int width) const
     return TimelineRenderer::legendHeight(width, font(), m_votes);
 }
 
+// The width to lay the legend out for: its own once shown. Before that a child widget is 100 px wide, and a
+// legend wrapped to 100 px asked for 244 px of height, which made the whole window taller than a 700 px
+// screen until the Simulator had been shown once.
+int TimelineLegend::layoutWidth() const
+{
+    return isVisible() && width() > 0 ? width() : 800;
+}
+
 QSize TimelineLegend::sizeHint() const
 {
-    return QSize(800, heightForWidth(width() > 0 ? width() : 800));
+    return QSize(800, heightForWidth(layoutWidth()));
 }
 
 void TimelineLegend::setShowsVotes(bool votes)
@@ -26,7 +34,7 @@ void TimelineLegend::setShowsVotes(bool votes)
     if (votes == m_votes)
         return;
     m_votes = votes;
-    setFixedHeight(heightForWidth(width()));
+    setFixedHeight(heightForWidth(layoutWidth()));
     update();
 }
 

@@ -19,5 +19,7 @@ protected:
     void resizeEvent(QResizeEvent *event) override;
 
 private:
+    int layoutWidth() const;
+
     bool m_votes = false;
 };

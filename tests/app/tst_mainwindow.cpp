@@ -28,6 +28,7 @@ private slots:
     void settingsFileIsOwnerOnly();
     void learnShortcutFocusesTheStoryList();
     void helpHasTheGuideAndTheShortcuts();
+    void fitsA1024By700Screen();
 };
 
 void TestMainWindow::initTestCase()
@@ -198,6 +199,30 @@ void TestMainWindow::settingsFileIsOwnerOnly()
     QCOMPARE(settings.permissions()
                  & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
              QFile::Permissions());
+}
+
+// A laptop's 1024×700: the window must be able to shrink to it from the start, whatever place is shown
+// (the Simulator's legend, laid out for a width it did not have yet, once made it 744 px tall).
+void TestMainWindow::fitsA1024By700Screen()
+{
+    MainWindow window(AppOptions {});
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    for (const MainWindow::Place place :
+         {MainWindow::Place::Inspector, MainWindow::Place::Simulator, MainWindow::Place::Learn,
+          MainWindow::Place::Inspector}) {
+        window.showPlace(place);
+        QCoreApplication::processEvents();
+        const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+        QVERIFY2(minimum.width() <= 1024 && minimum.height() <= 700,
+                 qPrintable(QStringLiteral("place %1 needs %2×%3")
+                                .arg(int(place))
+                                .arg(minimum.width())
+                                .arg(minimum.height())));
+        window.resize(1024, 700);
+        QCoreApplication::processEvents();
+        QCOMPARE(window.size(), QSize(1024, 700));
+    }
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,0 +1,119 @@
+// docshots: the README's screenshots, made by the real app on its own sandbox so anyone can make them again
+// (scripts/screenshots). Each place — Inspector with the sample locks, Simulator after a gc-pause run,
+// Learn on a story, and Fork from here on gc-pause — at 1024×700 and 1600×1000, as docs/shots/<place>-<size>.png.
+// Not a test: it asserts nothing; a person looks at the pictures.
+#include "forkdialog.h"
+#include "forkpanel.h"
+#include "inspectorplace.h"
+#include "learnplace.h"
+#include "mainwindow.h"
+#include "simulationcontroller.h"
+#include "simulatorplace.h"
+
+#include "inspect/samplelocks.h"
+#include "redis/redisconnection.h"
+#include "redis/sandboxserver.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTest>
+
+#include <cstdio>
+#include <functional>
+
+namespace {
+
+bool waitFor(const std::function<bool()> &done, int timeoutMs)
+{
+    QElapsedTimer t;
+    t.start();
+    while (!done() && t.elapsed() < timeoutMs)
+        QTest::qWait(50);
+    return done();
+}
+
+void shoot(MainWindow &window, const QString &dir, const QString &place)
+{
+    for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+        window.resize(size);
+        QTest::qWait(400); // layouts settle, timers repaint
+        const QString path = QStringLiteral("%1/%2-%3x%4.png").arg(dir, place).arg(size.width()).arg(size.height());
+        if (!window.grab().save(path))
+            std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+        else
+            std::printf("%s\n", qPrintable(path));
+    }
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    QStandardPaths::setTestModeEnabled(true); // the user's own settings and profiles stay out of it
+    const QString dir = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("docs/shots");
+    QDir().mkpath(dir);
+
+    MainWindow window(AppOptions {});
+    window.resize(1600, 1000);
+    window.show();
+    if (!waitFor([&] { return window.isOnSandbox() && window.sandbox() && window.sandbox()->isRunning(); },
+                 30000)) {
+        std::fprintf(stderr, "the sandbox did not start\n");
+        return 1;
+    }
+
+    // Inspector: the sample locks, as "Add Sample Locks" writes them.
+    {
+        RedisConnection c(window.sandbox()->connectionSettings());
+        if (c.open() || !SampleLocks::writeDemoSet(c)) {
+            std::fprintf(stderr, "cannot write the sample locks\n");
+            return 1;
+        }
+    }
+    window.showPlace(MainWindow::Place::Inspector);
+    QTest::qWait(500);
+    window.inspector()->rescan();
+    waitFor([&] { return !window.inspector()->isScanning(); }, 30000);
+    window.inspector()->view()->selectRow(0);
+    shoot(window, dir, QStringLiteral("inspector"));
+
+    // Simulator: gc-pause run straight through (its two variants), the unfenced one shown.
+    SimulatorPlace *sim = window.simulatorPlace();
+    window.showPlace(MainWindow::Place::Simulator);
+    sim->loadPreset(QStringLiteral("gc-pause"));
+    sim->run();
+    waitFor([&] { return !sim->controller()->isRunning(); }, 120000);
+    sim->showRun(0);
+    shoot(window, dir, QStringLiteral("simulator"));
+
+    // Learn.
+    window.showPlace(MainWindow::Place::Learn);
+    window.learnPlace()->showStory(QStringLiteral("seed-unconditional-del"));
+    shoot(window, dir, QStringLiteral("learn"));
+
+    // Fork from here: gc-pause stepped to step 4, forked with fencing on.
+    window.showPlace(MainWindow::Place::Simulator);
+    sim->setStepMode(true);
+    sim->run();
+    waitFor([&] { return !sim->controller()->isRunning(); }, 120000);
+    sim->showRun(0);
+    while (sim->steppingAt() > 0 && sim->steppingAt() < 4)
+        sim->nextStep();
+    if (ForkDialog *d = sim->forkFromHere()) {
+        StoryFork::Choice fencing;
+        fencing.change = StoryFork::Change::Fencing;
+        fencing.fencing = true;
+        d->setChoice(fencing);
+        d->accept();
+        waitFor([&] { return sim->forkPanel()->hasFork() && !sim->forkPanel()->isRunning(); }, 120000);
+        shoot(window, dir, QStringLiteral("fork"));
+    } else {
+        std::fprintf(stderr, "nothing to fork\n");
+        return 1;
+    }
+    return 0;
+}
