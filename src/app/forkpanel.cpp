@@ -122,6 +122,7 @@ void ForkPanel::clear()
     m_forkView->setMinimumSpanUs(0);
     m_recordedView->setData(nullptr);
     m_forkView->setData(nullptr);
+    SimulationController::dispose(std::move(m_recorded.simulation)); // maybe the last reference to it
     m_recorded = {};
     m_divergence = {};
     for (QWidget *w : std::initializer_list<QWidget *> {m_recordedLabel, m_recordedView, m_forkLabel, m_forkView})

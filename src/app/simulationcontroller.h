@@ -63,6 +63,9 @@ public:
     // A text lookup for event details that does not keep the simulation alive.
     std::function<QString(const HistoryEvent &)> textLookup(int index) const;
 
+    // Lets go of a simulation off the GUI thread: ~Simulation joins its thread and stops its servers.
+    static void dispose(std::shared_ptr<Simulation> simulation);
+
     // Time between live-stat recomputations (ms).
     void setStatsIntervalMs(int ms) { m_statsIntervalMs = ms; }
     // Longest time one timer tick took on the GUI thread (ms), for the benchmark and the status line.
@@ -83,7 +86,6 @@ private:
     void requestStats(int index);
     void requestFinal(int index);
     void end();
-    static void dispose(std::shared_ptr<Simulation> simulation);
 
     QTimer m_timer;
     QList<Run> m_runs;
