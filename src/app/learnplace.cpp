@@ -393,7 +393,7 @@ void LearnPlace::fill()
                 continue;
             narrative += tr("<li><span style='color:%1'>at %2</span> — %3</li>")
                              .arg(tp.mutedText.name(),
-                                  TimelineRenderer::formatTime(qint64(step.atMs * 1000), 100000),
+                                  TextFormat::runTime(qint64(step.atMs * 1000), 100000),
                                   step.note.toHtmlEscaped());
         }
         narrative += QStringLiteral("</ol>");

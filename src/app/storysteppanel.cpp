@@ -1,5 +1,6 @@
 // StoryStepPanel: a caption over a key table and a tab per Lua script; rebuilt for each step shown.
 #include "storysteppanel.h"
+#include "textformat.h"
 
 #include "locks/lockcatalog.h"
 #include "locks/luascript.h"
@@ -110,7 +111,7 @@ void StoryStepPanel::showStep(const Scenario &scenario, int stepIndex, int numbe
             : tr("as the next step came due");
         m_keysCaption->setText(
             tr("Redis at %1, %2 (read during the run):")
-                .arg(TimelineRenderer::formatTime(snapshot->readUs, 1000), when)
+                .arg(TextFormat::runTime(snapshot->readUs, 1000), when)
             + (snapshot->late ? tr(" — read late: the server was slow to answer and the next step had already "
                                    "begun, so some of its effects may show")
                               : QString()));

@@ -12,7 +12,7 @@
 namespace {
 QString latency(qint64 us)
 {
-    return TimelineRenderer::formatDuration(us);
+    return TextFormat::duration(us);
 }
 } // namespace
 

@@ -1,5 +1,6 @@
 // TimelinePanel: layout, the narrative banner and replay.
 #include "timelinepanel.h"
+#include "textformat.h"
 
 #include "timelinelegend.h"
 #include "timelineview.h"
@@ -198,7 +199,7 @@ void TimelinePanel::updateBanner()
                    .arg(tp.step.name())
                    .arg(step->number)
                    .arg(total)
-                   .arg(TimelineRenderer::formatTime(step->timeUs, 100000), step->note.toHtmlEscaped());
+                   .arg(TextFormat::runTime(step->timeUs, 100000), step->note.toHtmlEscaped());
     else if (m_stepping.on)
         html = tr("<span style='color:%1'><b>Step 1 of %2</b></span> comes as soon as the run gets there.")
                    .arg(tp.step.name())
@@ -230,8 +231,8 @@ void TimelinePanel::updateSlider()
     const qint64 at = cursor != TimelineData::kOpen ? cursor : (d ? d->nowUs() : 0);
     m_slider->setValue(cursor == TimelineData::kOpen ? m_slider->maximum()
                                                      : int(at * m_slider->maximum() / total));
-    m_time->setText(d ? tr("%1 / %2").arg(TimelineRenderer::formatTime(at, 100000),
-                                          TimelineRenderer::formatTime(total, 100000))
+    m_time->setText(d ? tr("%1 / %2").arg(TextFormat::runTime(at, 100000),
+                                          TextFormat::runTime(total, 100000))
                       : QString());
     m_updatingSlider = false;
 }

@@ -2,6 +2,8 @@
 #include "timelinerenderer.h"
 
 #include "textformat.h"
+#include "timelinecoverage.h"
+#include "timelineshapes.h"
 
 #include <QFontMetrics>
 #include <QImage>
@@ -16,6 +18,7 @@ using Hold = TimelineData::Hold;
 using Wait = TimelineData::Wait;
 using Mark = TimelineData::Mark;
 using Shade = TimelineData::Shade;
+using namespace TimelineShapes;
 
 namespace {
 
@@ -25,166 +28,7 @@ constexpr int kPrettyLimit = 400; // spans per lane below which corners are roun
 constexpr double kPrettySpacingPx = 12; // and when they are at least this far apart on average
 constexpr double kMarkSpacingPx = 6; // read/write marks are drawn when they are this far apart on average
 constexpr int kPrettyViolations = 40; // visible violations below which bands are antialiased and tagged
-constexpr double kVoteCellPx = 4; // Redlock: one cell per server under each round, this wide (+1 px gap)
 constexpr int kVoteCellsMinLane = 20; // worker lanes at least this tall show the cells; smaller: ticks
-
-// Accumulates sub-pixel spans per pixel column; painted as one stretched image row.
-class Coverage
-{
-public:
-    Coverage(double left, double width)
-        : m_left(left)
-        , m_cover(std::max(1, int(std::ceil(width))), 0.0f)
-    {
-    }
-    void add(double xa, double xb)
-    {
-        const double w = double(m_cover.size());
-        double a = std::clamp(xa - m_left, 0.0, w);
-        double b = std::clamp(xb - m_left, 0.0, w);
-        if (b <= a) {
-            if (a >= w)
-                return;
-            b = std::min(w, a + 0.25); // a zero-length span still shows
-        }
-        const int ia = std::min(int(a), int(m_cover.size()) - 1);
-        const int ib = std::min(int(b), int(m_cover.size()) - 1);
-        if (ia == ib) {
-            m_cover[ia] += float(b - a);
-        } else {
-            m_cover[ia] += float(ia + 1 - a);
-            for (int i = ia + 1; i < ib; ++i)
-                m_cover[i] += 1.0f;
-            m_cover[ib] += float(b - ib);
-        }
-        m_used = true;
-    }
-    bool isEmpty() const { return !m_used; }
-    void paint(QPainter &p, double y, double h, const QColor &color) const
-    {
-        if (!m_used)
-            return;
-        // The band is painted unscaled at whole pixels: the raster engine's fast path (a stretched one-row
-        // image goes through the slow transformed one).
-        const int height = std::max(1, int(std::lround(h)));
-        QImage band(int(m_cover.size()), height, QImage::Format_ARGB32_Premultiplied);
-        auto *pixels = reinterpret_cast<QRgb *>(band.scanLine(0));
-        const double baseAlpha = color.alphaF() * 255.0;
-        for (qsizetype i = 0; i < m_cover.size(); ++i) {
-            const float c = m_cover.at(i);
-            if (c <= 0) {
-                pixels[i] = 0;
-                continue;
-            }
-            // Anything present is clearly visible; full columns are solid.
-            const int alpha = int(baseAlpha * std::min(1.0, 0.6 + 0.4 * std::min(1.0f, c)));
-            pixels[i] = qPremultiply(qRgba(color.red(), color.green(), color.blue(), alpha));
-        }
-        const qsizetype rowBytes = band.bytesPerLine();
-        for (int line = 1; line < height; ++line)
-            std::memcpy(band.scanLine(line), pixels, size_t(rowBytes));
-        p.drawImage(QPoint(int(std::lround(m_left)), int(std::lround(y))), band);
-    }
-
-private:
-    double m_left;
-    QList<float> m_cover;
-    bool m_used = false;
-};
-
-QColor withAlpha(QColor c, int alpha)
-{
-    c.setAlpha(alpha);
-    return c;
-}
-
-// Diagonal stripes inside `r` (vector lines, so they survive the SVG export).
-void hatch(QPainter &p, const QRectF &r, const QColor &color, double spacing = 6, double width = 1.2)
-{
-    if (r.width() <= 0 || r.height() <= 0)
-        return;
-    p.save();
-    p.setClipRect(r, Qt::IntersectClip);
-    p.setPen(QPen(color, width));
-    for (double x = r.left() - r.height(); x < r.right(); x += spacing)
-        p.drawLine(QPointF(x, r.bottom()), QPointF(x + r.height(), r.top()));
-    p.restore();
-}
-
-void cross(QPainter &p, const QPointF &c, double size, const QColor &color, double width = 2)
-{
-    p.setPen(QPen(color, width, Qt::SolidLine, Qt::RoundCap));
-    p.drawLine(c + QPointF(-size, -size), c + QPointF(size, size));
-    p.drawLine(c + QPointF(-size, size), c + QPointF(size, -size));
-}
-
-void diamond(QPainter &p, const QPointF &c, double r, const QColor &fill, const QColor &edge)
-{
-    QPolygonF d;
-    d << c + QPointF(0, -r) << c + QPointF(r, 0) << c + QPointF(0, r) << c + QPointF(-r, 0);
-    p.setPen(QPen(edge, 1.2));
-    p.setBrush(fill);
-    p.drawPolygon(d);
-}
-
-void zigzag(QPainter &p, const QPointF &top, double h, const QColor &color)
-{
-    QPolygonF z;
-    z << top + QPointF(1.5, 0) << top + QPointF(-2, h * 0.55) << top + QPointF(1.5, h * 0.45)
-      << top + QPointF(-1.5, h);
-    p.setPen(QPen(color, 1.6, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
-    p.setBrush(Qt::NoBrush);
-    p.drawPolyline(z);
-}
-
-// A Redlock round as one cell per server (granted: green, refused: red, no answer: hollow grey), in a frame
-// that says how the round ended (won: the holder's blue; lost: red, hatched when the validity was spent).
-QRectF voteCells(QPainter &p, const QPointF &topLeft, double cellH, int servers, const TimelineData::Round &r,
-                 const TimelinePalette &pal)
-{
-    const double step = kVoteCellPx + 1;
-    const QRectF frame(topLeft, QSizeF(servers * step + 1, cellH + 2));
-    p.setPen(Qt::NoPen);
-    p.setBrush(pal.background);
-    p.drawRect(frame.adjusted(-1, -1, 1, 1));
-    for (int s = 0; s < servers; ++s) {
-        const QRectF cell(topLeft.x() + 1 + s * step, topLeft.y() + 1, kVoteCellPx, cellH);
-        switch (r.vote(s)) {
-        case 1:
-            p.fillRect(cell, pal.renewOk);
-            break;
-        case 0:
-            p.fillRect(cell, pal.stale);
-            break;
-        default:
-            p.setPen(QPen(pal.mutedText, 1));
-            p.setBrush(Qt::NoBrush);
-            p.drawRect(cell.adjusted(0.5, 0.5, -0.5, -0.5));
-            break;
-        }
-    }
-    p.setBrush(Qt::NoBrush);
-    p.setPen(QPen(r.won() ? pal.holdingEdge : pal.stale, 1));
-    p.drawRect(frame.adjusted(0.5, 0.5, -0.5, -0.5));
-    if (r.outcome == HistoryEvent::RoundOutcome::ValiditySpent)
-        hatch(p, frame, withAlpha(pal.stale, 160), 3, 0.8);
-    return frame;
-}
-
-// A rounded tag with text (violation labels, the cursor time).
-QRectF pill(QPainter &p, const QPointF &topLeft, const QString &text, const QFont &font, const QColor &fill,
-            const QColor &color)
-{
-    const QFontMetricsF fm(font);
-    const QRectF r(topLeft, QSizeF(fm.horizontalAdvance(text) + 10, fm.height() + 2));
-    p.setPen(Qt::NoPen);
-    p.setBrush(fill);
-    p.drawRoundedRect(r, 4, 4);
-    p.setFont(font);
-    p.setPen(color);
-    p.drawText(r, Qt::AlignCenter, text);
-    return r;
-}
 
 // Nice 1-2-5 steps.
 qint64 niceStep(double minUs)
@@ -343,27 +187,6 @@ qint64 TimelineRenderer::timeForX(double x, const View &view) const
 QRectF TimelineRenderer::laneRect(const Context &c, const Lane &lane) const
 {
     return QRectF(c.lanes.left(), c.lanes.top() + lane.y - c.view.scrollY, c.lanes.width(), lane.height);
-}
-
-QString TimelineRenderer::formatTime(qint64 us, qint64 stepUs)
-{
-    if (stepUs <= 0)
-        stepUs = 1000;
-    const int decimals = std::clamp(int(std::ceil(-std::log10(double(stepUs) / 1e6) - 1e-9)), 0, 6);
-    return QString::number(double(us) / 1e6, 'f', decimals) + QStringLiteral(" s");
-}
-
-QString TimelineRenderer::formatDuration(qint64 us)
-{
-    if (std::llabs(us) >= 10000000)
-        return QString::number(double(us) / 1e6, 'f', 1) + QStringLiteral(" s");
-    if (std::llabs(us) >= 1000000)
-        return QString::number(double(us) / 1e6, 'f', 2) + QStringLiteral(" s");
-    if (std::llabs(us) >= 10000)
-        return QString::number(double(us) / 1e3, 'f', 0) + QStringLiteral(" ms");
-    if (std::llabs(us) >= 1000)
-        return QString::number(double(us) / 1e3, 'f', 1) + QStringLiteral(" ms");
-    return QString::number(us) + QStringLiteral(" µs");
 }
 
 QString TimelineRenderer::workerStateText(TimelineData::WorkerState state) const
@@ -623,7 +446,7 @@ void TimelineRenderer::paintLockLane(QPainter &p, const Context &c, const Lane &
     const QFontMetricsF fm(m_smallFont);
     // Many tenures: the share of each pixel column the key existed, in one image.
     if (total > qsizetype(c.lanes.width() / 3)) {
-        Coverage cover(c.lanes.left(), c.lanes.width());
+        TimelineCoverage cover(c.lanes.left(), c.lanes.width());
         for (const Item &it : items)
             cover.add(c.x(it.startUs), c.x(it.endUs));
         cover.paint(p, r.top() + r.height() * 0.25, r.height() * 0.75, m_palette.holding);
@@ -764,7 +587,7 @@ void TimelineRenderer::paintWorkerLane(QPainter &p, const Context &c, const Lane
         - waits.begin();
     const bool prettyWaits
         = wEnd - wi < kPrettyLimit && double(wEnd - wi) * kPrettySpacingPx < c.lanes.width();
-    Coverage waitCover(c.lanes.left(), c.lanes.width());
+    TimelineCoverage waitCover(c.lanes.left(), c.lanes.width());
     QList<QRectF> waitRects;
     QList<QPointF> gaveUp;
     for (qsizetype i = wi; i < wEnd; ++i) {
@@ -803,7 +626,7 @@ void TimelineRenderer::paintWorkerLane(QPainter &p, const Context &c, const Lane
     }
 
     // Holding (blue), the lease-expired part (hatched red), the release.
-    Coverage holdCover(c.lanes.left(), c.lanes.width());
+    TimelineCoverage holdCover(c.lanes.left(), c.lanes.width());
     QList<QRectF> holdRects;
     struct Extra
     {
@@ -1008,7 +831,7 @@ void TimelineRenderer::paintWorkerLane(QPainter &p, const Context &c, const Lane
                 QString label = crashed ? QObject::tr("crashed") : QObject::tr("paused");
                 if (!crashed && s.endUs != TimelineData::kOpen && area.width() > 150)
                     label = QObject::tr("paused %1: stop-the-world, no renewals")
-                                .arg(formatDuration(s.endUs - s.startUs));
+                                .arg(TextFormat::duration(s.endUs - s.startUs));
                 p.save();
                 p.setRenderHint(QPainter::Antialiasing, true);
                 pill(p, QPointF(std::max(area.left(), c.lanes.left()) + 4, r.top() + 3),
@@ -1141,7 +964,7 @@ void TimelineRenderer::paintViolations(QPainter &p, const Context &c) const
     };
     QList<Tag> pending;
     int drawn = 0;
-    std::map<int, Coverage> crowdedRows; // when not pretty: each lane's bands merged per pixel column
+    std::map<int, TimelineCoverage> crowdedRows; // when not pretty: each lane's bands merged per pixel column
     for (int i = 0; i < list.size(); ++i) {
         const Violation &v = list.at(i);
         const bool selected = i == c.view.selectedViolation;
@@ -1296,13 +1119,13 @@ void TimelineRenderer::paintRuler(QPainter &p, const Context &c) const
         p.drawLine(QPointF(x, ruler.bottom() - 9), QPointF(x, ruler.bottom()));
         p.setPen(m_palette.text);
         p.drawText(QRectF(x + 3, ruler.top() + 2, 90, ruler.height() - 10), Qt::AlignLeft | Qt::AlignVCenter,
-                   formatTime(t, step));
+                   TextFormat::runTime(t, step));
     }
     // The cursor's exact time.
     if (c.view.cursorUs != TimelineData::kOpen) {
         const double x = c.lanes.left() + double(c.view.cursorUs - c.view.startUs) * c.pxPerUs;
         p.setRenderHint(QPainter::Antialiasing, true);
-        const QString text = formatTime(c.view.cursorUs, 1000);
+        const QString text = TextFormat::runTime(c.view.cursorUs, 1000);
         const QFontMetricsF fm(m_smallFont);
         pill(p, QPointF(x - fm.horizontalAdvance(text) / 2 - 5, ruler.top() + 4), text, m_smallFont,
              m_palette.cursor, QColor(Qt::white));
@@ -1442,7 +1265,7 @@ QString TimelineRenderer::holdHtml(int worker, int lock, const Hold &h) const
             .arg(name, key);
     const HistoryEvent acquire = m_data->events().value(h.acquireEvent);
     html += QObject::tr("<b>%1 holds %2</b>").arg(name, key);
-    html += QObject::tr("<br>acquired at %1").arg(formatTime(h.startUs, 1000));
+    html += QObject::tr("<br>acquired at %1").arg(TextFormat::runTime(h.startUs, 1000));
     if (acquire.token > 0)
         html += QObject::tr(", token %1").arg(acquire.token);
     if (const TimelineData::Round *round = m_data->roundOf(worker, h))
@@ -1451,7 +1274,7 @@ QString TimelineRenderer::holdHtml(int worker, int lock, const Hold &h) const
                          QString::fromLatin1(
                              m_data->events().value(round->event).votePattern(m_data->serverCount())));
     if (h.leaseMs > 0)
-        html += QObject::tr("<br>lease %1 ms from %2").arg(h.leaseMs).arg(formatTime(h.leaseFromUs, 1000));
+        html += QObject::tr("<br>lease %1 ms from %2").arg(h.leaseMs).arg(TextFormat::runTime(h.leaseFromUs, 1000));
     else
         html += QObject::tr("<br>no lease (no TTL)");
     if (h.renewals > 0)
@@ -1460,11 +1283,11 @@ QString TimelineRenderer::holdHtml(int worker, int lock, const Hold &h) const
     if (h.validUntilUs != TimelineData::kOpen)
         html += QObject::tr("<br>lease %1 at %2")
                     .arg(h.validUntilUs <= m_data->nowUs() ? QObject::tr("ran out") : QObject::tr("runs out"),
-                         formatTime(h.validUntilUs, 1000));
+                         TextFormat::runTime(h.validUntilUs, 1000));
     if (h.flags & Hold::Crashed)
         html += QObject::tr("<br><b>its process crashed while holding it</b>");
     if (h.releaseOutcome != -1) {
-        html += QObject::tr("<br>release sent at %1").arg(formatTime(h.endUs, 1000));
+        html += QObject::tr("<br>release sent at %1").arg(TextFormat::runTime(h.endUs, 1000));
         const QString release = eventText(h.releaseEvent);
         if (!release.isEmpty())
             html += QStringLiteral(": ") + release.toHtmlEscaped();
@@ -1497,7 +1320,7 @@ QString TimelineRenderer::roundHtml(int worker, const TimelineData::Round &round
     }
     QString html = QObject::tr("<b>%1: %2</b> at %3<br>%4 (quorum %5 of %6)")
                        .arg(m_data->layout().workers.value(worker).toHtmlEscaped(), title,
-                            formatTime(round.startUs, 1000), e.quorumText(servers).toHtmlEscaped())
+                            TextFormat::runTime(round.startUs, 1000), e.quorumText(servers).toHtmlEscaped())
                        .arg(servers / 2 + 1)
                        .arg(servers);
     QStringList votes;
@@ -1566,8 +1389,8 @@ TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &v
             hit.violation = i;
             hit.html = QObject::tr("<b style='color:%1'>%2</b><br>%3<br>%4 – %5")
                            .arg(m_palette.overlapEdge.name(), Violation::typeName(v.type).toHtmlEscaped(),
-                                v.text.toHtmlEscaped(), formatTime(v.startUs, 1000),
-                                v.openEnded ? QObject::tr("end of run") : formatTime(v.endUs, 1000));
+                                v.text.toHtmlEscaped(), TextFormat::runTime(v.startUs, 1000),
+                                v.openEnded ? QObject::tr("end of run") : TextFormat::runTime(v.endUs, 1000));
             return hit;
         }
     }
@@ -1577,7 +1400,7 @@ TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &v
             if (near(s.timeUs) || (s.timeUs <= t && m_data->stepAt(t) == &s)) {
                 hit.html = QObject::tr("<b>Step %1</b> at %2<br>%3")
                                .arg(s.number)
-                               .arg(formatTime(s.timeUs, 1000), s.note.toHtmlEscaped());
+                               .arg(TextFormat::runTime(s.timeUs, 1000), s.note.toHtmlEscaped());
                 if (near(s.timeUs))
                     return hit;
             }
@@ -1588,7 +1411,7 @@ TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &v
         for (const TimelineData::ServerMark &m : m_data->serverMarks(lane.index)) {
             if (near(m.timeUs)) {
                 hit.html = QObject::tr("<b>%1</b> at %2<br>%3")
-                               .arg(HistoryEvent::faultName(m.type), formatTime(m.timeUs, 1000),
+                               .arg(HistoryEvent::faultName(m.type), TextFormat::runTime(m.timeUs, 1000),
                                     eventText(m.event).toHtmlEscaped());
                 return hit;
             }
@@ -1599,7 +1422,7 @@ TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &v
                                .arg(lane.index)
                                .arg(s.type == Shade::Type::ServerDown ? QObject::tr("down")
                                                                       : QObject::tr("paused"),
-                                    formatTime(s.startUs, 1000), eventText(s.event).toHtmlEscaped());
+                                    TextFormat::runTime(s.startUs, 1000), eventText(s.event).toHtmlEscaped());
                 return hit;
             }
         }
@@ -1615,13 +1438,13 @@ TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &v
                     hit.html = holdHtml(w, lane.index, h);
                     if (h.validUntilUs != TimelineData::kOpen && t < h.validUntilUs && h.leaseMs > 0)
                         hit.html += QObject::tr("<br>TTL left at %1: about %2")
-                                        .arg(formatTime(t, 1000), formatDuration(h.validUntilUs - t));
+                                        .arg(TextFormat::runTime(t, 1000), TextFormat::duration(h.validUntilUs - t));
                     return hit;
                 }
             }
         }
         hit.html = QObject::tr("<b>%1</b> is free at %2")
-                       .arg(m_data->layout().locks.value(lane.index).toHtmlEscaped(), formatTime(t, 1000));
+                       .arg(m_data->layout().locks.value(lane.index).toHtmlEscaped(), TextFormat::runTime(t, 1000));
         return hit;
     }
     case LaneType::Worker:
@@ -1664,7 +1487,7 @@ TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &v
             what = QObject::tr("fault");
             break;
         }
-        QString html = QObject::tr("<b>%1</b>: %2 at %3").arg(name, what, formatTime(m.timeUs, 1000));
+        QString html = QObject::tr("<b>%1</b>: %2 at %3").arg(name, what, TextFormat::runTime(m.timeUs, 1000));
         const QString detail = eventText(m.event);
         if (!detail.isEmpty())
             html += QStringLiteral("<br><i>%1</i>").arg(detail.toHtmlEscaped());
@@ -1689,7 +1512,7 @@ TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &v
         for (const Mark &m : m_data->processMarks(process)) {
             if (near(m.timeUs)) {
                 hit.html = QObject::tr("<b>fault</b> at %1<br>%2")
-                               .arg(formatTime(m.timeUs, 1000), eventText(m.event).toHtmlEscaped());
+                               .arg(TextFormat::runTime(m.timeUs, 1000), eventText(m.event).toHtmlEscaped());
                 return hit;
             }
         }
@@ -1714,8 +1537,8 @@ TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &v
                 partition
                     = QObject::tr("<b>%1 is cut off from the servers</b> (network partition) from %2 for "
                                   "%3: nothing it sends gets a reply, nothing renews its lease<br>")
-                          .arg(name, formatTime(s.startUs, 1000),
-                               formatDuration(std::min(s.endUs, limit) - s.startUs));
+                          .arg(name, TextFormat::runTime(s.startUs, 1000),
+                               TextFormat::duration(std::min(s.endUs, limit) - s.startUs));
                 break;
             }
         }
@@ -1756,8 +1579,8 @@ TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &v
             break;
         }
         hit.html = QObject::tr("<b>%1 waits for the lock</b><br>from %2 for %3: %4")
-                       .arg(name, formatTime(s.startUs, 1000),
-                            formatDuration(std::min(s.endUs, limit) - s.startUs), outcome);
+                       .arg(name, TextFormat::runTime(s.startUs, 1000),
+                            TextFormat::duration(std::min(s.endUs, limit) - s.startUs), outcome);
         int rounds = 0, lost = 0;
         for (const TimelineData::Round &round : m_data->rounds(w)) {
             if (round.startUs >= s.startUs && round.endUs <= s.endUs) {
@@ -1786,7 +1609,7 @@ TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &v
                                .arg(name,
                                     s.type == Shade::Type::Crashed ? QObject::tr("crashed")
                                                                    : QObject::tr("paused"),
-                                    formatTime(s.startUs, 1000), eventText(s.event).toHtmlEscaped());
+                                    TextFormat::runTime(s.startUs, 1000), eventText(s.event).toHtmlEscaped());
                 return hit;
             }
         }

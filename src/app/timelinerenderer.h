@@ -84,8 +84,6 @@ public:
     static void paintLegend(QPainter &painter, const QRect &rect, const TimelinePalette &palette,
                             const QFont &font, bool votes = false);
     static int legendHeight(int width, const QFont &font, bool votes = false);
-    static QString formatTime(qint64 us, qint64 stepUs = 0);
-    static QString formatDuration(qint64 us);
 
 private:
     struct Context;

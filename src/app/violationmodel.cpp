@@ -1,5 +1,6 @@
 // ViolationModel: prefix-preserving updates.
 #include "violationmodel.h"
+#include "textformat.h"
 
 #include "timelinepalette.h"
 #include "timelinerenderer.h"
@@ -57,9 +58,9 @@ QVariant ViolationModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole: {
         const QString window = v.openEnded
-            ? tr("from %1 (still going on)").arg(TimelineRenderer::formatTime(v.startUs, 1000))
-            : tr("%1 – %2").arg(TimelineRenderer::formatTime(v.startUs, 1000),
-                                TimelineRenderer::formatTime(v.endUs, 1000));
+            ? tr("from %1 (still going on)").arg(TextFormat::runTime(v.startUs, 1000))
+            : tr("%1 – %2").arg(TextFormat::runTime(v.startUs, 1000),
+                                TextFormat::runTime(v.endUs, 1000));
         return tr("%1  ·  %2  ·  %3").arg(Violation::typeName(v.type), window, v.text);
     }
     case Qt::ToolTipRole:
