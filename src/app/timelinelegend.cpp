@@ -1,5 +1,6 @@
 // TimelineLegend: paints the renderer's legend with the widget's palette.
 #include "timelinelegend.h"
+#include "timelinelegendpainter.h"
 
 #include "timelinerenderer.h"
 
@@ -13,7 +14,7 @@ TimelineLegend::TimelineLegend(QWidget *parent)
 
 int TimelineLegend::heightForWidth(int width) const
 {
-    return TimelineRenderer::legendHeight(width, font(), m_votes);
+    return TimelineLegendPainter::height(width, font(), m_votes);
 }
 
 // The width to lay the legend out for: its own once shown. Before that a child widget is 100 px wide, and a
@@ -48,5 +49,5 @@ void TimelineLegend::paintEvent(QPaintEvent *)
 {
     QPainter painter(this);
     const TimelinePalette palette = TimelinePalette::forPalette(this->palette());
-    TimelineRenderer::paintLegend(painter, rect(), palette, font(), m_votes);
+    TimelineLegendPainter::paint(painter, rect(), palette, font(), m_votes);
 }

@@ -80,10 +80,6 @@ public:
     void paint(QPainter &painter, const View &view) const;
     Hit hitTest(const QPoint &pos, const View &view) const;
 
-    // The key to the colours and marks, in as many rows as `width` needs; `votes` adds Redlock's vote cells.
-    static void paintLegend(QPainter &painter, const QRect &rect, const TimelinePalette &palette,
-                            const QFont &font, bool votes = false);
-    static int legendHeight(int width, const QFont &font, bool votes = false);
 
 private:
     struct Context;

@@ -1,6 +1,7 @@
 // TimelineView: scroll bars in time units, mouse and keyboard handling, tooltips; paints through the
 // renderer.
 #include "timelineview.h"
+#include "timelinelegendpainter.h"
 
 #include <QKeyEvent>
 #include <QPainter>
@@ -469,7 +470,7 @@ QSize TimelineView::exportSize(int width) const
 {
     return QSize(width,
                  TimelineRenderer::kRulerHeight + m_renderer.contentHeight()
-                     + TimelineRenderer::legendHeight(width, font(), data() && data()->hasRounds()) + 8);
+                     + TimelineLegendPainter::height(width, font(), data() && data()->hasRounds()) + 8);
 }
 
 void TimelineView::paintExport(QPainter &painter, const QSize &size) const
@@ -481,11 +482,11 @@ void TimelineView::paintExport(QPainter &painter, const QSize &size) const
     view.cursorUs = m_cursorUs;
     view.selectedViolation = m_selectedViolation;
     const bool votes = data() && data()->hasRounds();
-    const int legend = TimelineRenderer::legendHeight(size.width(), font(), votes);
+    const int legend = TimelineLegendPainter::height(size.width(), font(), votes);
     view.rect = QRect(0, 0, size.width(), size.height() - legend - 8);
     renderer.paint(painter, view);
     const QRect legendRect(0, view.rect.bottom() + 1, size.width(), legend + 8);
     painter.fillRect(legendRect, renderer.palette().background);
-    TimelineRenderer::paintLegend(painter, legendRect.adjusted(4, 4, -4, 0), renderer.palette(), font(),
+    TimelineLegendPainter::paint(painter, legendRect.adjusted(4, 4, -4, 0), renderer.palette(), font(),
                                   votes);
 }

@@ -2,6 +2,7 @@
 // winning attempt and are pushed back by renewals, pauses/crashes/server faults/story steps are placed where
 // they happened, and the painted pixels say so (offscreen, no Redis needed).
 #include "../sim/historybuilder.h"
+#include "timelinelegendpainter.h"
 #include "eventlogmodel.h"
 #include "timelinedata.h"
 #include "timelinerenderer.h"
@@ -606,7 +607,7 @@ void TestTimeline::legendFitsEveryEntry()
         image.fill(palette.background);
         {
             QPainter p(&image);
-            TimelineRenderer::paintLegend(p, QRect(0, 0, width, 400), palette, font, votes);
+            TimelineLegendPainter::paint(p, QRect(0, 0, width, 400), palette, font, votes);
         }
         int lastRow = -1;
         *inkPixels = 0;
@@ -624,7 +625,7 @@ void TestTimeline::legendFitsEveryEntry()
         for (const bool votes : {false, true}) {
             int ink = 0;
             const int used = inkRows(width, votes, &ink);
-            const int height = TimelineRenderer::legendHeight(width, font, votes);
+            const int height = TimelineLegendPainter::height(width, font, votes);
             QVERIFY2(used > 0 && used <= height,
                      qPrintable(QStringLiteral("width %1 votes %2: ink down to %3, height %4")
                                     .arg(width)
@@ -638,11 +639,11 @@ void TestTimeline::legendFitsEveryEntry()
         inkRows(width, true, &with);
         QVERIFY2(with > without,
                  qPrintable(QStringLiteral("width %1: %2 vs %3").arg(width).arg(with).arg(without)));
-        QVERIFY(TimelineRenderer::legendHeight(width, font, true)
-                >= TimelineRenderer::legendHeight(width, font));
+        QVERIFY(TimelineLegendPainter::height(width, font, true)
+                >= TimelineLegendPainter::height(width, font));
     }
     // Narrow: more rows than wide.
-    QVERIFY(TimelineRenderer::legendHeight(300, font) > TimelineRenderer::legendHeight(2400, font));
+    QVERIFY(TimelineLegendPainter::height(300, font) > TimelineLegendPainter::height(2400, font));
 }
 
 // A holder whose key vanished before its lease ran out (the failover stories: the promoted replica never had
