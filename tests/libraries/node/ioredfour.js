@@ -21,7 +21,7 @@ C.run(async (cfg) => {
     locks.push(l);
     return l;
   };
-  const base = { library: 'ioredfour', package: 'ioredfour', version, type: 'hash', kind: 'mutex' };
+  const base = { library: 'ioredfour', package: 'ioredfour', version, type: 'hash', kind: 'mutex', owner_field: 'index' };
   const meaning = 'no owner is stored: the hash holds the fencing index (INCR <namespace>index) the holder must show to extend or release';
 
   // The default namespace ('lock'), a 10 minute lease, and a second Lock object waiting for it.

@@ -41,7 +41,7 @@ C.run(async (cfg) => {
   const qlKey = `${ns}:lock:invoice:billing:[42]`;
   const qlValue = await reader.get(qlKey);
   if (!qlValue) throw new Error(`QueueLock did not write ${qlKey}`);
-  C.made({ ...base, key: qlKey, kind: 'job-lock', owner: qlValue, owner_meaning: deadline, lease_ms: 3600000,
+  C.made({ ...base, key: qlKey, kind: 'job-lock', queue: 'billing', job_id: 'invoice[42]', owner: qlValue, owner_meaning: deadline, lease_ms: 3600000,
     renewal: null });
 
   const worker = new Worker({ connection, queues: ['reports'], timeout: 200 }, jobs);
@@ -54,7 +54,7 @@ C.run(async (cfg) => {
   const jlKey = `${ns}:workerslock:report:reports:["2024-06"]`;
   const jlValue = await reader.get(jlKey);
   if (!jlValue) throw new Error(`JobLock did not write ${jlKey}`);
-  C.made({ ...base, key: jlKey, kind: 'job-lock', owner: jlValue, owner_meaning: deadline, lease_ms: 900000,
+  C.made({ ...base, key: jlKey, kind: 'job-lock', queue: 'reports', job_id: 'report["2024-06"]', owner: jlValue, owner_meaning: deadline, lease_ms: 900000,
     renewal: null });
 
   const scheduler = new Scheduler({ connection, timeout: 2000 });
