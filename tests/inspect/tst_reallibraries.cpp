@@ -266,8 +266,11 @@ void TestRealLibraries::keysThatAreNotLocksRaiseNoAlarm()
             const LockRecord *r = find(records, key);
             if (!r || r->key != key.toUtf8())
                 continue;
-            if (r->kind != LockKind::Named)
+            if (r->kind != LockKind::Named) {
                 ++listedAsLocks;
+                qInfo("  listed as a lock: %s [%s] as %s", qPrintable(key), qPrintable(driver),
+                      qPrintable(r->format));
+            }
             for (const LockDiagnosis &d : r->diagnoses)
                 alarms << QStringLiteral("%1 [%2: %3]: %4 — %5")
                               .arg(key, driver, o.value(QLatin1String("why")).toString(), d.code, d.evidence);

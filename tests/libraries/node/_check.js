@@ -124,11 +124,15 @@ async function watchRenewals(made, windowFor) {
   });
 }
 
+function installedVersion(m) {
+  try { return JSON.parse(fs.readFileSync(path.join(DIR, 'node_modules', m.package, 'package.json'), 'utf8')).version; } catch (_) { return null; }
+}
+
 function checkManifest(name, lines, newKeys, expectVersion) {
   const errors = [];
   const made = lines.filter((l) => l.made).map((l) => l.made);
   const notLock = lines.filter((l) => l.not_lock).map((l) => l.not_lock);
-  if (!made.length) errors.push('no made lines');
+  if (!made.length && !notLock.length) errors.push('no made or not_lock lines'); // queues-and-limiters makes only keys that are not locks
   const accounted = new Set();
   for (const m of made) {
     const db = m.db || 0;
@@ -140,7 +144,8 @@ function checkManifest(name, lines, newKeys, expectVersion) {
     if (m.renewal !== null && !(m.renewal && Number.isFinite(m.renewal.every_ms) && typeof m.renewal.rule === 'string')) errors.push(`${m.key}: bad renewal`);
     if (m.kind === 'semaphore' && !(Number.isInteger(m.permits_total) && Number.isInteger(m.permits_held))) errors.push(`${m.key}: semaphore without permits`);
     if (m.kind === 'job-lock' && !(m.queue && m.job_id)) errors.push(`${m.key}: job-lock without queue/job_id`);
-    if (m.version !== expectVersion) errors.push(`${m.key}: version ${m.version} != installed ${expectVersion}`);
+    const installed = installedVersion(m) || expectVersion; // a driver may drive two packages (redis-leader.js)
+    if (m.version !== installed) errors.push(`${m.key}: version ${m.version} != installed ${installed}`);
     accounted.add(`${db}\u0000${m.key}`);
     for (const c of m.companions || []) {
       const mm = /^db(\d+):(.*)$/.exec(c);
@@ -154,7 +159,9 @@ function checkManifest(name, lines, newKeys, expectVersion) {
     if (d.type === 'string' && d.value !== m.owner) errors.push(`${m.key}: value ${d.value} != owner ${m.owner}`);
     if (d.type === 'hash') {
       const fields = d.value.filter((_, i) => i % 2 === 0);
-      if (!fields.includes(m.owner)) errors.push(`${m.key}: hash has no field ${m.owner}`);
+      // owner_field: the owner is that field's value (ioredfour's fencing index), not a field name
+      if (m.owner_field ? d.value[d.value.indexOf(m.owner_field) + 1] !== m.owner : !fields.includes(m.owner))
+        errors.push(`${m.key}: hash has no ${m.owner_field ? `${m.owner_field} = ` : 'field '}${m.owner}`);
     }
     if (d.type === 'zset') {
       const members = d.value.filter((_, i) => i % 2 === 0);

@@ -37,7 +37,7 @@ def load(r, k, now_ms, replaced):
                                                                    repr(t / 1000.0) if "." in vt["text"] else str(int(t / 1000)))
             value = value.replace(vt["text"], new)
             replaced[vt["text"]] = new
-        r.set(key, value)
+        r.set(key, bytes.fromhex(value) if k.get("value_encoding") == "hex" else value)
     elif kind == "hash":
         fields = dict(k["fields"])
         for f, spec in (k.get("field_times") or {}).items() if rel else []:
@@ -57,6 +57,9 @@ def load(r, k, now_ms, replaced):
         r.rpush(key, *k["items"])
     elif kind == "set":
         r.sadd(key, *k["set"])
+    elif kind == "stream":
+        for entry in k["entries"]:
+            r.xadd(key, entry)
     else:
         raise ValueError("unknown type %s for %s" % (kind, key))
     if k.get("pttl_ms") is not None:
