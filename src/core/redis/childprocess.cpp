@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <functional>
 #include <mutex>
+#include <string_view>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
@@ -26,8 +27,11 @@ namespace {
 struct SpawnRequest
 {
     std::vector<std::string> argv;
+    std::vector<std::string> environment; // NAME=VALUE entries set on top of ours
     std::string workingDirectory;
     std::string logFile;
+    int childStdin = -1; // the child's ends of its pipes (-1: /dev/null in, the log out)
+    int childStdout = -1;
     pid_t result = -1;
     int error = 0;
     bool done = false;
@@ -40,6 +44,20 @@ pid_t forkExec(SpawnRequest &request)
     for (std::string &a : request.argv)
         argv.push_back(a.data());
     argv.push_back(nullptr);
+    // The environment: ours, with the request's entries replacing those of the same name.
+    std::vector<char *> envp;
+    for (std::string &e : request.environment)
+        envp.push_back(e.data());
+    for (char **e = environ; e && *e; ++e) {
+        const std::string_view entry(*e);
+        const std::string_view name = entry.substr(0, entry.find('='));
+        bool replaced = false;
+        for (const std::string &mine : request.environment)
+            replaced = replaced || std::string_view(mine).substr(0, mine.find('=')) == name;
+        if (!replaced)
+            envp.push_back(*e);
+    }
+    envp.push_back(nullptr);
     const pid_t parent = ::getpid();
     const int logFd = ::open(request.logFile.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     const int nullFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -50,18 +68,22 @@ pid_t forkExec(SpawnRequest &request)
         if (::getppid() != parent) // the parent died before prctl took effect
             ::_exit(127);
         ::setpgid(0, 0); // own process group: a Ctrl-C in a terminal reaches us first, and we clean up
-        if (nullFd >= 0)
+        if (request.childStdin >= 0)
+            ::dup2(request.childStdin, STDIN_FILENO);
+        else if (nullFd >= 0)
             ::dup2(nullFd, STDIN_FILENO);
-        if (logFd >= 0) {
-            ::dup2(logFd, STDOUT_FILENO);
+        if (logFd >= 0)
             ::dup2(logFd, STDERR_FILENO);
-        }
+        if (request.childStdout >= 0)
+            ::dup2(request.childStdout, STDOUT_FILENO);
+        else if (logFd >= 0)
+            ::dup2(logFd, STDOUT_FILENO);
         sigset_t none;
         sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
         if (!request.workingDirectory.empty() && ::chdir(request.workingDirectory.c_str()) != 0)
             ::_exit(126);
-        ::execv(argv[0], argv.data());
+        ::execve(argv[0], argv.data(), envp.data());
         ::_exit(127);
     }
     request.error = pid < 0 ? errno : 0;
@@ -126,6 +148,20 @@ ChildProcess::~ChildProcess()
 bool ChildProcess::start(const QString &program, const QStringList &arguments,
                          const QString &workingDirectory, const QString &logFile)
 {
+    return spawn(program, arguments, workingDirectory, logFile, {}, nullptr);
+}
+
+bool ChildProcess::startPiped(const QString &program, const QStringList &arguments,
+                              const QString &workingDirectory, const QString &logFile,
+                              const QStringList &environment, Pipes *pipes)
+{
+    return spawn(program, arguments, workingDirectory, logFile, environment, pipes);
+}
+
+bool ChildProcess::spawn(const QString &program, const QStringList &arguments,
+                         const QString &workingDirectory, const QString &logFile,
+                         const QStringList &environment, Pipes *pipes)
+{
     if (m_pid > 0 && isRunning()) {
         m_error = QStringLiteral("already running (pid %1)").arg(m_pid);
         return false;
@@ -134,15 +170,40 @@ bool ChildProcess::start(const QString &program, const QStringList &arguments,
     request.argv.push_back(program.toStdString());
     for (const QString &a : arguments)
         request.argv.push_back(a.toStdString());
+    for (const QString &e : environment)
+        request.environment.push_back(e.toStdString());
     request.workingDirectory = workingDirectory.toStdString();
     request.logFile = logFile.toStdString();
+    // Both pipes close on exec: only the child's dup2'ed copies survive, so no other child inherits them.
+    int in[2] = {-1, -1}, out[2] = {-1, -1};
+    if (pipes && (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)) {
+        m_error = QStringLiteral("cannot make pipes for %1: %2").arg(program, QString::fromLocal8Bit(strerror(errno)));
+        for (int fd : {in[0], in[1], out[0], out[1]})
+            if (fd >= 0)
+                ::close(fd);
+        return false;
+    }
+    request.childStdin = in[0];
+    request.childStdout = out[1];
     const pid_t pid = Spawner::instance().spawn(request);
+    if (pipes) {
+        ::close(in[0]);
+        ::close(out[1]);
+        if (pid < 0) {
+            ::close(in[1]);
+            ::close(out[0]);
+        } else {
+            pipes->toChild = in[1];
+            pipes->fromChild = out[0];
+        }
+    }
     if (pid < 0) {
         m_error = QStringLiteral("cannot start %1: %2")
                       .arg(program, QString::fromLocal8Bit(strerror(request.error)));
         return false;
     }
     m_pid = pid;
+    m_group = pipes != nullptr;
     m_paused = false;
     m_error.clear();
     m_exitDescription.clear();
@@ -176,9 +237,16 @@ bool ChildProcess::isRunning()
     return m_pid > 0 && !reap(false);
 }
 
+bool ChildProcess::signal(int number)
+{
+    // A piped child is a program of the user's (a shell script, ssh, a runtime with helpers): its whole
+    // process group gets the signal, so a pause stops the adapter and not only its wrapper.
+    return ::kill(m_group ? -m_pid : m_pid, number) == 0;
+}
+
 bool ChildProcess::pause()
 {
-    if (!isRunning() || ::kill(m_pid, SIGSTOP) != 0)
+    if (!isRunning() || !signal(SIGSTOP))
         return false;
     m_paused = true;
     return true;
@@ -186,7 +254,7 @@ bool ChildProcess::pause()
 
 bool ChildProcess::resume()
 {
-    if (!isRunning() || ::kill(m_pid, SIGCONT) != 0)
+    if (!isRunning() || !signal(SIGCONT))
         return false;
     m_paused = false;
     return true;
@@ -208,8 +276,8 @@ void ChildProcess::terminate(int graceMs)
     if (m_pid <= 0)
         return;
     if (m_paused)
-        ::kill(m_pid, SIGCONT); // a stopped process would not act on SIGTERM
-    ::kill(m_pid, SIGTERM);
+        signal(SIGCONT); // a stopped process would not act on SIGTERM
+    signal(SIGTERM);
     if (!waitForExit(graceMs))
         kill();
 }
@@ -218,6 +286,6 @@ void ChildProcess::kill()
 {
     if (m_pid <= 0)
         return;
-    ::kill(m_pid, SIGKILL);
+    signal(SIGKILL);
     reap(true);
 }

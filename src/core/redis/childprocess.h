@@ -1,5 +1,6 @@
-// A child process (redis-server, redis-sentinel) that can never outlive LockScope: it is killed when we die,
-// even by SIGKILL. Signals for the simulator's faults: stop (SIGSTOP), continue, terminate, kill.
+// A child process (redis-server, redis-sentinel, a client adapter) that can never outlive LockScope: it is
+// killed when we die, even by SIGKILL. Signals for the simulator's faults: stop (SIGSTOP), continue,
+// terminate, kill.
 #pragma once
 
 #include <QString>
@@ -18,6 +19,16 @@ public:
     // Starts `program` (a full path) with `arguments` in `workingDirectory`; stdout/stderr go to `logFile`.
     bool start(const QString &program, const QStringList &arguments, const QString &workingDirectory,
                const QString &logFile);
+    // The parent's ends of a piped child's standard input and output (the caller closes them).
+    struct Pipes
+    {
+        int toChild = -1;
+        int fromChild = -1;
+    };
+    // Starts `program` with its standard input and output on pipes (standard error goes to `logFile`) and
+    // `environment` (NAME=VALUE) on top of ours. Signals then go to the child's whole process group.
+    bool startPiped(const QString &program, const QStringList &arguments, const QString &workingDirectory,
+                    const QString &logFile, const QStringList &environment, Pipes *pipes);
     bool isRunning();
     pid_t pid() const { return m_pid; }
     // Exit description once it ended ("exited with code 1", "killed by signal 9").
@@ -35,10 +46,14 @@ public:
     bool waitForExit(int ms);
 
 private:
+    bool spawn(const QString &program, const QStringList &arguments, const QString &workingDirectory,
+               const QString &logFile, const QStringList &environment, Pipes *pipes);
     bool reap(bool block);
+    bool signal(int number);
 
     pid_t m_pid = -1;
     bool m_paused = false;
+    bool m_group = false; // signals go to the process group (piped children)
     QString m_error;
     QString m_exitDescription;
 };
