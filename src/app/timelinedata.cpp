@@ -400,8 +400,18 @@ void TimelineData::fault(const HistoryEvent &e, quint32 index)
                 shades.last().endUs = e.timeUs;
         }
         return;
+    case FaultType::ProcessRestart:
+        // A new process of an external client: the dead one's shade ends where the new one begins.
+        for (int p : processesOf(e.process)) {
+            QList<Shade> &shades = m_processShades[p];
+            if (!shades.isEmpty() && shades.last().endUs == kOpen)
+                shades.last().endUs = e.timeUs;
+            m_processMarks[p].append(Mark {e.timeUs, e.timeUs, index, Mark::Type::Fault, -1});
+        }
+        return;
     case FaultType::NetworkDelay:
     case FaultType::ClockSkew:
+    case FaultType::ConnectionsDropped:
         for (int p : processesOf(e.process))
             m_processMarks[p].append(Mark {e.timeUs, e.timeUs, index, Mark::Type::Fault, -1});
         return;

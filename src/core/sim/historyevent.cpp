@@ -80,6 +80,10 @@ QString HistoryEvent::faultName(FaultType type)
         return QStringLiteral("partition");
     case FaultType::PartitionEnd:
         return QStringLiteral("heal");
+    case FaultType::ProcessRestart:
+        return QStringLiteral("restart");
+    case FaultType::ConnectionsDropped:
+        return QStringLiteral("drop-connections");
     }
     return {};
 }

@@ -64,6 +64,8 @@ struct HistoryEvent
         StoryStep, // a narrative marker of a story (detail holds the step text)
         PartitionStart, // the process is cut off from the servers (value = duration ms)
         PartitionEnd, // the network heals
+        ProcessRestart, // an external client's process starts again (a new PID)
+        ConnectionsDropped, // the proxy closed the process's connections
     };
 
     // 64 bytes: the 64-bit fields first, then the narrow ones, with no padding holes (recording stays cheap).

@@ -23,8 +23,8 @@ QHash<QString, double> RunReport::expectationValues() const
         {QStringLiteral("renewals"), double(m.renewals)},
         {QStringLiteral("expiries"), double(m.expiries)},
         {QStringLiteral("fairness_jain"), m.fairnessJain},
-        {QStringLiteral("counter_lost"),
-         safety.counterObserved ? double(qAbs(safety.counterExpected - safety.counterActual)) : 0.0},
+        {QStringLiteral("counter_lost"), double(counterLost())},
+        {QStringLiteral("unknown_outcomes"), double(unknownOutcomes)},
         {QStringLiteral("acquire_p50_us"), double(m.acquireLatency.p50)},
         {QStringLiteral("acquire_p99_us"), double(m.acquireLatency.p99)},
         {QStringLiteral("handoff_p50_us"), double(m.handoffLatency.p50)},
@@ -37,6 +37,16 @@ QHash<QString, double> RunReport::expectationValues() const
         {QStringLiteral("rounds_no_quorum"), double(m.roundsNoQuorum)},
         {QStringLiteral("rounds_validity_spent"), double(m.roundsValiditySpent)},
     };
+}
+
+qint64 RunReport::counterLost() const
+{
+    if (!safety.counterObserved)
+        return 0;
+    const qint64 low = std::min(safety.counterExpectedLow, safety.counterExpected);
+    const qint64 high = std::max(safety.counterExpectedHigh, safety.counterExpected);
+    const qint64 v = safety.counterActual;
+    return v < low ? low - v : v > high ? v - high : 0;
 }
 
 void RunReport::evaluate(const QList<Expectation> &expectations)
@@ -93,6 +103,7 @@ QJsonObject RunReport::toJson() const
         {QStringLiteral("locks_without_ttl"), double(locksWithoutTtl)},
         {QStringLiteral("failed_rounds"), double(failedRounds)},
         {QStringLiteral("counted_cycles"), double(countedCycles)},
+        {QStringLiteral("unknown_outcomes"), double(unknownOutcomes)},
         {QStringLiteral("violations"),
          QJsonObject {{QStringLiteral("overlaps"), safety.overlaps},
                       {QStringLiteral("stale_holders"), safety.staleHolders},
@@ -119,6 +130,21 @@ QJsonObject RunReport::toJson() const
     }
     if (!stopReason.isEmpty())
         report.insert(QStringLiteral("stop_reason"), stopReason);
+    if (!stuckKeys.isEmpty())
+        report.insert(QStringLiteral("locks_without_ttl_keys"), QJsonArray::fromStringList(stuckKeys));
+    if (!clients.isEmpty()) {
+        QJsonArray list;
+        for (const ClientWorker &c : clients) {
+            QJsonArray pids;
+            for (qint64 pid : c.pids)
+                pids.append(double(pid));
+            list.append(QJsonObject {{QStringLiteral("worker"), c.worker},
+                                     {QStringLiteral("library"), c.library},
+                                     {QStringLiteral("version"), c.version},
+                                     {QStringLiteral("pids"), pids}});
+        }
+        report.insert(QStringLiteral("clients"), list);
+    }
     if (m.rounds > 0) {
         QJsonObject redlock {{QStringLiteral("servers"), servers},
                              {QStringLiteral("quorum"), servers / 2 + 1},

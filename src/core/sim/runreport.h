@@ -24,6 +24,19 @@ struct RunReport
     QString counterKey; // the first counter's key
     int counters = 0; // one per lock; expected and actual below are their sums
     qint64 locksWithoutTtl = 0; // lock keys left with no TTL at the end (PTTL -1): stuck forever
+    QStringList stuckKeys; // which keys those are (external clients: the library's own key names)
+    // Operations whose outcome is unknown: a request to an external client that got no reply in time, or
+    // an error that may have come after the command took effect.
+    qint64 unknownOutcomes = 0;
+    // External clients: the library each worker ran and the processes it ran as.
+    struct ClientWorker
+    {
+        QString worker;
+        QString library;
+        QString version;
+        QList<qint64> pids;
+    };
+    QList<ClientWorker> clients;
     qint64 failedRounds = 0; // Redlock rounds that did not win (no quorum or validity spent), counted by the
                              // workers themselves (also without a history)
     qint64 countedCycles = 0; // completed cycles counted by the workers themselves (also without a history)
@@ -34,6 +47,8 @@ struct RunReport
     bool serverLost = false; // the servers stopped answering (not by a scheduled fault) and never came back
     QList<Expectation::Check> checks;
 
+    // How far the counter ended outside what the applied writes (and those of unknown outcome) allow.
+    qint64 counterLost() const;
     // The values expectations refer to ("overlaps", "violations", …).
     QHash<QString, double> expectationValues() const;
     // Evaluates `expectations` into `checks`.

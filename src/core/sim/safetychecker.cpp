@@ -168,8 +168,9 @@ private:
 
     void acquired(const HistoryEvent &e, const HistoryEvent &invoke)
     {
-        // The lease runs from the attempt that set the key, not from the start of a waiting acquire call.
-        const qint64 lease = invoke.value;
+        // The lease runs from the attempt that set the key, not from the start of a waiting acquire call. The
+        // completion says which lease was set (an external library may set none whatever was asked).
+        const qint64 lease = e.value;
         const qint64 start = e.effectUs > 0 ? std::max(invoke.timeUs, e.effectUs) : invoke.timeUs;
         const qint64 until = lease > 0 ? start + lease * 1000 : kForever;
         const quint64 key = holderKey(e.worker, e.lock);
@@ -284,9 +285,17 @@ private:
             add(v);
             return;
         }
+        const quint64 key = holderKey(e.worker, e.lock);
+        if (e.phase == HistoryEvent::Phase::Info) {
+            // No answer: the write may or may not have been applied. The counter's expected value becomes
+            // a range that allows both.
+            ++m_result.unknownWrites;
+            if (m_lastRead.contains(key))
+                m_unknownDeltas[e.lock].append(e.value - m_lastRead.value(key));
+            return;
+        }
         if (e.phase != HistoryEvent::Phase::Ok)
             return;
-        const quint64 key = holderKey(e.worker, e.lock);
         Write w;
         w.worker = e.worker;
         w.okUs = e.timeUs;
@@ -391,14 +400,21 @@ private:
             const SafetyChecker::Counter &c = it.value();
             const qint64 expectedHere = c.initial + delta;
             expected += expectedHere;
+            // Writes of unknown outcome widen what the counter may hold: each one happened or did not.
+            qint64 low = expectedHere, high = expectedHere;
+            for (qint64 d : m_unknownDeltas.value(it.key())) {
+                low += std::min<qint64>(d, 0);
+                high += std::max<qint64>(d, 0);
+            }
+            m_result.counterExpectedLow += low;
+            m_result.counterExpectedHigh += high;
             int lostHere = int(examples.size());
             if (c.observed) {
                 anyObserved = true;
                 actual += c.final;
                 const double meanDelta = withRead > 0 ? double(delta) / withRead : 0.0;
-                lostHere = meanDelta != 0.0
-                    ? std::abs(int(std::llround(double(expectedHere - c.final) / meanDelta)))
-                    : 0;
+                const qint64 outside = c.final < low ? low - c.final : c.final > high ? c.final - high : 0;
+                lostHere = meanDelta != 0.0 ? std::abs(int(std::llround(double(outside) / meanDelta))) : 0;
             }
             m_result.lostUpdates += lostHere;
             for (qsizetype i = 0; i < std::min<qsizetype>(lostHere, examples.size()); ++i)
@@ -420,6 +436,7 @@ private:
     QList<OpenOverlap> m_openOverlaps;
     QHash<quint64, qint64> m_lastRead;
     QHash<int, QList<Write>> m_writes;
+    QHash<int, QList<qint64>> m_unknownDeltas; // per lock: the change each write of unknown outcome meant
 };
 
 } // namespace

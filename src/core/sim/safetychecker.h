@@ -39,6 +39,11 @@ public:
         int fencingRejections = 0;
         int maxInside = 0; // most workers ever inside the critical section of one lock at once
         qint64 counterExpected = 0; // initial + every applied write's change
+        // With writes of unknown outcome (no reply came), the counter may hold anything in this range; lost
+        // updates are counted only outside it.
+        qint64 counterExpectedLow = 0;
+        qint64 counterExpectedHigh = 0;
+        int unknownWrites = 0;
         qint64 counterActual = 0;
         bool counterObserved = false;
         QList<Violation> details; // at most kMaxDetails; the counts above are always exact

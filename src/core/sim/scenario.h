@@ -9,6 +9,9 @@
 #include <QString>
 #include <QStringList>
 
+#include <algorithm>
+#include <random>
+
 struct Scenario
 {
     enum class Kind { Workload, Story };
@@ -27,6 +30,28 @@ struct Scenario
         // FAILOVER), and clients find the new master by asking them.
         bool sentinel = false;
         double restartDelayMs = 0; // every restart stays down this long (F2's "delayed restart" mitigation)
+        // Every worker process reaches every server through a TCP proxy of LockScope's (FaultProxy), so a
+        // delay or a partition hits all its traffic — pub/sub and keyspace notifications too — as a real
+        // network fault does. Always on for external clients.
+        bool proxy = false;
+    };
+
+    // A real lock library as the workers (docs/client-protocol.md): each worker is a process of its own
+    // running an adapter that speaks the client protocol.
+    struct Client
+    {
+        QString adapter; // a shipped adapter's id (ClientCatalog)
+        QStringList command; // or any program speaking the protocol (argv)
+        QJsonObject options; // handed to the adapter's hello untouched
+        int replyTimeoutMs = 30000; // no reply by then (after the acquire's wait): the outcome is unknown
+        bool isSet() const { return !adapter.isEmpty() || !command.isEmpty(); }
+        // "redis-py", or the command's program name ("my_adapter.py" of ["python3", "my_adapter.py"]).
+        QString name() const
+        {
+            if (!adapter.isEmpty() || command.isEmpty())
+                return adapter;
+            return command.value(command.size() > 1 ? 1 : 0).section(u'/', -1);
+        }
     };
 
     struct Retry
@@ -61,6 +86,19 @@ struct Scenario
         double minMs = 0;
         double maxMs = 0;
         double meanMs = 0;
+        // One section's length, drawn from the distribution.
+        double sampleMs(std::mt19937_64 &random) const
+        {
+            switch (distribution) {
+            case Distribution::Fixed:
+                break;
+            case Distribution::Uniform:
+                return std::uniform_real_distribution<double>(minMs, std::max(minMs, maxMs))(random);
+            case Distribution::Exponential:
+                return std::exponential_distribution<double>(1.0 / meanMs)(random);
+            }
+            return ms;
+        }
     };
 
     struct Workload
@@ -102,8 +140,13 @@ struct Scenario
             GetDelDelay, // seed 002's flaw: delay_ms between the release's GET and its DEL
             DropNotifications, // the process's pub/sub listener loses every release message
             Partition, // the process is cut off from `servers` (empty: all) for duration_ms
+            Restart, // an external client's process starts again (after a crash, or killed first)
+            DropConnections, // the proxy closes the process's connections: its library must reconnect
         };
         enum class Where { BeforeSend, AfterReceive };
+        // Partition: which way the cut goes (a one-way cut lets commands reach the server while their
+        // replies are lost: done, but the client does not know).
+        enum class Direction { Both, ToServer, FromServer };
         Type type = Type::Pause;
         double atMs = -1; // when (run time); -1: driven by probability instead
         double probability = 0; // chance per second of run time (per process) when atMs < 0
@@ -117,6 +160,7 @@ struct Scenario
         double rate = 1.0; // clock-skew: how fast the process's clock runs (1 = true time)
         double restartDelayMs = 0; // server-restart: stay down this long (overrides servers.restart_delay_ms)
         QList<int> servers; // delay, partition: only commands to these servers (empty: all)
+        Direction direction = Direction::Both;
     };
 
     struct Step
@@ -136,6 +180,7 @@ struct Scenario
             Failover,
             Note, // a narrative marker only
             Partition, // the actor's process is cut off from every server for `ms` (story F9)
+            Restart, // the actor's (external) process starts again
         };
         double atMs = 0;
         QString actor; // an actor name, or empty for server actions
@@ -167,6 +212,7 @@ struct Scenario
     Kind kind = Kind::Workload;
     Servers servers;
     Algorithm algorithm;
+    Client client;
     Workload workload;
     Resource resource;
     QList<Fault> faults;
@@ -188,5 +234,7 @@ struct Scenario
                                    : workload.processes * workload.threadsPerProcess;
     }
     int processCount() const { return kind == Kind::Story ? int(story.actors.size()) : workload.processes; }
+    // Worker processes reach the servers through LockScope's proxies.
+    bool usesProxy() const { return servers.proxy || client.isSet(); }
     int lockCount() const { return kind == Kind::Story ? 1 : workload.locks; }
 };

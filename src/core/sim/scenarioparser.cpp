@@ -1,6 +1,8 @@
 // ScenarioParser: a small field reader that tracks the JSON path, ranges and known fields.
 #include "scenarioparser.h"
 
+#include "clientcatalog.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -85,6 +87,9 @@ public:
         m_errors->append(path(name) + QStringLiteral(": ") + message);
     }
     bool has(const QString &name) const { return m_object.contains(name); }
+    QJsonValue value(const QString &name) const { return m_object.value(name); }
+    // A field read by other means (or allowed to be null) is not an unknown field.
+    void markKnown(const QString &name) { m_known << name; }
 
     double number(const QString &name, double fallback, double min, double max,
                   const QString &unit = QString())
@@ -267,16 +272,106 @@ const QStringList kFaultTypes {QStringLiteral("pause"),
                                QStringLiteral("crash-after-setnx"),
                                QStringLiteral("get-del-delay"),
                                QStringLiteral("drop-notifications"),
-                               QStringLiteral("partition")};
+                               QStringLiteral("partition"),
+                               QStringLiteral("restart"),
+                               QStringLiteral("drop-connections")};
 const QStringList kWhere {QStringLiteral("before-send"), QStringLiteral("after-receive")};
+const QStringList kDirections {QStringLiteral("both"), QStringLiteral("to-server"),
+                               QStringLiteral("from-server")};
 const QStringList kActions {
     QStringLiteral("acquire"),      QStringLiteral("release"),     QStringLiteral("work"),
     QStringLiteral("read"),         QStringLiteral("write"),       QStringLiteral("pause"),
     QStringLiteral("crash"),        QStringLiteral("delay"),       QStringLiteral("server-restart"),
     QStringLiteral("server-pause"), QStringLiteral("server-kill"), QStringLiteral("failover"),
-    QStringLiteral("note"),         QStringLiteral("partition")};
+    QStringLiteral("note"),         QStringLiteral("partition"),   QStringLiteral("restart")};
 
 constexpr double kMaxMs = 3600.0 * 1000.0; // an hour: anything longer is a typo in a simulation
+
+// The "client" section: a shipped adapter or a command, the adapter's options, the reply timeout. null (a
+// variant going back to a built-in algorithm) and absence both mean no client.
+void parseClient(Fields &top, Scenario::Client *client, QStringList *errors)
+{
+    top.markKnown(QStringLiteral("client"));
+    if (!top.has(QStringLiteral("client")) || top.value(QStringLiteral("client")).isNull())
+        return;
+    Fields f(top.object(QStringLiteral("client")), QStringLiteral("client"), errors);
+    client->adapter = f.string(QStringLiteral("adapter"), QString(), false, 100);
+    const QJsonArray command = f.array(QStringLiteral("command"));
+    for (const QJsonValue &v : command) {
+        if (!v.isString() || v.toString().isEmpty()) {
+            f.error(QStringLiteral("command"), QStringLiteral("expected a list of non-empty strings (argv)"));
+            client->command.clear();
+            break;
+        }
+        client->command << v.toString();
+    }
+    client->options = f.object(QStringLiteral("options"));
+    client->replyTimeoutMs = int(f.integer(QStringLiteral("reply_timeout_ms"), client->replyTimeoutMs, 100,
+                                           600000, QStringLiteral("milliseconds")));
+    f.rejectUnknown();
+    if (client->adapter.isEmpty() == client->command.isEmpty())
+        f.error(client->adapter.isEmpty() ? QStringLiteral("adapter") : QStringLiteral("command"),
+                QStringLiteral("give either adapter (a shipped adapter: %1) or command (any program speaking "
+                               "the client protocol), not both")
+                    .arg(ClientCatalog::ids().join(QStringLiteral(", "))));
+    else if (!client->adapter.isEmpty() && !ClientCatalog::find(client->adapter)) {
+        const QString hint = closest(client->adapter, ClientCatalog::ids());
+        f.error(QStringLiteral("adapter"),
+                QStringLiteral("'%1' is not a shipped adapter; use %2%3")
+                    .arg(client->adapter, joinChoices(ClientCatalog::ids()),
+                         hint.isEmpty() ? QString() : QStringLiteral(" (did you mean %1?)").arg(hint)));
+    }
+}
+
+// What a scenario asks that its workers cannot do: external clients run one worker per process and cannot
+// be made to show LockScope's own implementation flaws; built-in workers cannot restart a process.
+QStringList clientProblems(const Scenario &s)
+{
+    QStringList problems;
+    using T = Scenario::Fault::Type;
+    if (!s.client.isSet()) {
+        for (qsizetype i = 0; i < s.faults.size(); ++i) {
+            if (s.faults.at(i).type == T::Restart)
+                problems << QStringLiteral("faults[%1]: restart starts an external client's process again; "
+                                           "built-in workers run inside LockScope (use a client)")
+                                .arg(i);
+            if (s.faults.at(i).type == T::DropConnections && !s.servers.proxy)
+                problems << QStringLiteral("faults[%1]: drop-connections closes the proxy's connections; set "
+                                           "servers.proxy to true (or use a client)")
+                                .arg(i);
+            if (s.faults.at(i).type == T::Partition && s.faults.at(i).direction != Scenario::Fault::Direction::Both
+                && !s.servers.proxy)
+                problems << QStringLiteral("faults[%1].direction: a one-way partition needs the proxy; set "
+                                           "servers.proxy to true (or use a client)")
+                                .arg(i);
+        }
+        for (qsizetype i = 0; i < s.story.steps.size(); ++i) {
+            if (s.story.steps.at(i).action == Scenario::Step::Action::Restart)
+                problems << QStringLiteral("story.steps[%1]: restart is for external clients' processes").arg(i);
+        }
+        return problems;
+    }
+    if (s.kind == Scenario::Kind::Workload && s.workload.threadsPerProcess != 1)
+        problems << QStringLiteral("workload.threads_per_process: an external client runs one worker per process; "
+                                   "set it to 1 and count workers with workload.processes");
+    if (s.algorithm.poolSize > 0)
+        problems << QStringLiteral("algorithm.pool_size: an external client keeps its own connections; leave it at 0");
+    if (s.servers.cluster || s.servers.sentinel)
+        problems << QStringLiteral("servers: external clients run on independent sandbox servers or a server you "
+                                   "give, not on a sandbox cluster or Sentinel group");
+    if (s.resource.fencedStore)
+        problems << QStringLiteral("resource.fenced_store: the fenced store is LockScope's own; an external client "
+                                   "writes the counter with a plain SET");
+    for (qsizetype i = 0; i < s.faults.size(); ++i) {
+        const T t = s.faults.at(i).type;
+        if (t == T::ClockSkew || t == T::CrashAfterSetnx || t == T::GetDelDelay || t == T::DropNotifications)
+            problems << QStringLiteral("faults[%1]: %2 is a flaw injected into LockScope's own lock code; a real "
+                                       "library's process can be paused, crashed, restarted, delayed or cut off")
+                            .arg(i)
+                            .arg(kFaultTypes.at(int(t)));
+    }
+    return problems;
+}
 
 } // namespace
 
@@ -357,6 +452,7 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         s.servers.keyspaceEvents = f.boolean(QStringLiteral("keyspace_events"), false);
         s.servers.cluster = f.boolean(QStringLiteral("cluster"), false);
         s.servers.sentinel = f.boolean(QStringLiteral("sentinel"), false);
+        s.servers.proxy = f.boolean(QStringLiteral("proxy"), false);
         s.servers.restartDelayMs
             = f.number(QStringLiteral("restart_delay_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
         f.rejectUnknown();
@@ -366,7 +462,10 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         if (!object.contains(QStringLiteral("algorithm")))
             errors->append(QStringLiteral("algorithm: is required (an object with at least an id)"));
         Scenario::Algorithm &a = s.algorithm;
-        a.id = f.string(QStringLiteral("id"), a.id, object.contains(QStringLiteral("algorithm")));
+        // With a client, the library is the algorithm: the id is not needed (and not used).
+        const bool client = object.contains(QStringLiteral("client"))
+            && !object.value(QStringLiteral("client")).isNull();
+        a.id = f.string(QStringLiteral("id"), a.id, object.contains(QStringLiteral("algorithm")) && !client);
         if (f.has(QStringLiteral("id")) && !m_algorithmIds.contains(a.id)) {
             const QString hint = closest(a.id, m_algorithmIds);
             f.error(QStringLiteral("id"),
@@ -403,6 +502,7 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
                     .arg(a.watchdogPeriodMs)
                     .arg(a.leaseMs));
     }
+    parseClient(top, &s.client, errors);
     {
         Fields f(top.object(QStringLiteral("workload")), QStringLiteral("workload"), errors);
         Scenario::Workload &w = s.workload;
@@ -478,6 +578,7 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
             = f.number(QStringLiteral("duration_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
         fault.delayMs = f.number(QStringLiteral("delay_ms"), 0, 0, 60000, QStringLiteral("milliseconds"));
         fault.where = Scenario::Fault::Where(f.choice(QStringLiteral("where"), 0, kWhere));
+        fault.direction = Scenario::Fault::Direction(f.choice(QStringLiteral("direction"), 0, kDirections));
         fault.skewMs
             = f.number(QStringLiteral("skew_ms"), 0, -kMaxMs, kMaxMs, QStringLiteral("milliseconds"));
         fault.rate = f.number(QStringLiteral("rate"), 1, 0.01, 100);
@@ -680,6 +781,7 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
             errors->append(QStringLiteral("servers.sentinel: the sentinels need a replica to promote; set "
                                           "servers.replicas to 1 or 2"));
     }
+    errors->append(clientProblems(s));
     if (s.resource.fencedStore && !s.algorithm.fencing)
         errors->append(
             QStringLiteral("resource.fenced_store: needs a fencing token; set algorithm.fencing to true "
@@ -777,7 +879,8 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
                          {QStringLiteral("keyspace_events"), s.servers.keyspaceEvents},
                          {QStringLiteral("cluster"), s.servers.cluster},
                          {QStringLiteral("sentinel"), s.servers.sentinel},
-                         {QStringLiteral("restart_delay_ms"), s.servers.restartDelayMs}};
+                         {QStringLiteral("restart_delay_ms"), s.servers.restartDelayMs},
+                         {QStringLiteral("proxy"), s.servers.proxy}};
     QJsonObject retry {{QStringLiteral("strategy"), kStrategies.at(int(s.algorithm.retry.strategy))},
                        {QStringLiteral("interval_ms"), s.algorithm.retry.intervalMs},
                        {QStringLiteral("jitter_ms"), s.algorithm.retry.jitterMs},
@@ -836,6 +939,8 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
             o.insert(QStringLiteral("rate"), f.rate);
         if (f.restartDelayMs > 0)
             o.insert(QStringLiteral("restart_delay_ms"), f.restartDelayMs);
+        if (f.direction != Scenario::Fault::Direction::Both)
+            o.insert(QStringLiteral("direction"), kDirections.at(int(f.direction)));
         if (!f.servers.isEmpty()) {
             QJsonArray list;
             for (int server : f.servers)
@@ -853,6 +958,16 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
                         {QStringLiteral("workload"), workload},
                         {QStringLiteral("resource"), resource},
                         {QStringLiteral("faults"), faults}};
+    if (s.client.isSet()) {
+        QJsonObject client {{QStringLiteral("reply_timeout_ms"), s.client.replyTimeoutMs}};
+        if (!s.client.adapter.isEmpty())
+            client.insert(QStringLiteral("adapter"), s.client.adapter);
+        else
+            client.insert(QStringLiteral("command"), QJsonArray::fromStringList(s.client.command));
+        if (!s.client.options.isEmpty())
+            client.insert(QStringLiteral("options"), s.client.options);
+        result.insert(QStringLiteral("client"), client);
+    }
     if (!s.summary.isEmpty())
         result.insert(QStringLiteral("summary"), s.summary);
     if (!s.teaching.isEmpty())

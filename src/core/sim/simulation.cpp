@@ -1,6 +1,8 @@
 // Simulation: the controller thread of one run.
 #include "simulation.h"
 
+#include "clientcatalog.h"
+#include "externalworker.h"
 #include "runcontext.h"
 #include "simulatedprocess.h"
 #include "simulationservers.h"
@@ -15,6 +17,7 @@
 #include "scenarioparser.h"
 
 #include <QSet>
+#include <QTemporaryDir>
 
 #include <limits>
 #include <random>
@@ -407,8 +410,10 @@ bool Simulation::setup(QString *error)
         }
     }
 
+    if (s.client.isSet() && !prepareClients(error))
+        return false;
     // Workers: a story's actors each in a process of their own; a workload's threads by process.
-    for (int w = 0; w < workers; ++w) {
+    for (int w = 0; w < workers && !s.client.isSet(); ++w) {
         const int p = s.kind == Scenario::Kind::Story ? w : w / s.workload.threadsPerProcess;
         const QString name = s.kind == Scenario::Kind::Story
             ? s.story.actors.at(w)
@@ -446,6 +451,58 @@ bool Simulation::setup(QString *error)
     scheduleStory();
     m_run->releaseGo();
     return true;
+}
+
+// One process per worker, each running the scenario's client: a shipped adapter (unpacked, its library
+// installed on first use) or the command the scenario gives.
+bool Simulation::prepareClients(QString *error)
+{
+    const Scenario &s = m_scenario;
+    ExternalClient::Launch launch;
+    if (!s.client.adapter.isEmpty()) {
+        const ClientCatalog::Adapter *adapter = ClientCatalog::find(s.client.adapter);
+        if (!adapter) {
+            *error = QStringLiteral("no shipped client adapter is called %1").arg(s.client.adapter);
+            return false;
+        }
+        if (!ClientCatalog::prepare(*adapter, &launch, error,
+                                    [](const QString &message) { qCInfo(lcSim).noquote() << message; }))
+            return false;
+    } else {
+        launch.argv = s.client.command;
+    }
+    m_clientLogs = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/lockscope-clients-XXXXXX"));
+    QList<ExternalWorker::Endpoint> servers;
+    for (int i = 0; i < m_servers->count(); ++i) {
+        const ConnectionSettings settings = m_servers->settings(i);
+        servers.append({settings.host, settings.port});
+    }
+    const int workers = s.workerCount();
+    for (int w = 0; w < workers; ++w) {
+        const QString name = s.kind == Scenario::Kind::Story ? s.story.actors.at(w) : QStringLiteral("P%1").arg(w + 1);
+        ExternalClient::Launch mine = launch;
+        mine.logFile = m_clientLogs->filePath(name + QStringLiteral(".stderr.log"));
+        m_workerNames << name;
+        m_workerProcesses << w;
+        auto worker = std::make_unique<ExternalWorker>(w, name, w, *m_run, mine, servers, workers + w);
+        if (!worker->prepare(error))
+            return false;
+        m_external.push_back(worker.get());
+        m_workers.push_back(std::move(worker));
+    }
+    return true;
+}
+
+QList<RunReport::ClientWorker> Simulation::clientWorkers() const
+{
+    QList<RunReport::ClientWorker> list;
+    if (state() == State::Idle || state() == State::Starting)
+        return list;
+    for (const ExternalWorker *x : m_external) {
+        const ExternalWorker::Announcement a = x->announcement();
+        list.append({x->name(), a.library, a.version, a.pids});
+    }
+    return list;
 }
 
 bool Simulation::clearKeys(QString *error)
@@ -567,6 +624,8 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
     SimulatedProcess *process
         = p >= 0 && p < int(m_processes.size()) ? m_processes.at(size_t(p)).get() : nullptr;
     const QString who = process ? process->name() : QString();
+    if (!m_external.empty() && applyExternalFault(f, p))
+        return;
     switch (f.type) {
     case T::Pause:
         if (!process || process->isPaused() || process->isCrashed())
@@ -668,7 +727,53 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
         return;
     }
     case T::ClockSkew:
+    case T::Restart:
+    case T::DropConnections:
         return;
+    }
+}
+
+bool Simulation::applyExternalFault(const Scenario::Fault &f, int p)
+{
+    using T = Scenario::Fault::Type;
+    using FT = HistoryEvent::FaultType;
+    ExternalWorker *x = p >= 0 && p < int(m_external.size()) ? m_external.at(size_t(p)) : nullptr;
+    if (!x)
+        return f.type == T::Pause || f.type == T::Crash || f.type == T::Restart;
+    const QString who = x->name();
+    switch (f.type) {
+    case T::Pause:
+        if (x->isCrashed() || x->isPaused())
+            return true;
+        x->pause();
+        recordFault(FT::PauseStart, p, qint64(f.durationMs),
+                    QStringLiteral("%1 (pid %2) stopped with SIGSTOP for %3 ms: the library's timers and "
+                                   "connections freeze with it")
+                        .arg(who)
+                        .arg(x->pid())
+                        .arg(f.durationMs));
+        schedule(runNowUs() + qint64(f.durationMs * 1000), [this, p, x, who] {
+            recordFault(FT::PauseEnd, p, 0, QStringLiteral("%1 runs again (SIGCONT)").arg(who));
+            x->resume();
+        });
+        return true;
+    case T::Crash:
+        if (x->isCrashed())
+            return true;
+        recordFault(FT::Crash, p, 0,
+                    QStringLiteral("%1 (pid %2) killed with SIGKILL: what it holds stays in Redis")
+                        .arg(who)
+                        .arg(x->pid()));
+        x->crash();
+        return true;
+    case T::Restart:
+        recordFault(FT::ProcessRestart, p, 0,
+                    QStringLiteral("%1 starts again as a new process%2")
+                        .arg(who, x->isCrashed() ? QString() : QStringLiteral(" (the old one is killed first)")));
+        x->restart();
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -805,6 +910,12 @@ void Simulation::dispatchStep(int index, const Scenario::Step &step)
     case A::ServerPause:
         serverPause(step.server, step.replica, step.ms);
         return;
+    case A::Restart: {
+        Scenario::Fault f;
+        f.type = Scenario::Fault::Type::Restart;
+        applyFault(f, actor);
+        return;
+    }
     case A::ServerKill:
     case A::Failover: {
         Scenario::Fault f;
@@ -925,6 +1036,8 @@ void Simulation::finish()
     }
     // Workload: no new cycle starts; waits end; cycles in progress finish (bounded by a grace period).
     m_run->stopping = true;
+    for (ExternalWorker *x : m_external)
+        x->resume(); // a paused adapter answers what it owes, as a paused thread of ours does
     for (const auto &p : m_processes)
         p->client().stop();
     for (const auto &w : m_workers)
@@ -946,6 +1059,8 @@ void Simulation::finish()
         w->interruptConnections();
     for (const auto &w : m_workers)
         w->join();
+    for (ExternalWorker *x : m_external)
+        x->close(); // end of input: the adapter exits (killed if it does not within 2 s)
     // Pending server resumes and restarts still run, so no sandbox stays frozen or down.
     m_draining = true;
     while (!m_timeline.empty()) {
@@ -961,7 +1076,7 @@ void Simulation::collect()
     RunReport report;
     report.scenario = m_scenario.id;
     report.title = m_scenario.title;
-    report.algorithm = m_scenario.algorithm.id;
+    report.algorithm = m_scenario.client.isSet() ? m_scenario.client.name() : m_scenario.algorithm.id;
     report.seed = m_scenario.workload.seed;
     report.server = m_servers->describe();
     report.servers = m_servers->count();
@@ -990,7 +1105,7 @@ void Simulation::collect()
     if (!m_run->counterKeys.isEmpty())
         report.counterKey = QString::fromUtf8(m_run->counterKeys.first());
     report.counters = int(m_run->counterKeys.size());
-    for (int server = 0; server < m_servers->count(); ++server) {
+    for (int server = 0; server < m_servers->count() && !m_scenario.client.isSet(); ++server) {
         KeyAdmin probe(m_servers->settings(server));
         if (probe.open())
             continue;
@@ -1000,8 +1115,16 @@ void Simulation::collect()
         }
     }
 
+    if (m_scenario.client.isSet())
+        findStuckClientLocks(&report);
+    report.clients = clientWorkers();
+
     const QList<HistoryEvent> events = m_history->events();
     const qint64 end = m_endUs.load();
+    for (const HistoryEvent &e : events) {
+        if (e.phase == HistoryEvent::Phase::Info && e.kind != HistoryEvent::Kind::Renew)
+            ++report.unknownOutcomes;
+    }
     const qint64 bucket = std::max<qint64>(100000, end / 60);
     report.metrics = RunMetrics::compute(events, int(m_workers.size()), end, bucket);
     SafetyChecker::Input in;
@@ -1018,6 +1141,34 @@ void Simulation::collect()
         if (m_stopRequested)
             report.stopReason = QStringLiteral("stopped before the planned end");
         m_report = report;
+    }
+}
+
+// A library names its keys its own way ("mutex:" + name, "{name}:lock"…): every key that contains the
+// scenario's prefix and is left without a TTL is a lock that will never expire.
+void Simulation::findStuckClientLocks(RunReport *report) const
+{
+    const QByteArray pattern = '*' + m_scenario.workload.keyPrefix.toUtf8() + '*';
+    for (int server = 0; server < m_servers->count(); ++server) {
+        RedisConnection c(m_servers->settings(server));
+        if (c.open())
+            continue;
+        QByteArray cursor = "0";
+        int pages = 0;
+        do {
+            const RedisResult r = c.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+            if (!r.ok() || r.reply.elements().size() != 2)
+                break;
+            cursor = r.reply.elements().at(0).bytes();
+            for (const RedisReply &key : r.reply.elements().at(1).elements()) {
+                if (m_run->counterKeys.contains(key.bytes()))
+                    continue;
+                if (c.command({"PTTL", key.bytes()}).reply.toInteger() == -1) {
+                    ++report->locksWithoutTtl;
+                    report->stuckKeys << QString::fromUtf8(key.bytes());
+                }
+            }
+        } while (cursor != "0" && ++pages < 10000);
     }
 }
 
@@ -1062,7 +1213,8 @@ void Simulation::teardown()
     }
     for (const auto &w : m_workers)
         w->interruptConnections();
-    m_workers.clear(); // joins the threads and closes their connections
+    m_external.clear();
+    m_workers.clear(); // joins the threads and closes their connections (external adapters are killed)
     m_pools.clear();
     m_processes.clear(); // stops the watchdogs and listeners
     // The servers stay until the Simulation goes: the GUI may look at them after the run.

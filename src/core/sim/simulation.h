@@ -29,8 +29,10 @@
 struct RunContext;
 class SimulationServers;
 class SimulatedProcess;
-class SimulationWorker;
+class RunWorker;
+class ExternalWorker;
 class ConnectionPool;
+class QTemporaryDir;
 class StorySnapshotter;
 
 class Simulation
@@ -79,6 +81,8 @@ public:
     QString serverDescription() const;
     qint64 elapsedUs() const;
     qint64 plannedDurationUs() const { return m_plannedUs; }
+    // External clients: what each worker's adapter said of itself (library, version, PIDs), once Running.
+    QList<RunReport::ClientWorker> clientWorkers() const;
     // Options::storySnapshots: the readings so far (all of them once the run is finished). Thread-safe.
     QList<StorySnapshot> storySnapshots() const;
     double progress() const;
@@ -99,6 +103,10 @@ private:
     void scheduleFaults();
     void scheduleStory();
     void applyFault(const Scenario::Fault &fault, int process);
+    // The same faults on an external client's process (SIGSTOP, SIGKILL, a new process); false when the
+    // fault is not one for a process (the caller goes on).
+    bool applyExternalFault(const Scenario::Fault &fault, int process);
+    bool prepareClients(QString *error);
     void dispatchStep(int index, const Scenario::Step &step);
     void serverRestart(int server, double stayDownMs);
     void serverPause(int server, bool replica, double ms);
@@ -111,6 +119,7 @@ private:
     // Outages the workers saw that no scheduled fault explains (a server killed from outside); one still
     // going on at the end means the run lost its server.
     void addUnscheduledOutages(RunReport *report) const;
+    void findStuckClientLocks(RunReport *report) const;
     qint64 runNowUs() const; // the run clock, as the story and faults schedule on it
 
     Scenario m_scenario;
@@ -125,7 +134,9 @@ private:
     QList<QByteArray> m_storyKeys; // every key the algorithm writes for the run's locks (clearKeys)
     std::vector<std::unique_ptr<SimulatedProcess>> m_processes;
     std::vector<std::unique_ptr<ConnectionPool>> m_pools;
-    std::vector<std::unique_ptr<SimulationWorker>> m_workers;
+    std::vector<std::unique_ptr<RunWorker>> m_workers;
+    std::vector<ExternalWorker *> m_external; // by process, when the scenario names a client (else empty)
+    std::unique_ptr<QTemporaryDir> m_clientLogs; // the adapters' standard error, kept until the run goes
     QStringList m_workerNames;
     QList<int> m_workerProcesses;
     QStringList m_processNames;

@@ -332,19 +332,7 @@ bool SimulationWorker::runStep(const Scenario::Step &step)
 
 qint64 SimulationWorker::criticalSectionUs()
 {
-    const Scenario::CriticalSection &cs = m_run.scenario.workload.criticalSection;
-    double ms = cs.ms;
-    switch (cs.distribution) {
-    case Scenario::CriticalSection::Distribution::Fixed:
-        break;
-    case Scenario::CriticalSection::Distribution::Uniform:
-        ms = std::uniform_real_distribution<double>(cs.minMs, std::max(cs.minMs, cs.maxMs))(m_random);
-        break;
-    case Scenario::CriticalSection::Distribution::Exponential:
-        ms = std::exponential_distribution<double>(1.0 / cs.meanMs)(m_random);
-        break;
-    }
-    return qint64(ms * 1000);
+    return qint64(m_run.scenario.workload.criticalSection.sampleMs(m_random) * 1000);
 }
 
 qint64 SimulationWorker::invoke(Kind kind, int lock, qint64 value, qint64 token)

@@ -8,6 +8,7 @@
 
 #include "historyevent.h"
 #include "runcontext.h"
+#include "runworker.h"
 #include "scenario.h"
 
 #include "locks/distributedlock.h"
@@ -28,12 +29,12 @@ class ClusterConnection;
 class ConnectionPool;
 class SimulatedProcess;
 
-class SimulationWorker
+class SimulationWorker : public RunWorker
 {
 public:
     SimulationWorker(int index, const QString &name, SimulatedProcess &process, RunContext &run,
                      ConnectionPool *pool = nullptr);
-    ~SimulationWorker(); // joins the thread
+    ~SimulationWorker() override; // joins the thread
     SimulationWorker(const SimulationWorker &) = delete;
     SimulationWorker &operator=(const SimulationWorker &) = delete;
 
@@ -42,16 +43,16 @@ public:
     SimulatedProcess &process() { return m_process; }
 
     // Before the run, on the controller thread: connections, lock objects, scripts loaded.
-    bool prepare(QString *error);
+    bool prepare(QString *error) override;
     // Starts the thread. Workload workers loop until RunContext::stopping; story workers run posted steps
     // until finish() is called.
-    void start();
-    void post(const Scenario::Step &step);
-    void finish(); // story: no more steps will come
-    void join();
-    bool isIdle() const { return m_idle.load(); }
+    void start() override;
+    void post(const Scenario::Step &step) override;
+    void finish() override; // story: no more steps will come
+    void join() override;
+    bool isIdle() const override { return m_idle.load(); }
     // Interrupts what the worker's connections are waiting for (end of the run).
-    void interruptConnections();
+    void interruptConnections() override;
 
 private:
     void run();

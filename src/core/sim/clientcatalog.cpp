@@ -1,0 +1,278 @@
+// ClientCatalog: reads the manifests from ":/clients", unpacks the adapters into the clients folder (under a
+// lock file, so two LockScopes starting at once do not write over each other), installs npm modules with
+// npm's own command, and asks dpkg about Debian packages.
+#include "clientcatalog.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLockFile>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QStandardPaths>
+
+namespace {
+
+constexpr auto kResourceRoot = ":/clients";
+
+QStringList strings(const QJsonValue &value)
+{
+    QStringList list;
+    for (const QJsonValue &v : value.toArray())
+        list << v.toString();
+    return list;
+}
+
+QList<ClientCatalog::Adapter> load()
+{
+    QList<ClientCatalog::Adapter> adapters;
+    QDirIterator it(QString::fromLatin1(kResourceRoot), {QStringLiteral("client.json")}, QDir::Files,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile f(it.next());
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+        ClientCatalog::Adapter a;
+        a.id = o.value(QLatin1String("id")).toString();
+        if (a.id.isEmpty())
+            continue; // the shipped manifests are checked by tests; a broken one is not offered
+        a.title = o.value(QLatin1String("title")).toString(a.id);
+        a.library = o.value(QLatin1String("library")).toString(a.id);
+        a.language = o.value(QLatin1String("language")).toString();
+        a.summary = o.value(QLatin1String("summary")).toString();
+        a.command = strings(o.value(QLatin1String("command")));
+        a.runtime = o.value(QLatin1String("runtime")).toString();
+        const QJsonObject needs = o.value(QLatin1String("requires")).toObject();
+        a.debianPackages = strings(needs.value(QLatin1String("debian")));
+        const QJsonObject npm = needs.value(QLatin1String("npm")).toObject();
+        for (auto p = npm.constBegin(); p != npm.constEnd(); ++p)
+            a.npmPackages.append({p.key(), p.value().toString()});
+        a.versionCommand = strings(o.value(QLatin1String("version_command")));
+        a.options = o.value(QLatin1String("options")).toObject();
+        adapters.append(a);
+    }
+    std::sort(adapters.begin(), adapters.end(),
+              [](const ClientCatalog::Adapter &a, const ClientCatalog::Adapter &b) { return a.id < b.id; });
+    return adapters;
+}
+
+QString adapterDir(const ClientCatalog::Adapter &a)
+{
+    return ClientCatalog::clientsDir() + u'/' + a.id;
+}
+
+QStringList substituted(const QStringList &argv, const ClientCatalog::Adapter &a)
+{
+    QStringList out;
+    for (const QString &arg : argv)
+        out << QString(arg).replace(QLatin1String("${dir}"), adapterDir(a));
+    return out;
+}
+
+QString findProgram(const QString &program)
+{
+    if (program.contains(u'/'))
+        return QFileInfo(program).isExecutable() ? program : QString();
+    return QStandardPaths::findExecutable(program);
+}
+
+// Copies every shipped adapter file that is missing or different into the clients folder.
+bool unpack(QString *error)
+{
+    const QString root = ClientCatalog::clientsDir();
+    QDirIterator it(QString::fromLatin1(kResourceRoot), QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString source = it.next();
+        const QString target = root + source.mid(int(qstrlen(kResourceRoot)));
+        QFile in(source);
+        if (!in.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray content = in.readAll();
+        QFile existing(target);
+        if (existing.open(QIODevice::ReadOnly) && existing.readAll() == content)
+            continue;
+        existing.close();
+        QDir().mkpath(QFileInfo(target).absolutePath());
+        QFile out(target);
+        if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(content) != content.size()) {
+            *error = QStringLiteral("cannot unpack the client adapters into %1: %2").arg(root, out.errorString());
+            return false;
+        }
+        out.setPermissions(in.permissions() | QFile::ReadOwner | QFile::WriteOwner);
+    }
+    return true;
+}
+
+bool npmInstalled(const ClientCatalog::Adapter &a)
+{
+    const QString modules = ClientCatalog::nodeModulesDir(a);
+    for (const auto &[name, version] : a.npmPackages) {
+        QFile f(modules + u'/' + name + QStringLiteral("/package.json"));
+        if (!f.open(QIODevice::ReadOnly))
+            return false;
+        if (QJsonDocument::fromJson(f.readAll()).object().value(QLatin1String("version")).toString() != version)
+            return false;
+    }
+    return true;
+}
+
+QStringList missingDebianPackages(const ClientCatalog::Adapter &a)
+{
+    QStringList missing;
+    for (const QString &package : a.debianPackages) {
+        QProcess dpkg;
+        dpkg.start(QStringLiteral("dpkg-query"), {QStringLiteral("-W"), QStringLiteral("-f=${Status}"), package});
+        const bool ran = dpkg.waitForFinished(10000);
+        if (!ran || !dpkg.readAllStandardOutput().contains("install ok installed"))
+            missing << package;
+    }
+    return missing;
+}
+
+QProcessEnvironment environmentFor(const ClientCatalog::Adapter &a)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!a.npmPackages.isEmpty())
+        env.insert(QStringLiteral("NODE_PATH"), ClientCatalog::nodeModulesDir(a));
+    return env;
+}
+
+} // namespace
+
+const QList<ClientCatalog::Adapter> &ClientCatalog::all()
+{
+    static const QList<Adapter> adapters = load();
+    return adapters;
+}
+
+const ClientCatalog::Adapter *ClientCatalog::find(const QString &id)
+{
+    for (const Adapter &a : all()) {
+        if (a.id == id)
+            return &a;
+    }
+    return nullptr;
+}
+
+QStringList ClientCatalog::ids()
+{
+    QStringList list;
+    for (const Adapter &a : all())
+        list << a.id;
+    return list;
+}
+
+QString ClientCatalog::clientsDir()
+{
+    const QString fromEnvironment = qEnvironmentVariable("LOCKSCOPE_CLIENTS_DIR");
+    if (!fromEnvironment.isEmpty())
+        return QDir(fromEnvironment).absolutePath();
+    // One folder for the GUI and the CLI, whatever each executable's application name.
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
+        + QStringLiteral("/LockScope/clients");
+}
+
+QString ClientCatalog::nodeModulesDir(const Adapter &adapter)
+{
+    return adapter.npmPackages.isEmpty() ? QString() : adapterDir(adapter) + QStringLiteral("/node_modules");
+}
+
+ClientCatalog::Status ClientCatalog::status(const Adapter &adapter)
+{
+    Status s;
+    s.runtimePath = findProgram(adapter.runtime);
+    if (s.runtimePath.isEmpty()) {
+        s.problem = QStringLiteral("%1 is not installed (the %2 adapter runs on it)").arg(adapter.runtime, adapter.id);
+        return s;
+    }
+    const QStringList missing = missingDebianPackages(adapter);
+    if (!missing.isEmpty()) {
+        s.problem = QStringLiteral("needs Debian's %1: sudo apt-get install %1").arg(missing.join(u' '));
+        return s;
+    }
+    if (!adapter.npmPackages.isEmpty() && !npmInstalled(adapter)) {
+        QStringList packages;
+        for (const auto &[name, version] : adapter.npmPackages)
+            packages << name + u'@' + version;
+        s.problem = QStringLiteral("%1 will be installed from the npm registry on first use")
+                        .arg(packages.join(QStringLiteral(", ")));
+        return s;
+    }
+    s.libraryInstalled = true;
+    QString error;
+    if (adapter.versionCommand.isEmpty() || !unpack(&error))
+        return s;
+    QProcess version;
+    version.setProcessEnvironment(environmentFor(adapter));
+    const QStringList argv = substituted(adapter.versionCommand, adapter);
+    version.start(findProgram(argv.first()), argv.mid(1));
+    if (version.waitForFinished(10000) && version.exitCode() == 0)
+        s.version = QString::fromUtf8(version.readAllStandardOutput()).trimmed().section(u'\n', 0, 0);
+    else
+        s.problem = QStringLiteral("its version command failed: %1")
+                        .arg(QString::fromUtf8(version.readAllStandardError()).trimmed().left(300));
+    return s;
+}
+
+bool ClientCatalog::prepare(const Adapter &adapter, ExternalClient::Launch *launch, QString *error,
+                            const std::function<void(const QString &)> &say)
+{
+    if (findProgram(adapter.runtime).isEmpty()) {
+        *error = QStringLiteral("the %1 adapter needs %2, which is not installed").arg(adapter.id, adapter.runtime);
+        return false;
+    }
+    const QStringList missing = missingDebianPackages(adapter);
+    if (!missing.isEmpty()) {
+        *error = QStringLiteral("the %1 adapter needs Debian's %2: sudo apt-get install %2")
+                     .arg(adapter.id, missing.join(u' '));
+        return false;
+    }
+    QDir().mkpath(clientsDir());
+    QLockFile lock(clientsDir() + QStringLiteral("/.unpack.lock"));
+    lock.setStaleLockTime(0);
+    if (!lock.tryLock(10 * 60 * 1000)) {
+        *error = QStringLiteral("another LockScope has held %1 for 10 minutes (installing?)").arg(clientsDir());
+        return false;
+    }
+    if (!unpack(error))
+        return false;
+    if (!adapter.npmPackages.isEmpty() && !npmInstalled(adapter)) {
+        const QString npm = findProgram(QStringLiteral("npm"));
+        if (npm.isEmpty()) {
+            *error = QStringLiteral("the %1 adapter needs npm to install its library (sudo apt-get install npm)")
+                         .arg(adapter.id);
+            return false;
+        }
+        QStringList packages;
+        for (const auto &[name, version] : adapter.npmPackages)
+            packages << name + u'@' + version;
+        if (say)
+            say(QStringLiteral("Installing %1 from the npm registry into %2 for the %3 adapter (first use)…")
+                    .arg(packages.join(QStringLiteral(", ")), adapterDir(adapter), adapter.id));
+        QProcess install;
+        install.setProcessChannelMode(QProcess::MergedChannels);
+        install.start(npm, QStringList {QStringLiteral("install"), QStringLiteral("--prefix"), adapterDir(adapter),
+                                        QStringLiteral("--no-audit"), QStringLiteral("--no-fund"),
+                                        QStringLiteral("--no-save"), QStringLiteral("--loglevel=error")}
+                               + packages);
+        const bool finished = install.waitForFinished(10 * 60 * 1000);
+        if (!finished || install.exitCode() != 0 || !npmInstalled(adapter)) {
+            if (!finished)
+                install.kill();
+            *error = QStringLiteral("npm could not install %1 for the %2 adapter: %3")
+                         .arg(packages.join(QStringLiteral(", ")), adapter.id,
+                              QString::fromUtf8(install.readAll()).trimmed().right(600));
+            return false;
+        }
+    }
+    launch->argv = substituted(adapter.command, adapter);
+    launch->workingDirectory = adapterDir(adapter);
+    launch->environment.clear();
+    if (!adapter.npmPackages.isEmpty())
+        launch->environment << QStringLiteral("NODE_PATH=") + nodeModulesDir(adapter);
+    return true;
+}
