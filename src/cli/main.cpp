@@ -1,6 +1,7 @@
 // lockscope-cli: dispatches to one subcommand; each lives in its own file.
 #include "algorithmscommand.h"
 #include "cliio.h"
+#include "clientscommand.h"
 #include "inspectcommand.h"
 #include "lockcommand.h"
 #include "pingcommand.h"
@@ -36,6 +37,8 @@ const QList<Subcommand> &subcommands()
         {"lock", "run one lock algorithm against a server, step by step", runLockCommand},
         {"presets", "list the preset scenarios", runPresetsCommand},
         {"simulate", "run a contention scenario or a preset and check what it expects", runSimulateCommand},
+        {"clients", "list the real lock libraries the simulator can drive (client adapters)",
+         runClientsCommand},
     };
     return list;
 }

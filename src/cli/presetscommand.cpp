@@ -43,6 +43,8 @@ int runPresetsCommand(const QStringList &arguments)
                  p.scenario.kind == Scenario::Kind::Story ? QStringLiteral("story")
                                                           : QStringLiteral("workload")},
                 {QStringLiteral("algorithm"), p.scenario.algorithm.id},
+                {QStringLiteral("client"), p.scenario.client.isSet() ? QJsonValue(p.scenario.client.name())
+                                                                    : QJsonValue()},
                 {QStringLiteral("servers"), p.scenario.servers.count},
                 {QStringLiteral("variants"), QJsonArray::fromStringList(p.scenario.variantNames())},
                 {QStringLiteral("expect"), QJsonArray::fromStringList(expect)}});
@@ -54,7 +56,10 @@ int runPresetsCommand(const QStringList &arguments)
         const QString kind
             = p.scenario.kind == Scenario::Kind::Story ? QStringLiteral("story") : QStringLiteral("workload");
         CliIo::out() << p.id.leftJustified(26) << kind.leftJustified(9)
-                     << p.scenario.algorithm.id.leftJustified(24) << p.scenario.title << "\n";
+                     << (p.scenario.client.isSet() ? QStringLiteral("client ") + p.scenario.client.name()
+                                                   : p.scenario.algorithm.id)
+                            .leftJustified(24)
+                     << p.scenario.title << "\n";
         if (!p.scenario.variants.isEmpty())
             CliIo::out() << QString(35, u' ')
                          << "compares: " << p.scenario.variantNames().join(QStringLiteral(" vs ")) << "\n";

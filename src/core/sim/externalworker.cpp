@@ -92,6 +92,12 @@ bool ExternalWorker::hello(QString *error)
                      .arg(library);
         return false;
     }
+    if (m_run.scenario.algorithm.leaseMs == 0 && !supports.value(QLatin1String("no_lease")).toBool()) {
+        *error = QStringLiteral("%1 cannot make a lock without expiry (its hello says no_lease is not supported), "
+                                "and the scenario asks for one (algorithm.lease_ms 0)")
+                     .arg(library);
+        return false;
+    }
     // With the library's own watchdog and no word of each renewal, LockScope cannot tell when a lease ran
     // out: the checker then never calls a holder stale.
     m_leaseJudged = !m_autoRenew || supports.value(QLatin1String("renewal_events")).toBool();

@@ -138,10 +138,13 @@ QJsonObject RunReport::toJson() const
             QJsonArray pids;
             for (qint64 pid : c.pids)
                 pids.append(double(pid));
-            list.append(QJsonObject {{QStringLiteral("worker"), c.worker},
-                                     {QStringLiteral("library"), c.library},
-                                     {QStringLiteral("version"), c.version},
-                                     {QStringLiteral("pids"), pids}});
+            QJsonObject o {{QStringLiteral("worker"), c.worker},
+                           {QStringLiteral("library"), c.library},
+                           {QStringLiteral("version"), c.version},
+                           {QStringLiteral("pids"), pids}};
+            if (!c.stderrTail.isEmpty())
+                o.insert(QStringLiteral("stderr_tail"), c.stderrTail);
+            list.append(o);
         }
         report.insert(QStringLiteral("clients"), list);
     }
@@ -190,10 +193,26 @@ QString RunReport::summaryText() const
              .arg(us(m.acquireLatency.p50), us(m.acquireLatency.p99), us(m.acquireLatency.max),
                   us(m.handoffLatency.p50))
              .arg(m.fairnessJain, 0, 'f', 3);
-    t += QStringLiteral("  renewals %1 · expiries %2 · %3 Redis commands per acquisition\n")
-             .arg(m.renewals)
-             .arg(m.expiries)
-             .arg(m.commandsPerAcquisition, 0, 'f', 1);
+    if (clients.isEmpty()) {
+        t += QStringLiteral("  renewals %1 · expiries %2 · %3 Redis commands per acquisition\n")
+                 .arg(m.renewals)
+                 .arg(m.expiries)
+                 .arg(m.commandsPerAcquisition, 0, 'f', 1);
+    } else {
+        // An external library's Redis commands are its own; what LockScope sees is its requests.
+        t += QStringLiteral("  renewals %1 (reported by the library) · expiries %2 · %3 outcomes unknown\n")
+                 .arg(m.renewals)
+                 .arg(m.expiries)
+                 .arg(unknownOutcomes);
+        QStringList who;
+        for (const ClientWorker &c : clients) {
+            QStringList pids;
+            for (qint64 pid : c.pids)
+                pids << QString::number(pid);
+            who << QStringLiteral("%1 %2 %3 (pid %4)").arg(c.worker, c.library, c.version, pids.join(u','));
+        }
+        t += QStringLiteral("  workers: %1\n").arg(who.join(QStringLiteral("; ")));
+    }
     if (m.rounds > 0) {
         t += QStringLiteral(
                  "  Redlock on %1 servers (quorum %2): %3 rounds, %4 won, %5 without a quorum, %6 with "
@@ -235,6 +254,9 @@ QString RunReport::summaryText() const
         t += QStringLiteral(
                  "  WARNING: %1 events did not fit in memory; the check saw an incomplete history\n")
                  .arg(historyDropped);
+    if (!stuckKeys.isEmpty())
+        t += QStringLiteral("  left without a TTL (they never expire; the Inspector's no-ttl): %1\n")
+                 .arg(stuckKeys.join(QStringLiteral(", ")));
     for (const QString &o : outages)
         t += QStringLiteral("  outage: %1\n").arg(o);
     if (!stopReason.isEmpty())

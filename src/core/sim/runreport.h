@@ -35,6 +35,7 @@ struct RunReport
         QString library;
         QString version;
         QList<qint64> pids;
+        QString stderrTail; // the end of what the adapter wrote on standard error (its log is gone with the run)
     };
     QList<ClientWorker> clients;
     qint64 failedRounds = 0; // Redlock rounds that did not win (no quorum or validity spent), counted by the

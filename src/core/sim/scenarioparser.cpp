@@ -459,12 +459,12 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
     }
     {
         Fields f(top.object(QStringLiteral("algorithm")), QStringLiteral("algorithm"), errors);
-        if (!object.contains(QStringLiteral("algorithm")))
-            errors->append(QStringLiteral("algorithm: is required (an object with at least an id)"));
-        Scenario::Algorithm &a = s.algorithm;
         // With a client, the library is the algorithm: the id is not needed (and not used).
         const bool client = object.contains(QStringLiteral("client"))
             && !object.value(QStringLiteral("client")).isNull();
+        if (!object.contains(QStringLiteral("algorithm")) && !client)
+            errors->append(QStringLiteral("algorithm: is required (an object with at least an id)"));
+        Scenario::Algorithm &a = s.algorithm;
         a.id = f.string(QStringLiteral("id"), a.id, object.contains(QStringLiteral("algorithm")) && !client);
         if (f.has(QStringLiteral("id")) && !m_algorithmIds.contains(a.id)) {
             const QString hint = closest(a.id, m_algorithmIds);
@@ -473,7 +473,9 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
                         .arg(a.id, m_algorithmIds.join(QStringLiteral(", ")),
                              hint.isEmpty() ? QString() : QStringLiteral(" (did you mean %1?)").arg(hint)));
         }
-        a.leaseMs = int(f.integer(QStringLiteral("lease_ms"), a.leaseMs, 1, qint64(kMaxMs),
+        // 0 is a lock without expiry: a real library may make one (its adapter says no_lease); LockScope's own
+        // algorithms always set a lease.
+        a.leaseMs = int(f.integer(QStringLiteral("lease_ms"), a.leaseMs, client ? 0 : 1, qint64(kMaxMs),
                                   QStringLiteral("milliseconds")));
         a.watchdog = f.boolean(QStringLiteral("watchdog"), a.watchdog);
         a.watchdogPeriodMs = int(f.integer(QStringLiteral("watchdog_period_ms"), 0, 0, qint64(kMaxMs),
@@ -508,7 +510,7 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         Scenario::Workload &w = s.workload;
         w.processes = int(f.integer(QStringLiteral("processes"), w.processes, 1, 64));
         w.threadsPerProcess
-            = int(f.integer(QStringLiteral("threads_per_process"), w.threadsPerProcess, 1, 512));
+            = int(f.integer(QStringLiteral("threads_per_process"), s.client.isSet() ? 1 : w.threadsPerProcess, 1, 512));
         if (w.processes * w.threadsPerProcess > 1024)
             f.error(QStringLiteral("threads_per_process"),
                     QStringLiteral(

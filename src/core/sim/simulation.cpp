@@ -9,6 +9,7 @@
 #include "simulationworker.h"
 #include "storysnapshotter.h"
 
+#include "inspect/lockscanjob.h"
 #include "locks/connectionpool.h"
 #include "locks/lockcatalog.h"
 #include "logging.h"
@@ -500,7 +501,7 @@ QList<RunReport::ClientWorker> Simulation::clientWorkers() const
         return list;
     for (const ExternalWorker *x : m_external) {
         const ExternalWorker::Announcement a = x->announcement();
-        list.append({x->name(), a.library, a.version, a.pids});
+        list.append({x->name(), a.library, a.version, a.pids, x->stderrTail()});
     }
     return list;
 }
@@ -1118,6 +1119,9 @@ void Simulation::collect()
     if (m_scenario.client.isSet())
         findStuckClientLocks(&report);
     report.clients = clientWorkers();
+    // A command of the user's: the library is what its adapter said it is, not the program's name.
+    if (!m_scenario.client.command.isEmpty() && !report.clients.isEmpty() && !report.clients.first().library.isEmpty())
+        report.algorithm = report.clients.first().library;
 
     const QList<HistoryEvent> events = m_history->events();
     const qint64 end = m_endUs.load();
@@ -1144,31 +1148,27 @@ void Simulation::collect()
     }
 }
 
-// A library names its keys its own way ("mutex:" + name, "{name}:lock"…): every key that contains the
-// scenario's prefix and is left without a TTL is a lock that will never expire.
+// A library names its keys its own way ("mutex:" + name, "{name}:lock"…): the Inspector's own scan of every
+// key that contains the scenario's prefix says which locks were left to never expire (its no-ttl).
 void Simulation::findStuckClientLocks(RunReport *report) const
 {
-    const QByteArray pattern = '*' + m_scenario.workload.keyPrefix.toUtf8() + '*';
+    ScanOptions options;
+    options.patterns = {'*' + m_scenario.workload.keyPrefix.toUtf8() + '*'};
     for (int server = 0; server < m_servers->count(); ++server) {
         RedisConnection c(m_servers->settings(server));
         if (c.open())
             continue;
-        QByteArray cursor = "0";
-        int pages = 0;
-        do {
-            const RedisResult r = c.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
-            if (!r.ok() || r.reply.elements().size() != 2)
-                break;
-            cursor = r.reply.elements().at(0).bytes();
-            for (const RedisReply &key : r.reply.elements().at(1).elements()) {
-                if (m_run->counterKeys.contains(key.bytes()))
-                    continue;
-                if (c.command({"PTTL", key.bytes()}).reply.toInteger() == -1) {
+        LockScanJob job(c, options);
+        while (!job.atEnd()) {
+            for (const LockRecord &lock : job.nextPage()) {
+                for (const LockDiagnosis &d : lock.diagnoses) {
+                    if (d.code != QLatin1String("no-ttl"))
+                        continue;
                     ++report->locksWithoutTtl;
-                    report->stuckKeys << QString::fromUtf8(key.bytes());
+                    report->stuckKeys << QString::fromUtf8(lock.key) + QStringLiteral(" (") + (lock.library.isEmpty() ? lock.formatName : lock.library) + u')';
                 }
             }
-        } while (cursor != "0" && ++pages < 10000);
+        }
     }
 }
 

@@ -131,6 +131,12 @@ QString SimulationRunner::Outcome::summaryText() const
         text += QStringLiteral("ERROR: %1\n").arg(error);
     if (interrupted)
         text += QStringLiteral("interrupted before the end\n");
+    if (!ok()) {
+        // A run that failed showed nothing to judge: its expectations are neither met nor missed.
+        if (!checks.isEmpty())
+            text += QStringLiteral("expectations not judged: the run did not complete\n");
+        return text;
+    }
     for (const Expectation::Check &c : checks)
         text += QStringLiteral("  %1 expect %2 (actual %3, compared with %4)\n")
                     .arg(c.passed ? QStringLiteral("✔") : QStringLiteral("✘"), c.expectation)

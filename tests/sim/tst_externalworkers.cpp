@@ -1,0 +1,191 @@
+// Real lock libraries as workers (docs/client-protocol.md): each worker is an adapter process of its own
+// (redis-py's Lock through Debian's python3-redis), on a real sandbox server. What the report says about the
+// processes, how a missing reply becomes an unknown outcome the checker treats as both ways, what a crash
+// and a restart do, and the clear errors when an adapter cannot do what a scenario asks.
+#include "sim/scenarioparser.h"
+#include "sim/simulation.h"
+#include "testsupport.h"
+
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <unistd.h>
+
+class TestExternalWorkers : public QObject
+{
+    Q_OBJECT
+private slots:
+    void everyWorkerIsAProcessOfItsOwn();
+    void aMissingReplyIsUnknownAndCountsBothWays();
+    void aRestartStartsANewProcessThatWorksOn();
+    void anAdapterThatNeverSaysHelloFailsTheRunClearly();
+    void whatTheAdapterCannotDoIsRefusedBeforeTheRun();
+
+private:
+    static Scenario parse(const QByteArray &json)
+    {
+        Scenario s;
+        QStringList errors;
+        if (!ScenarioParser().parse(json, &s, &errors))
+            qFatal("test scenario does not parse: %s", qPrintable(errors.join(u'\n')));
+        return s;
+    }
+    static RunReport runToEnd(Simulation &sim)
+    {
+        sim.start();
+        if (!sim.waitFinished(120000))
+            qFatal("simulation did not finish");
+        return sim.report();
+    }
+};
+
+void TestExternalWorkers::everyWorkerIsAProcessOfItsOwn()
+{
+    Simulation sim(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"adapter": "redis-py"},
+        "algorithm": {"lease_ms": 2000, "acquire_timeout_ms": 2000},
+        "workload": {"processes": 3, "duration_s": 1.5, "critical_section": {"ms": 2}},
+        "resource": {"counter": true, "counter_initial": 10000}})"));
+    const RunReport r = runToEnd(sim);
+    QCOMPARE(sim.state(), Simulation::State::Finished);
+    QVERIFY2(r.metrics.acquisitions > 10, qPrintable(r.summaryText()));
+    QCOMPARE(r.safety.violations(), 0);
+    QVERIFY(r.safety.counterObserved);
+    QCOMPARE(r.safety.counterActual, r.safety.counterExpected);
+    QCOMPARE(r.unknownOutcomes, 0);
+    QCOMPARE(r.algorithm, QStringLiteral("redis-py"));
+    QCOMPARE(r.clients.size(), 3);
+    QSet<qint64> pids;
+    for (const RunReport::ClientWorker &c : r.clients) {
+        QCOMPARE(c.library, QStringLiteral("redis-py"));
+        QVERIFY2(!c.version.isEmpty(), "the adapter announces its library's version");
+        QCOMPARE(c.pids.size(), 1);
+        QVERIFY(c.pids.first() > 0 && c.pids.first() != ::getpid());
+        pids.insert(c.pids.first());
+    }
+    QCOMPARE(pids.size(), 3);
+    // The processes are gone with the run.
+    for (qint64 pid : std::as_const(pids))
+        QVERIFY2(::kill(pid_t(pid), 0) != 0, qPrintable(QStringLiteral("pid %1 still runs").arg(pid)));
+}
+
+// A's write goes out while its process is stopped; the reply comes after the reply timeout, so the write's
+// outcome is unknown — yet the adapter performs it once resumed. The counter then ends one lower than the
+// writes LockScope saw succeed: the checker must take the unknown write as possibly applied, not call the
+// difference a lost update.
+void TestExternalWorkers::aMissingReplyIsUnknownAndCountsBothWays()
+{
+    Simulation sim(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t", "kind": "story",
+        "client": {"adapter": "redis-py", "reply_timeout_ms": 400},
+        "algorithm": {"lease_ms": 20000, "acquire_timeout_ms": 1000},
+        "resource": {"counter": true, "counter_initial": 100},
+        "story": {"actors": ["A"], "steps": [
+            {"at_ms": 0, "actor": "A", "action": "acquire"},
+            {"at_ms": 100, "actor": "A", "action": "read"},
+            {"at_ms": 200, "actor": "A", "action": "pause", "ms": 1500},
+            {"at_ms": 300, "actor": "A", "action": "write"},
+            {"at_ms": 2200, "actor": "A", "action": "release"}]}})"));
+    const RunReport r = runToEnd(sim);
+    QVERIFY2(r.unknownOutcomes >= 1, qPrintable(r.summaryText()));
+    QCOMPARE(r.safety.unknownWrites, 1);
+    QVERIFY(r.safety.counterObserved);
+    QCOMPARE(r.safety.counterActual, 99); // the paused adapter did write, late
+    QCOMPARE(r.safety.counterExpected, 100); // no write was seen to succeed
+    QCOMPARE(r.safety.lostUpdates, 0);
+    QCOMPARE(r.counterLost(), 0);
+    QCOMPARE(r.safety.violations(), 0);
+}
+
+void TestExternalWorkers::aRestartStartsANewProcessThatWorksOn()
+{
+    Simulation sim(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"adapter": "redis-py"},
+        "algorithm": {"lease_ms": 500, "acquire_timeout_ms": 2000},
+        "workload": {"processes": 1, "duration_s": 2.5, "critical_section": {"ms": 2}},
+        "faults": [{"type": "crash", "process": 0, "at_ms": 500},
+                   {"type": "restart", "process": 0, "at_ms": 1000}],
+        "resource": {"counter": true, "counter_initial": 100000}})"));
+    const RunReport r = runToEnd(sim);
+    QCOMPARE(r.clients.size(), 1);
+    QCOMPARE(r.clients.first().pids.size(), 2);
+    QVERIFY(r.clients.first().pids.at(0) != r.clients.first().pids.at(1));
+    // Acquisitions after the restart (at 1 s) come from the new process.
+    const QList<HistoryEvent> events = sim.history()->events();
+    int before = 0, after = 0;
+    for (const HistoryEvent &e : events) {
+        if (e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok)
+            (e.timeUs < 500000 ? before : e.timeUs > 1000000 ? after : before) += 1;
+    }
+    QVERIFY2(before > 0 && after > 0, qPrintable(QStringLiteral("%1 before, %2 after").arg(before).arg(after)));
+    QCOMPARE(r.safety.violations(), 0);
+}
+
+void TestExternalWorkers::anAdapterThatNeverSaysHelloFailsTheRunClearly()
+{
+    // `sleep` reads nothing and answers nothing: no hello within the reply timeout.
+    Simulation silent(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"command": ["sleep", "30"], "reply_timeout_ms": 300},
+        "workload": {"processes": 1, "duration_s": 1}})"));
+    silent.start();
+    QVERIFY(silent.waitFinished(30000));
+    QCOMPARE(silent.state(), Simulation::State::Failed);
+    QVERIFY2(silent.errorString().contains(QLatin1String("did not say hello")), qPrintable(silent.errorString()));
+    QVERIFY2(silent.errorString().contains(QLatin1String("unknown")), qPrintable(silent.errorString()));
+
+    Simulation missing(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"command": ["no-such-adapter-program"]},
+        "workload": {"processes": 1, "duration_s": 1}})"));
+    missing.start();
+    QVERIFY(missing.waitFinished(30000));
+    QCOMPARE(missing.state(), Simulation::State::Failed);
+    QVERIFY2(missing.errorString().contains(QLatin1String("no-such-adapter-program is not on PATH")),
+             qPrintable(missing.errorString()));
+
+    // An adapter that dies at once: its standard error is in the message.
+    QTemporaryDir dir;
+    const QString script = dir.filePath(QStringLiteral("broken.sh"));
+    {
+        QFile f(script);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("#!/bin/sh\necho 'ImportError: no module named lockthing' >&2\nexit 3\n");
+    }
+    QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    Simulation broken(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"command": [")" + script.toUtf8() + R"("]},
+        "workload": {"processes": 1, "duration_s": 1}})"));
+    broken.start();
+    QVERIFY(broken.waitFinished(30000));
+    QCOMPARE(broken.state(), Simulation::State::Failed);
+    QVERIFY2(broken.errorString().contains(QLatin1String("no module named lockthing")),
+             qPrintable(broken.errorString()));
+}
+
+void TestExternalWorkers::whatTheAdapterCannotDoIsRefusedBeforeTheRun()
+{
+    Simulation sim(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"adapter": "redis-py"},
+        "algorithm": {"lease_ms": 2000, "watchdog": true},
+        "workload": {"processes": 1, "duration_s": 1}})"));
+    sim.start();
+    QVERIFY(sim.waitFinished(30000));
+    QCOMPARE(sim.state(), Simulation::State::Failed);
+    QVERIFY2(sim.errorString().contains(QLatin1String("auto_renewal")), qPrintable(sim.errorString()));
+
+    // The parser refuses what no external client can do, naming the field.
+    Scenario s;
+    QStringList errors;
+    QVERIFY(!ScenarioParser().parse(QByteArray(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"adapter": "redis-py"}, "workload": {"processes": 1, "threads_per_process": 4},
+        "faults": [{"type": "crash-after-setnx", "at_ms": 10}]})"),
+                                    &s, &errors));
+    QVERIFY2(errors.join(u'\n').contains(QLatin1String("workload.threads_per_process")), qPrintable(errors.join(u'\n')));
+    QVERIFY2(errors.join(u'\n').contains(QLatin1String("faults[0]")), qPrintable(errors.join(u'\n')));
+    errors.clear();
+    QVERIFY(!ScenarioParser().parse(QByteArray(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"adapter": "redis-pie"}})"),
+                                    &s, &errors));
+    QVERIFY2(errors.join(u'\n').contains(QLatin1String("did you mean redis-py")), qPrintable(errors.join(u'\n')));
+}
+
+QTEST_GUILESS_MAIN(TestExternalWorkers)
+#include "tst_externalworkers.moc"
