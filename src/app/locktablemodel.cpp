@@ -106,7 +106,7 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
         return codes;
     }
     case SearchTextRole:
-        return QStringList {Bytes::display(r.key, 400), r.ownerSummary(), LockKinds::name(r.kind), r.library}
+        return QStringList {Bytes::displayName(r.key, 400), r.ownerSummary(), LockKinds::name(r.kind), r.library}
             .join(u'\n');
     default:
         break;
@@ -115,14 +115,14 @@ QVariant LockTableModel::data(const QModelIndex &index, int role) const
     switch (index.column()) {
     case KeyColumn:
         if (role == Qt::DisplayRole || role == SortRole) {
-            QString text = Bytes::display(r.key, 200);
+            QString text = Bytes::displayName(r.key, 200);
             if (!r.groupKeys.isEmpty() && role == Qt::DisplayRole)
                 text += QStringLiteral("  (+%1 keys)").arg(r.groupKeys.size());
             return text;
         }
         if (role == Qt::ToolTipRole)
             return r.groupKeys.isEmpty()
-                ? Bytes::display(r.key, 1000)
+                ? Bytes::displayName(r.key, 1000)
                 : QStringLiteral("One lock on %1 keys (the same value on each)").arg(r.memberKeys().size());
         break;
     case KindColumn:

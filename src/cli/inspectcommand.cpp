@@ -78,7 +78,7 @@ void printTable(const QList<LockRecord> &records, const ScanProgress &progress, 
     for (const LockRecord &r : records)
         keyWidth = std::max(keyWidth,
                             int(std::min<qsizetype>(
-                                48, Bytes::display(r.key, 60).size() + (r.groupKeys.isEmpty() ? 0 : 10))));
+                                48, Bytes::displayName(r.key, 60).size() + (r.groupKeys.isEmpty() ? 0 : 10))));
     out << "\n"
         << cell(QStringLiteral("KEY"), keyWidth) << "  "
         << (nodeWidth ? cell(QStringLiteral("NODE"), nodeWidth) + QStringLiteral("  ")
@@ -90,7 +90,7 @@ void printTable(const QList<LockRecord> &records, const ScanProgress &progress, 
     int named = 0;
     for (const LockRecord &r : records) {
         named += r.kind == LockKind::Named;
-        QString key = Bytes::display(r.key, 60);
+        QString key = Bytes::displayName(r.key, 60);
         if (!r.groupKeys.isEmpty())
             key += QStringLiteral(" (+%1 keys)").arg(r.groupKeys.size());
         QStringList codes;
@@ -113,7 +113,7 @@ void printTable(const QList<LockRecord> &records, const ScanProgress &progress, 
                 out << "\nDiagnoses:\n";
                 header = true;
             }
-            out << "  " << Bytes::display(r.key, 60) << "  " << d.code << ": " << d.text << "\n";
+            out << "  " << Bytes::displayName(r.key, 60) << "  " << d.code << ": " << d.text << "\n";
             if (!d.evidence.isEmpty())
                 out << "      evidence: " << d.evidence << "\n";
         }
@@ -127,7 +127,7 @@ void printTable(const QList<LockRecord> &records, const ScanProgress &progress, 
                 out << "\nNot read (shown as unknown, not as a value):\n";
                 header = true;
             }
-            out << "  " << Bytes::display(r.key, 60) << "  " << u.field << ": " << u.reason << "\n";
+            out << "  " << Bytes::displayName(r.key, 60) << "  " << u.field << ": " << u.reason << "\n";
         }
     }
     out << "\n"

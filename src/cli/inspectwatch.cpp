@@ -75,7 +75,7 @@ void InspectWatch::print(const QList<LockEvent> &events, const QByteArray &key, 
             continue;
         }
         const QString time = InspectFormat::clockTime(InspectClock::wallFromMonotonic(e.atMs));
-        out << time << "  " << LockEvent::typeName(e.type).leftJustified(10) << Bytes::display(key, 80)
+        out << time << "  " << LockEvent::typeName(e.type).leftJustified(10) << Bytes::displayName(key, 80)
             << "  " << LockKinds::label(record.kind) << "  " << record.ownerSummary();
         if (e.type != LockEvent::Type::Released && e.type != LockEvent::Type::Expired
             && e.type != LockEvent::Type::Lost)
@@ -102,7 +102,7 @@ void InspectWatch::printDiagnosis(const LockRecord &record, const LockDiagnosis 
         return;
     }
     out << InspectFormat::clockTime(InspectClock::wallMs()) << "  "
-        << QStringLiteral("diagnosis").leftJustified(10) << Bytes::display(record.key, 80) << "  " << d.code
+        << QStringLiteral("diagnosis").leftJustified(10) << Bytes::displayName(record.key, 80) << "  " << d.code
         << ": " << d.text << "\n"
         << "      evidence: " << d.evidence << "\n"
         << Qt::flush;

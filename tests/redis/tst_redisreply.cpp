@@ -13,6 +13,7 @@ private slots:
     void refusesIncompleteAndMalformed();
     void integerConversion();
     void displayEscapesBinary();
+    void displayNameIsWhatAPersonCopies();
     void escapedRoundTrip_data();
     void escapedRoundTrip();
     void parseEscapedReportsBadEscapes();
@@ -94,6 +95,26 @@ void TestRedisReply::displayEscapesBinary()
     QVERIFY(cut.contains(QLatin1String("300 bytes")));
     QCOMPARE(RedisReply::string(QByteArray("\x01", 1)).toDisplayString(), QStringLiteral("\"\\x01\""));
     QCOMPARE(RedisReply::error("ERR x").toDisplayString(), QStringLiteral("(error) ERR x"));
+}
+
+// A key in a table is pasted into redis-cli or a script: printable names come out as they are (quotes and
+// backslashes too, App\Jobs\… stays one backslash each); the others are quoted and escaped, so they are
+// never taken for plain text.
+void TestRedisReply::displayNameIsWhatAPersonCopies()
+{
+    QCOMPARE(Bytes::displayName(R"(resque:lock:q:["2024-06"])"), QStringLiteral(R"(resque:lock:q:["2024-06"])"));
+    QCOMPARE(Bytes::displayName(R"(App\Jobs\SendInvoice42)"), QStringLiteral(R"(App\Jobs\SendInvoice42)"));
+    QCOMPARE(Bytes::displayName("zürich:lock"), QStringLiteral("zürich:lock"));
+    QCOMPARE(Bytes::displayName(QByteArray("lock:\xff", 6)), QStringLiteral("\"lock:\\xff\""));
+    QCOMPARE(Bytes::displayName("two\nlines"), QStringLiteral("\"two\\nlines\""));
+    QCOMPARE(Bytes::displayName("\"quoted\""), QStringLiteral("\"\\\"quoted\\\"\""));
+    const QString cut = Bytes::displayName(QByteArray(300, 'x'), 10);
+    QCOMPARE(cut, QStringLiteral("xxxxxxxxxx…(300 bytes)"));
+    // What is quoted parses back to the key.
+    const QByteArray binary("a\x00\"b", 4);
+    QString shown = Bytes::displayName(binary);
+    QVERIFY(shown.startsWith(u'"') && shown.endsWith(u'"'));
+    QCOMPARE(Bytes::parseEscaped(shown.mid(1, shown.size() - 2)), binary);
 }
 
 void TestRedisReply::escapedRoundTrip_data()

@@ -72,6 +72,18 @@ QString display(const QByteArray &bytes, int maxBytes)
     return out;
 }
 
+QString displayName(const QByteArray &bytes, int maxBytes)
+{
+    const QByteArray head = bytes.size() > maxBytes ? bytes.left(maxBytes) : bytes;
+    // A cut may fall inside a UTF-8 sequence: judge the whole name, then show its head.
+    const bool plain = isPrintableUtf8(bytes) && !bytes.contains('\t') && !bytes.contains('\n')
+        && !bytes.startsWith('"');
+    QString out = plain ? QString::fromUtf8(head) : u'"' + display(head, maxBytes) + u'"';
+    if (bytes.size() > maxBytes)
+        out += QStringLiteral("…(%1 bytes)").arg(bytes.size());
+    return out;
+}
+
 QByteArray parseEscaped(const QString &text, bool *ok)
 {
     const QByteArray utf8 = text.toUtf8();
