@@ -2,6 +2,7 @@
 #include "tlsbridge.h"
 
 #include "logging.h"
+#include "tcpaddresses.h"
 
 #include <QFile>
 
@@ -188,19 +189,13 @@ int TlsBridge::waitTcp(short events, const QDeadlineTimer &deadline)
 RedisError TlsBridge::connectTcp(const QString &host, int port, const QString &where,
                                  const QDeadlineTimer &deadline)
 {
-    addrinfo hints {};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo *addresses = nullptr;
-    const int resolved
-        = ::getaddrinfo(host.toUtf8().constData(), QByteArray::number(port).constData(), &hints, &addresses);
-    if (resolved != 0)
+    const TcpAddresses addresses(host, port);
+    if (!addresses.first())
         return {RedisError::Code::HostNotFound,
-                QStringLiteral("Host '%1' not found: %2")
-                    .arg(host, QString::fromLocal8Bit(gai_strerror(resolved)))};
+                QStringLiteral("Host '%1' not found: %2").arg(host, addresses.errorString())};
     int lastErrno = 0;
     bool timedOut = false;
-    for (addrinfo *a = addresses; a && m_tcpFd < 0; a = a->ai_next) {
+    for (const addrinfo *a = addresses.first(); a && m_tcpFd < 0; a = a->ai_next) {
         int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
         if (fd < 0) {
             lastErrno = errno;
@@ -220,15 +215,12 @@ RedisError TlsBridge::connectTcp(const QString &host, int port, const QString &w
         lastErrno = ready == 1 ? soError : 0;
         timedOut = ready == 0;
         closeFd(m_tcpFd);
-        if (ready == -1) {
-            ::freeaddrinfo(addresses);
+        if (ready == -1)
             return {RedisError::Code::Interrupted,
                     QStringLiteral("Interrupted while connecting to %1").arg(where)};
-        }
         if (timedOut)
             break;
     }
-    ::freeaddrinfo(addresses);
     if (m_tcpFd >= 0) {
         const int on = 1;
         ::setsockopt(m_tcpFd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on)); // small commands, no batching delay
