@@ -3,6 +3,7 @@
 // processes, how a missing reply becomes an unknown outcome the checker treats as both ways, what a crash
 // and a restart do, and the clear errors when an adapter cannot do what a scenario asks.
 #include "sim/scenarioparser.h"
+#include "redis/redisconnection.h"
 #include "sim/simulation.h"
 #include "testsupport.h"
 
@@ -18,6 +19,8 @@ private slots:
     void everyWorkerIsAProcessOfItsOwn();
     void aMissingReplyIsUnknownAndCountsBothWays();
     void aRestartStartsANewProcessThatWorksOn();
+    void aOneWayCutLetsTheWriteThroughButNotItsReply();
+    void droppedConnectionsAreReconnectedByTheLibrary();
     void anAdapterThatNeverSaysHelloFailsTheRunClearly();
     void whatTheAdapterCannotDoIsRefusedBeforeTheRun();
 
@@ -117,6 +120,61 @@ void TestExternalWorkers::aRestartStartsANewProcessThatWorksOn()
             (e.timeUs < 500000 ? before : e.timeUs > 1000000 ? after : before) += 1;
     }
     QVERIFY2(before > 0 && after > 0, qPrintable(QStringLiteral("%1 before, %2 after").arg(before).arg(after)));
+    QCOMPARE(r.safety.violations(), 0);
+}
+
+// The proxy cuts only what comes back from Redis: A's SET reaches the server (the counter changes at once)
+// while its reply is held past the reply timeout. Done, and the client does not know: unknown, not lost.
+void TestExternalWorkers::aOneWayCutLetsTheWriteThroughButNotItsReply()
+{
+    Simulation sim(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t", "kind": "story",
+        "client": {"adapter": "redis-py", "reply_timeout_ms": 400},
+        "algorithm": {"lease_ms": 20000, "acquire_timeout_ms": 1000},
+        "resource": {"counter": true, "counter_initial": 100},
+        "faults": [{"type": "partition", "process": 0, "at_ms": 200, "duration_ms": 1500,
+                    "direction": "from-server"}],
+        "story": {"actors": ["A"], "steps": [
+            {"at_ms": 0, "actor": "A", "action": "acquire"},
+            {"at_ms": 100, "actor": "A", "action": "read"},
+            {"at_ms": 300, "actor": "A", "action": "write"},
+            {"at_ms": 2200, "actor": "A", "action": "release"}]}})"));
+    sim.start();
+    // While the reply is held, the server already has the write.
+    QTRY_VERIFY_WITH_TIMEOUT(sim.elapsedUs() > 600000, 10000);
+    {
+        RedisConnection direct(sim.serverSettings(0));
+        QVERIFY(!direct.open());
+        QTRY_COMPARE_WITH_TIMEOUT(direct.command({"GET", "lockscope:sim:counter:0"}).reply.bytes(), QByteArray("99"), 1000);
+        QVERIFY2(sim.elapsedUs() < 1700000, "the write arrived only after the heal");
+    }
+    QVERIFY(sim.waitFinished(60000));
+    const RunReport r = sim.report();
+    QCOMPARE(r.safety.unknownWrites, 1);
+    QCOMPARE(r.safety.counterActual, 99);
+    QCOMPARE(r.counterLost(), 0);
+    QCOMPARE(r.safety.violations(), 0);
+}
+
+void TestExternalWorkers::droppedConnectionsAreReconnectedByTheLibrary()
+{
+    Simulation sim(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"adapter": "redis-py"},
+        "algorithm": {"lease_ms": 2000, "acquire_timeout_ms": 1000},
+        "workload": {"processes": 1, "duration_s": 2, "critical_section": {"ms": 2}},
+        "faults": [{"type": "drop-connections", "process": 0, "at_ms": 700}],
+        "resource": {"counter": true, "counter_initial": 100000}})"));
+    const RunReport r = runToEnd(sim);
+    int before = 0, after = 0, drops = 0;
+    for (const HistoryEvent &e : sim.history()->events()) {
+        if (e.kind == HistoryEvent::Kind::Fault
+            && HistoryEvent::FaultType(e.outcome) == HistoryEvent::FaultType::ConnectionsDropped)
+            ++drops;
+        if (e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok)
+            (e.timeUs < 700000 ? before : after) += 1;
+    }
+    QCOMPARE(drops, 1);
+    QVERIFY2(before > 0 && after > 0, qPrintable(QStringLiteral("%1 before, %2 after").arg(before).arg(after)));
+    QCOMPARE(r.clients.first().pids.size(), 1); // the same process: only its connections went
     QCOMPARE(r.safety.violations(), 0);
 }
 

@@ -26,6 +26,21 @@ struct RunContext
     QList<QByteArray> counterKeys; // one per lock; empty when the scenario has no counter
     LockOptions lockOptions;
     bool noLock = false; // algorithm "none": the inventory demo's baseline
+    // servers.proxy: where each process reaches each server ([process][server], a FaultProxy's address),
+    // empty when processes talk to the servers directly.
+    QList<QList<QPair<QString, int>>> proxies;
+
+    // The settings a worker of `process` connects to server `server` with: the server's, through the
+    // process's proxy when there is one.
+    ConnectionSettings serverSettings(int process, int server) const
+    {
+        ConnectionSettings s = servers->settings(server);
+        if (process >= 0 && process < proxies.size() && server < proxies.at(process).size()) {
+            s.host = proxies.at(process).at(server).first;
+            s.port = proxies.at(process).at(server).second;
+        }
+        return s;
+    }
 
     std::atomic_bool stopping = false; // workload: start no new cycle
     std::atomic<qint64> failedRounds = 0;

@@ -329,6 +329,9 @@ QStringList clientProblems(const Scenario &s)
 {
     QStringList problems;
     using T = Scenario::Fault::Type;
+    if (s.servers.proxy && (s.servers.cluster || s.servers.sentinel))
+        problems << QStringLiteral("servers.proxy: a cluster or a Sentinel group tells its clients the servers' own "
+                                   "addresses, which would bypass the proxy; use independent sandbox servers");
     if (!s.client.isSet()) {
         for (qsizetype i = 0; i < s.faults.size(); ++i) {
             if (s.faults.at(i).type == T::Restart)

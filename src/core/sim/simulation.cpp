@@ -3,6 +3,7 @@
 
 #include "clientcatalog.h"
 #include "externalworker.h"
+#include "faultproxy.h"
 #include "runcontext.h"
 #include "simulatedprocess.h"
 #include "simulationservers.h"
@@ -200,6 +201,11 @@ QString Simulation::serverDescription() const
     return m_servers ? m_servers->describe() : QString();
 }
 
+ConnectionSettings Simulation::serverSettings(int server) const
+{
+    return m_servers ? m_servers->settings(server) : ConnectionSettings();
+}
+
 QList<StorySnapshot> Simulation::storySnapshots() const
 {
     // m_snapshotter is set and reset under m_mutex; the snapshotter never takes m_mutex itself.
@@ -331,6 +337,8 @@ bool Simulation::setup(QString *error)
     if (!m_servers->start(so, error))
         return false;
     m_run->servers = m_servers.get();
+    if (s.usesProxy() && !startProxies(error))
+        return false;
 
     // Keys: everything under the scenario's prefix, so a run on a given server touches nothing else.
     const int locks = s.lockCount();
@@ -407,7 +415,7 @@ bool Simulation::setup(QString *error)
             ConnectionPool::Options pool;
             pool.maxTotal = s.algorithm.poolSize;
             pool.maxIdle = s.algorithm.poolSize;
-            m_pools.push_back(std::make_unique<ConnectionPool>(m_servers->settings(0), pool));
+            m_pools.push_back(std::make_unique<ConnectionPool>(m_run->serverSettings(p, 0), pool));
         }
     }
 
@@ -454,6 +462,58 @@ bool Simulation::setup(QString *error)
     return true;
 }
 
+// A FaultProxy per process and server: delays, partitions and dropped connections then reach every byte
+// the process exchanges with Redis — replies, pub/sub and keyspace notifications too — whatever its client.
+bool Simulation::startProxies(QString *error)
+{
+    m_proxiedGeneration = m_servers->generation();
+    for (int p = 0; p < m_scenario.processCount(); ++p) {
+        std::vector<std::unique_ptr<FaultProxy>> row;
+        QList<QPair<QString, int>> endpoints;
+        for (int server = 0; server < m_servers->count(); ++server) {
+            const ConnectionSettings target = m_servers->settings(server);
+            auto proxy = std::make_unique<FaultProxy>(target.host, target.port);
+            QString why;
+            if (!proxy->start(&why)) {
+                *error = QStringLiteral("cannot start the network proxy for %1: %2").arg(target.endpoint(), why);
+                return false;
+            }
+            endpoints.append({proxy->host(), proxy->port()});
+            row.push_back(std::move(proxy));
+        }
+        m_run->proxies.append(endpoints);
+        m_proxies.push_back(std::move(row));
+    }
+    return true;
+}
+
+QList<FaultProxy *> Simulation::proxiesOf(int process, const QList<int> &servers) const
+{
+    QList<FaultProxy *> list;
+    if (process < 0 || process >= int(m_proxies.size()))
+        return list;
+    for (int server = 0; server < int(m_proxies.at(size_t(process)).size()); ++server) {
+        if (servers.isEmpty() || servers.contains(server))
+            list << m_proxies.at(size_t(process)).at(size_t(server)).get();
+    }
+    return list;
+}
+
+// A failover or a restart on another port moved a server: the proxies send later connections to where it is
+// now (the clients' connections to the old address fail and reconnect, as they would).
+void Simulation::followServerAddresses()
+{
+    if (m_proxies.empty() || m_servers->generation() == m_proxiedGeneration)
+        return;
+    m_proxiedGeneration = m_servers->generation();
+    for (const auto &row : m_proxies) {
+        for (int server = 0; server < int(row.size()); ++server) {
+            const ConnectionSettings target = m_servers->settings(server);
+            row.at(size_t(server))->setUpstream(target.host, target.port);
+        }
+    }
+}
+
 // One process per worker, each running the scenario's client: a shipped adapter (unpacked, its library
 // installed on first use) or the command the scenario gives.
 bool Simulation::prepareClients(QString *error)
@@ -473,13 +533,14 @@ bool Simulation::prepareClients(QString *error)
         launch.argv = s.client.command;
     }
     m_clientLogs = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/lockscope-clients-XXXXXX"));
-    QList<ExternalWorker::Endpoint> servers;
-    for (int i = 0; i < m_servers->count(); ++i) {
-        const ConnectionSettings settings = m_servers->settings(i);
-        servers.append({settings.host, settings.port});
-    }
     const int workers = s.workerCount();
     for (int w = 0; w < workers; ++w) {
+        // Each process reaches each server through its own proxy, so network faults hit only it.
+        QList<ExternalWorker::Endpoint> servers;
+        for (int i = 0; i < m_servers->count(); ++i) {
+            const ConnectionSettings settings = m_run->serverSettings(w, i);
+            servers.append({settings.host, settings.port});
+        }
         const QString name = s.kind == Scenario::Kind::Story ? s.story.actors.at(w) : QStringLiteral("P%1").arg(w + 1);
         ExternalClient::Launch mine = launch;
         mine.logFile = m_clientLogs->filePath(name + QStringLiteral(".stderr.log"));
@@ -627,6 +688,8 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
     const QString who = process ? process->name() : QString();
     if (!m_external.empty() && applyExternalFault(f, p))
         return;
+    if (!m_proxies.empty() && applyNetworkFault(f, p))
+        return;
     switch (f.type) {
     case T::Pause:
         if (!process || process->isPaused() || process->isCrashed())
@@ -731,6 +794,62 @@ void Simulation::applyFault(const Scenario::Fault &f, int p)
     case T::Restart:
     case T::DropConnections:
         return;
+    }
+}
+
+bool Simulation::applyNetworkFault(const Scenario::Fault &f, int p)
+{
+    using T = Scenario::Fault::Type;
+    using FT = HistoryEvent::FaultType;
+    const QList<FaultProxy *> proxies = proxiesOf(p, f.servers);
+    if (proxies.isEmpty())
+        return false;
+    const QString who = m_processNames.value(p);
+    const QString where = f.servers.isEmpty() ? QStringLiteral("the servers") : QStringLiteral("some servers");
+    switch (f.type) {
+    case T::Delay: {
+        const FaultProxy::Direction d = f.where == Scenario::Fault::Where::BeforeSend ? FaultProxy::Direction::ToServer
+                                                                                      : FaultProxy::Direction::FromServer;
+        for (FaultProxy *proxy : proxies)
+            proxy->setDelay(int(f.delayMs), d);
+        recordFault(FT::NetworkDelay, p, qint64(f.delayMs),
+                    QStringLiteral("the network between %1 and %2 adds %3 ms to every packet %4 (proxy)")
+                        .arg(who, where)
+                        .arg(f.delayMs)
+                        .arg(d == FaultProxy::Direction::ToServer ? QStringLiteral("towards Redis")
+                                                                  : QStringLiteral("back from Redis")));
+        return true;
+    }
+    case T::Partition: {
+        const FaultProxy::Direction d = f.direction == Scenario::Fault::Direction::ToServer ? FaultProxy::Direction::ToServer
+            : f.direction == Scenario::Fault::Direction::FromServer                         ? FaultProxy::Direction::FromServer
+                                                                                            : FaultProxy::Direction::Both;
+        for (FaultProxy *proxy : proxies)
+            proxy->setCut(d, true);
+        recordFault(FT::PartitionStart, p, qint64(f.durationMs),
+                    QStringLiteral("%1 is cut off from %2 for %3 ms (%4): %5")
+                        .arg(who, where)
+                        .arg(f.durationMs)
+                        .arg(FaultProxy::directionName(d),
+                             d == FaultProxy::Direction::FromServer
+                                 ? QStringLiteral("its commands reach Redis, the replies never come back")
+                                 : d == FaultProxy::Direction::ToServer ? QStringLiteral("its commands never reach Redis")
+                                                                        : QStringLiteral("nothing gets through either way")));
+        schedule(runNowUs() + qint64(f.durationMs * 1000), [this, p, proxies, d, who] {
+            for (FaultProxy *proxy : proxies)
+                proxy->setCut(d, false);
+            recordFault(FT::PartitionEnd, p, 0, QStringLiteral("%1's network is back; what was held arrives now").arg(who));
+        });
+        return true;
+    }
+    case T::DropConnections:
+        for (FaultProxy *proxy : proxies)
+            proxy->dropConnections();
+        recordFault(FT::ConnectionsDropped, p, 0,
+                    QStringLiteral("%1's connections to %2 are reset: its client must reconnect").arg(who, where));
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -968,6 +1087,7 @@ void Simulation::loop()
             m_timeline.erase(m_timeline.begin());
             action();
         }
+        followServerAddresses();
         if (now >= nextTickUs) {
             // Probabilistic faults: `probability` is the chance per second, checked every 100 ms.
             for (const Scenario::Fault &f : m_scenario.faults) {
@@ -1215,6 +1335,7 @@ void Simulation::teardown()
         w->interruptConnections();
     m_external.clear();
     m_workers.clear(); // joins the threads and closes their connections (external adapters are killed)
+    m_proxies.clear(); // after the workers: nothing of theirs goes through a proxy any more
     m_pools.clear();
     m_processes.clear(); // stops the watchdogs and listeners
     // The servers stay until the Simulation goes: the GUI may look at them after the run.

@@ -33,6 +33,7 @@ class RunWorker;
 class ExternalWorker;
 class ConnectionPool;
 class QTemporaryDir;
+class FaultProxy;
 class StorySnapshotter;
 
 class Simulation
@@ -79,6 +80,8 @@ public:
     // Independent masters (Redlock's N; a given server counts as one).
     int serverCount() const { return std::max(1, m_scenario.servers.count); }
     QString serverDescription() const;
+    // Where logical server `server` is now (not through any proxy); valid once the run is Running.
+    ConnectionSettings serverSettings(int server) const;
     qint64 elapsedUs() const;
     qint64 plannedDurationUs() const { return m_plannedUs; }
     // External clients: what each worker's adapter said of itself (library, version, PIDs), once Running.
@@ -107,6 +110,12 @@ private:
     // fault is not one for a process (the caller goes on).
     bool applyExternalFault(const Scenario::Fault &fault, int process);
     bool prepareClients(QString *error);
+    // Delay, partition and dropped connections through the process's proxies; false when there are none or
+    // the fault is not a network one.
+    bool applyNetworkFault(const Scenario::Fault &fault, int process);
+    bool startProxies(QString *error);
+    QList<FaultProxy *> proxiesOf(int process, const QList<int> &servers) const; // servers empty: all
+    void followServerAddresses();
     void dispatchStep(int index, const Scenario::Step &step);
     void serverRestart(int server, double stayDownMs);
     void serverPause(int server, bool replica, double ms);
@@ -137,6 +146,8 @@ private:
     std::vector<std::unique_ptr<RunWorker>> m_workers;
     std::vector<ExternalWorker *> m_external; // by process, when the scenario names a client (else empty)
     std::unique_ptr<QTemporaryDir> m_clientLogs; // the adapters' standard error, kept until the run goes
+    std::vector<std::vector<std::unique_ptr<FaultProxy>>> m_proxies; // [process][server] (Scenario::usesProxy)
+    quint64 m_proxiedGeneration = 0; // the servers' addresses the proxies forward to
     QStringList m_workerNames;
     QList<int> m_workerProcesses;
     QStringList m_processNames;

@@ -64,9 +64,9 @@ bool SimulationWorker::ensureConnections()
     m_serversGeneration = generation;
     m_endpoints.clear();
     for (int i = 0; i < m_run.servers->count(); ++i)
-        m_endpoints << m_run.servers->settings(i).endpoint();
+        m_endpoints << m_run.serverSettings(m_process.index(), i).endpoint();
     for (int i = 0; i < servers; ++i) {
-        ConnectionSettings s = m_run.servers->settings(i);
+        ConnectionSettings s = m_run.serverSettings(m_process.index(), i);
         s.clientName = QStringLiteral("lockscope-sim-%1").arg(m_index);
         // Sandboxes: room for the scenario's own server pauses. A given server keeps the user's timeout
         // (--timeout): scenarios with server faults cannot run there, and a server frozen from outside must
