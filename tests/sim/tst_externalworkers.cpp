@@ -4,7 +4,9 @@
 // and a restart do, and the clear errors when an adapter cannot do what a scenario asks.
 #include "sim/scenarioparser.h"
 #include "redis/redisconnection.h"
+#include "sim/clientcatalog.h"
 #include "sim/simulation.h"
+#include "sshdfixture.h"
 #include "testsupport.h"
 
 #include <QTemporaryDir>
@@ -21,6 +23,7 @@ private slots:
     void aRestartStartsANewProcessThatWorksOn();
     void aOneWayCutLetsTheWriteThroughButNotItsReply();
     void droppedConnectionsAreReconnectedByTheLibrary();
+    void anAdapterRunsOnAnotherHostOverSsh();
     void anAdapterThatNeverSaysHelloFailsTheRunClearly();
     void whatTheAdapterCannotDoIsRefusedBeforeTheRun();
 
@@ -176,6 +179,38 @@ void TestExternalWorkers::droppedConnectionsAreReconnectedByTheLibrary()
     QVERIFY2(before > 0 && after > 0, qPrintable(QStringLiteral("%1 before, %2 after").arg(before).arg(after)));
     QCOMPARE(r.clients.first().pids.size(), 1); // the same process: only its connections went
     QCOMPARE(r.safety.violations(), 0);
+}
+
+// The client command is any argv: `ssh host python3 adapter.py` runs the worker on another machine (here the
+// project's private sshd on loopback), and its requests and replies are still timed on LockScope's clock.
+void TestExternalWorkers::anAdapterRunsOnAnotherHostOverSsh()
+{
+    SshdFixture sshd;
+    if (!sshd.start())
+        QSKIP(qPrintable(QStringLiteral("no private sshd here: ") + sshd.errorString()));
+    ExternalClient::Launch adapter;
+    QString error;
+    QVERIFY2(ClientCatalog::prepare(*ClientCatalog::find(QStringLiteral("redis-py")), &adapter, &error),
+             qPrintable(error));
+    const ConnectionSettings::Ssh ssh = sshd.tunnel();
+    const QStringList command = QStringList {QStringLiteral("ssh"), QStringLiteral("-F"), ssh.configFile,
+                                             QStringLiteral("-i"), ssh.identityFile, QStringLiteral("-p"),
+                                             QString::number(ssh.port), QStringLiteral("-o"), QStringLiteral("BatchMode=yes"),
+                                             ssh.user + u'@' + ssh.host}
+        + adapter.argv;
+    Scenario s = parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"command": ["placeholder"]},
+        "algorithm": {"lease_ms": 2000, "acquire_timeout_ms": 2000},
+        "workload": {"processes": 2, "duration_s": 1.5, "critical_section": {"ms": 2}},
+        "resource": {"counter": true, "counter_initial": 10000}})");
+    s.client.command = command;
+    Simulation sim(s);
+    const RunReport r = runToEnd(sim);
+    QVERIFY2(sim.state() == Simulation::State::Finished, qPrintable(sim.errorString() + u'\n' + sshd.log()));
+    QVERIFY2(r.metrics.acquisitions > 5, qPrintable(r.summaryText()));
+    QCOMPARE(r.algorithm, QStringLiteral("redis-py")); // what the remote adapter announced, not "ssh"
+    QCOMPARE(r.safety.violations(), 0);
+    QCOMPARE(r.safety.counterActual, r.safety.counterExpected);
 }
 
 void TestExternalWorkers::anAdapterThatNeverSaysHelloFailsTheRunClearly()
