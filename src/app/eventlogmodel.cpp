@@ -201,7 +201,9 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
             return tr("story step");
         return HistoryEvent::kindName(e.kind);
     case Phase:
-        return HistoryEvent::phaseName(e.phase);
+        // Knossos's "info": nobody knows whether it happened (no reply came, or an error that may have
+        // come after the command took effect). Said in words here; the CSV keeps the history's term.
+        return e.phase == HistoryEvent::Phase::Info ? tr("unknown") : HistoryEvent::phaseName(e.phase);
     case Outcome:
         return outcomeText(e);
     case Value:

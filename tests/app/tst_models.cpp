@@ -16,6 +16,7 @@ private slots:
     void eventLogShowsEveryEvent();
     void eventLogFiltersAndGrows();
     void eventLogWritesTheRowsShown();
+    void eventLogSaysUnknownOutcomesInWords();
     void violationsGrowAndReset();
 
 private:
@@ -122,6 +123,21 @@ void TestModels::eventLogWritesTheRowsShown()
     QCOMPARE(lines.size(), model.rowCount() + 1);
     QCOMPARE(lines.first(), QByteArray("time,worker,lock,kind,phase,outcome,value,token,cmds,detail"));
     QVERIFY(lines.at(1).endsWith("\"has, a comma \"\"and quotes\"\"\""));
+}
+
+// An external client's write whose reply never came: the log says its outcome is unknown, not "info".
+void TestModels::eventLogSaysUnknownOutcomesInWords()
+{
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 1, 100).read(0, 0, 2, 41).writeUnknown(0, 0, 3, 500, 40);
+    TimelineData data(layout());
+    data.append(b.events());
+    EventLogModel model;
+    model.setRun(&data);
+    const int last = model.rowCount() - 1;
+    QCOMPARE(model.index(last, EventLogModel::Kind).data().toString(), QStringLiteral("write"));
+    QCOMPARE(model.index(last, EventLogModel::Phase).data().toString(), QStringLiteral("unknown"));
+    QCOMPARE(model.index(last - 1, EventLogModel::Phase).data().toString(), QStringLiteral("invoke"));
 }
 
 void TestModels::violationsGrowAndReset()

@@ -67,6 +67,14 @@ public:
             quint8(HistoryEvent::WriteOutcome::Applied));
         return *this;
     }
+    // A write whose reply never came: it may or may not have been applied.
+    HistoryBuilder &writeUnknown(int w, int lock, double invokeMs, double infoMs, qint64 value)
+    {
+        const qint64 op = ++m_op;
+        add(w, lock, invokeMs, HistoryEvent::Phase::Invoke, HistoryEvent::Kind::Write, op, value);
+        add(w, lock, infoMs, HistoryEvent::Phase::Info, HistoryEvent::Kind::Write, op, value);
+        return *this;
+    }
     HistoryBuilder &fencedOut(int w, int lock, double invokeMs, double failMs, qint64 value, qint64 token)
     {
         const qint64 op = ++m_op;

@@ -26,6 +26,7 @@ private slots:
     void crashEndsTheSectionButNotTheLock();
     void lostUpdatesFromStaleReads();
     void counterIsTheGroundTruth();
+    void unknownWritesCountBothWays();
     void fencingRejectionsAreNotViolations();
     void gcPauseStory();
     void detailsAreCappedButCountsExact();
@@ -256,6 +257,30 @@ void TestSafetyChecker::counterIsTheGroundTruth()
     QCOMPARE(check(b, 100, {{0, {100, 95, true}}}).lostUpdates, 0);
     // The server lost two writes (e.g. restarted without persistence): the counter says so.
     QCOMPARE(check(b, 100, {{0, {100, 97, true}}}).lostUpdates, 2);
+}
+
+// Three writes seen to succeed and two whose reply never came: the counter may end anywhere between the
+// two extremes without a lost update; outside them, only the distance to the nearer one counts.
+void TestSafetyChecker::unknownWritesCountBothWays()
+{
+    HistoryBuilder b;
+    for (int i = 0; i < 5; ++i) {
+        b.enter(0, 0, 10 * i + 1).read(0, 0, 10 * i + 2, 100 - i);
+        if (i == 1 || i == 3)
+            b.writeUnknown(0, 0, 10 * i + 3, 10 * i + 8, 99 - i);
+        else
+            b.write(0, 0, 10 * i + 3, 10 * i + 4, 99 - i);
+        b.exit(0, 0, 10 * i + 9);
+    }
+    for (qint64 final : {95, 96, 97}) {
+        const SafetyChecker::Result r = check(b, 100, {{0, {100, final, true}}});
+        QCOMPARE(r.unknownWrites, 2);
+        QCOMPARE(r.counterExpected, 97);
+        QCOMPARE(r.counterExpectedLow, 95);
+        QCOMPARE(r.counterExpectedHigh, 97);
+        QCOMPARE(r.lostUpdates, 0);
+    }
+    QCOMPARE(check(b, 100, {{0, {100, 99, true}}}).lostUpdates, 2);
 }
 
 void TestSafetyChecker::fencingRejectionsAreNotViolations()
