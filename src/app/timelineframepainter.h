@@ -1,0 +1,20 @@
+// The timeline's frame around the lanes' content: the lane backgrounds and the time grid, the ruler with the
+// cursor's time, the lane-name column (names and each lane's state at the cursor), the part of the run not
+// replayed yet and the cursor line.
+#pragma once
+
+#include "timelinepaintcontext.h"
+
+class QPainter;
+
+class TimelineFramePainter
+{
+public:
+    static void paintLaneBackgrounds(QPainter &p, const TimelinePaintContext &c);
+    // Greys the part of the run right of the replay cursor; `p` is clipped to the lanes.
+    static void paintFuture(QPainter &p, const TimelinePaintContext &c);
+    // The replay cursor, or the live edge of a run still going on.
+    static void paintCursor(QPainter &p, const TimelinePaintContext &c);
+    static void paintRuler(QPainter &p, const TimelinePaintContext &c);
+    static void paintHeaders(QPainter &p, const TimelinePaintContext &c);
+};
