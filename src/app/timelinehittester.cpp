@@ -27,12 +27,18 @@ TimelineHitTester::Hit TimelineHitTester::hitTest(const QPoint &pos, const Timel
     Hit hit;
     const QRect lanes = TimelineLayout::lanesRect(view);
     hit.timeUs = TimelineLayout::timeForX(pos.x(), view);
-    if (pos.y() < lanes.top() || pos.x() < lanes.left())
+    if (pos.y() < lanes.top())
         return hit;
     const int row = m_layout.laneAt(pos.y(), view);
     if (row < 0)
         return hit;
     const Lane &lane = m_layout.lanes().at(row);
+    if (pos.x() < lanes.left()) {
+        // The name column: only a process's name does something (a click there collapses or expands it).
+        if (lane.type == LaneType::Process)
+            hit.html = processNameHtml(lane);
+        return hit;
+    }
     Probe q;
     q.t = hit.timeUs;
     q.limit = std::min(m_data.nowUs(), view.cursorUs);
@@ -51,6 +57,9 @@ TimelineHitTester::Hit TimelineHitTester::hitTest(const QPoint &pos, const Timel
     case LaneType::Lock:
         hit.html = lockHtml(lane.index, q);
         break;
+    case LaneType::Process:
+        hit.html = lane.collapsed ? processHtml(lane.index, q) : processNameHtml(lane);
+        break;
     case LaneType::Worker: {
         // Redlock vote cells sit in the lower half of the lane.
         const double laneTop = lanes.top() + lane.y - view.scrollY;
@@ -66,8 +75,12 @@ bool TimelineHitTester::violationHit(const Lane &lane, const Probe &q, Hit *hit)
     for (int i = 0; i < m_data.violations().size(); ++i) {
         const Violation &v = m_data.violations().at(i);
         const qint64 end = v.openEnded ? q.limit : v.endUs;
-        const bool onLane = (lane.type == LaneType::Worker && v.workers.contains(lane.index))
+        bool onLane = (lane.type == LaneType::Worker && v.workers.contains(lane.index))
             || (lane.type == LaneType::Lock && lane.index == v.lock);
+        for (int w : v.workers) // a collapsed process's lane stands for its workers
+            onLane = onLane
+                || (lane.type == LaneType::Process && lane.collapsed
+                    && m_data.layout().workerProcesses.value(w, -1) == lane.index);
         if (onLane && q.t >= v.startUs - q.tol && q.t <= end + q.tol) {
             hit->violation = i;
             hit->html
@@ -209,6 +222,43 @@ QString TimelineHitTester::workerHtml(int w, bool lowerHalf, const Probe &q,
         }
     }
     return QString();
+}
+
+QString TimelineHitTester::processNameHtml(const Lane &lane) const
+{
+    const QString name = m_data.layout().processes.value(lane.index).toHtmlEscaped();
+    return lane.collapsed ? QObject::tr("<b>%1</b>: its workers in one lane. Click its name to show each "
+                                        "worker's lane.")
+                                .arg(name)
+                          : QObject::tr("<b>%1</b>: its workers' lanes are below. Click its name to sum them "
+                                        "up in one lane.")
+                                .arg(name);
+}
+
+QString TimelineHitTester::processHtml(int process, const Probe &q) const
+{
+    const QString name = m_data.layout().processes.value(process).toHtmlEscaped();
+    QString html = QObject::tr("<b>%1</b> at %2").arg(name, TextFormat::runTime(q.t, 1000));
+    for (const Shade &s : m_data.processShades(process)) {
+        if (s.startUs <= q.t && q.t <= s.endUs) {
+            html += QObject::tr(": %1 from %2")
+                        .arg(s.type == Shade::Type::Crashed ? QObject::tr("crashed") : QObject::tr("paused"),
+                             TextFormat::runTime(s.startUs, 1000));
+            break;
+        }
+    }
+    // Each worker's state then, as its own lane's name would say it.
+    QStringList states;
+    for (int w = 0; w < m_data.workerCount(); ++w) {
+        if (m_data.layout().workerProcesses.value(w, -1) != process)
+            continue;
+        const QString state = TimelineData::stateText(m_data.workerStateAt(w, q.t));
+        states << QStringLiteral("%1: %2").arg(m_data.layout().workers.value(w).toHtmlEscaped(),
+                                               state.isEmpty() ? QObject::tr("idle") : state);
+    }
+    html += QStringLiteral("<br>") + states.join(QStringLiteral("<br>"));
+    html += QObject::tr("<br><i>Click its name to show each worker's lane.</i>");
+    return html;
 }
 
 QString TimelineHitTester::markHtml(int worker, const Mark &m) const

@@ -43,6 +43,10 @@ private:
     QString storyHtml(const Probe &q) const;
     QString serverHtml(int server, const Probe &q) const;
     QString lockHtml(int lock, const Probe &q) const;
+    // A collapsed process's lane: what each of its workers was doing then.
+    QString processHtml(int process, const Probe &q) const;
+    // A process's name: what clicking it does.
+    QString processNameHtml(const TimelineLayout::Lane &lane) const;
     QString workerHtml(int worker, bool lowerHalf, const Probe &q, const TimelineLayout::View &view) const;
     QString eventText(quint32 event) const;
     QString holdHtml(int worker, int lock, const TimelineData::Hold &h) const;

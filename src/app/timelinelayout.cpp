@@ -7,7 +7,10 @@
 void TimelineLayout::relayout(const TimelineData *data)
 {
     m_lanes.clear();
+    m_workerLanes.clear();
+    m_workerHeightLanes = 0;
     m_contentHeight = 0;
+    m_grouped = false;
     if (!data)
         return;
     int y = 4;
@@ -50,17 +53,88 @@ void TimelineLayout::relayout(const TimelineData *data)
         m_lanes << l;
         y += l.height + kLaneGap;
     }
+    layOutWorkers(*data, y);
+    m_contentHeight = y + 4;
+}
+
+void TimelineLayout::layOutWorkers(const TimelineData &data, int &y)
+{
+    const int workers = data.workerCount();
+    const int processes = data.processCount();
+    const QList<int> &processOf = data.layout().workerProcesses;
+    m_workerLanes.fill(-1, workers);
+    // Collapsing is the user's choice for one run's processes: a run with other processes starts afresh.
+    if (m_collapsedFor != processOf || m_collapsed.size() != processes) {
+        m_collapsed.fill(false, processes);
+        m_collapsedFor = processOf;
+    }
+    QList<QList<int>> members(processes);
+    for (int w = 0; w < workers; ++w) {
+        const int p = processOf.value(w, -1);
+        if (p >= 0 && p < processes)
+            members[p] << w;
+    }
+    bool severalInOne = false;
+    int grouped = 0;
+    for (const QList<int> &m : members) {
+        severalInOne = severalInOne || m.size() > 1;
+        grouped += int(m.size());
+    }
+    // Every worker must belong to a known process for its lane to have a group to go in.
+    m_grouped = processes > 1 && severalInOne && grouped == workers;
     const int gap = m_workerLaneHeight >= 12 ? kLaneGap : 0;
-    for (int w = 0; w < data->workerCount(); ++w) {
-        Lane l = w == 0 ? section(QObject::tr("Workers")) : Lane();
+    QString section = QObject::tr("Workers");
+    // Lanes of the worker height (workers, collapsed processes) shrink with it, gaps included.
+    const auto add = [&](Lane l, bool workerHeight) {
+        if (!section.isEmpty()) {
+            l.section = section;
+            section.clear();
+            y += kSectionHeight;
+        }
+        l.y = y;
+        m_lanes << l;
+        y += l.height + (workerHeight ? gap : kLaneGap);
+        m_workerHeightLanes += workerHeight ? 1 : 0;
+    };
+    const auto addWorker = [&](int w) {
+        Lane l;
         l.type = LaneType::Worker;
         l.index = w;
-        l.y = y;
         l.height = m_workerLaneHeight;
-        m_lanes << l;
-        y += l.height + gap;
+        m_workerLanes[w] = int(m_lanes.size());
+        add(l, true);
+    };
+    if (!m_grouped) {
+        for (int w = 0; w < workers; ++w)
+            addWorker(w);
+        return;
     }
-    m_contentHeight = y + 4;
+    for (int p = 0; p < processes; ++p) {
+        Lane l;
+        l.type = LaneType::Process;
+        l.index = p;
+        l.collapsed = m_collapsed.at(p);
+        l.height = l.collapsed ? m_workerLaneHeight : kGroupHeaderHeight;
+        const int lane = int(m_lanes.size());
+        add(l, l.collapsed);
+        for (int w : members.at(p)) {
+            if (l.collapsed)
+                m_workerLanes[w] = lane;
+            else
+                addWorker(w);
+        }
+    }
+}
+
+void TimelineLayout::setProcessCollapsed(int process, bool collapsed)
+{
+    if (process >= 0 && process < m_collapsed.size())
+        m_collapsed[process] = collapsed;
+}
+
+void TimelineLayout::setAllProcessesCollapsed(bool collapsed)
+{
+    m_collapsed.fill(collapsed);
 }
 
 int TimelineLayout::laneOf(LaneType type, int index) const

@@ -16,4 +16,5 @@ TimelinePaintContext::TimelinePaintContext(const TimelineData &data, const Timel
     limitUs = std::min(data.nowUs(), view.cursorUs);
     visibleStart = view.startUs;
     visibleEnd = std::min(view.endUs, limitUs);
+    runWidth = std::clamp(x(visibleEnd) - lanes.left(), 1.0, lanes.width());
 }

@@ -25,6 +25,9 @@ struct TimelinePaintContext
     qint64 limitUs = 0; // nothing is drawn after this time (now, or the replay cursor)
     qint64 visibleStart = 0;
     qint64 visibleEnd = 0;
+    // The width the visible part of the run takes: less than the lanes' while a live run has not reached the
+    // view's end. How crowded a lane is is judged over this width, not the empty part after it.
+    double runWidth = 1;
 
     // Inline: called for every span painted.
     double x(qint64 t) const

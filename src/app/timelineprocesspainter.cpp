@@ -3,14 +3,65 @@
 #include "timelineprocesspainter.h"
 
 #include "textformat.h"
+#include "timelinecoverage.h"
 #include "timelineshapes.h"
 
 #include <QFontMetricsF>
 #include <QPainter>
 
+using Hold = TimelineData::Hold;
 using Mark = TimelineData::Mark;
+using Wait = TimelineData::Wait;
 using Shade = TimelineData::Shade;
 using namespace TimelineShapes;
+
+void TimelineProcessPainter::paintLane(QPainter &p, const TimelinePaintContext &c,
+                                       const TimelineLayout::Lane &lane)
+{
+    if (!lane.collapsed)
+        return;
+    const int process = lane.index;
+    const QRectF r = c.laneRect(lane).adjusted(0, lane.height >= 12 ? 2 : 0, 0, lane.height >= 12 ? -2 : 0);
+    const double holdH = std::max(2.0, r.height() * 0.72);
+    const double waitH = std::max(2.0, r.height() * 0.36);
+    // The workers' spans overlap one another: per-pixel coverage draws their union at one cost whatever the
+    // zoom (a column any of them covers is solid).
+    TimelineCoverage waiting(c.lanes.left(), c.lanes.width());
+    TimelineCoverage holding(c.lanes.left(), c.lanes.width());
+    TimelineCoverage stale(c.lanes.left(), c.lanes.width());
+    const QList<int> &processOf = c.data.layout().workerProcesses;
+    for (int w = 0; w < c.data.workerCount(); ++w) {
+        if (processOf.value(w, -1) != process)
+            continue;
+        const QList<Wait> &waits = c.data.waits(w);
+        for (qsizetype i
+             = TimelineData::firstEndingAfter(waits, c.visibleStart, [](const Wait &s) { return s.endUs; });
+             i < waits.size() && waits.at(i).startUs <= c.visibleEnd; ++i)
+            waiting.add(c.x(waits.at(i).startUs), c.x(waits.at(i).endUs));
+        for (int l = 0; l < c.data.lockCount(); ++l) {
+            const QList<Hold> &holds = c.data.holds(w, l);
+            for (qsizetype i = TimelineData::firstEndingAfter(holds, c.visibleStart,
+                                                              [](const Hold &h) { return h.endUs; });
+                 i < holds.size() && holds.at(i).startUs <= c.visibleEnd; ++i) {
+                const Hold &h = holds.at(i);
+                if (h.flags & Hold::NoTtl)
+                    continue;
+                const qint64 staleFrom = std::min(h.validUntilUs, h.endUs);
+                holding.add(c.x(h.startUs), c.x(staleFrom));
+                if (staleFrom < h.endUs)
+                    stale.add(c.x(staleFrom), c.x(h.endUs));
+            }
+        }
+    }
+    waiting.paint(p, r.top() + (r.height() - waitH) / 2, waitH, c.palette.waiting);
+    holding.paint(p, r.top() + (r.height() - holdH) / 2, holdH, c.palette.holding);
+    stale.paint(p, r.top() + (r.height() - holdH) / 2, holdH, c.palette.stale);
+    const bool tall = lane.height >= 18;
+    paintShades(p, c, process, r, tall);
+    paintPartitions(p, c, process, r, tall);
+    if (lane.height >= 12)
+        paintFaults(p, c, process, r);
+}
 
 void TimelineProcessPainter::paintShades(QPainter &p, const TimelinePaintContext &c, int process,
                                          const QRectF &r, bool tall)

@@ -3,15 +3,18 @@
 // scrolled under them must not cover.
 #include "timelinerenderer.h"
 
-#include "timelineframepainter.h"
 #include "timelinelockpainter.h"
 #include "timelinepaintcontext.h"
+#include "timelineprocesspainter.h"
 #include "timelineserverpainter.h"
 #include "timelinestorypainter.h"
 #include "timelineviolationpainter.h"
 #include "timelineworkerpainter.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
+
+#include <cmath>
 
 void TimelineRenderer::setData(const TimelineData *data)
 {
@@ -23,6 +26,24 @@ void TimelineRenderer::setWorkerLaneHeight(int height)
 {
     m_layout.setWorkerLaneHeight(height);
     relayout();
+}
+
+void TimelineRenderer::setProcessCollapsed(int process, bool collapsed)
+{
+    m_layout.setProcessCollapsed(process, collapsed);
+    relayout();
+}
+
+void TimelineRenderer::setAllProcessesCollapsed(bool collapsed)
+{
+    m_layout.setAllProcessesCollapsed(collapsed);
+    relayout();
+}
+
+int TimelineRenderer::readableLaneHeight() const
+{
+    // One line of the small print, with a pixel above and below.
+    return int(std::ceil(QFontMetricsF(m_fonts.small).height())) + 2;
 }
 
 void TimelineRenderer::paint(QPainter &p, const View &view) const
@@ -59,6 +80,9 @@ void TimelineRenderer::paint(QPainter &p, const View &view) const
         case LaneType::Lock:
             TimelineLockPainter::paintLane(p, c, lane);
             break;
+        case LaneType::Process:
+            TimelineProcessPainter::paintLane(p, c, lane);
+            break;
         case LaneType::Worker:
             TimelineWorkerPainter::paintLane(p, c, lane);
             break;
@@ -70,6 +94,13 @@ void TimelineRenderer::paint(QPainter &p, const View &view) const
     TimelineFramePainter::paintRuler(p, c);
     TimelineFramePainter::paintHeaders(p, c);
     p.restore();
+}
+
+QList<TimelineFramePainter::HeaderLabel> TimelineRenderer::headerLabels(const View &view) const
+{
+    if (!m_data)
+        return {};
+    return TimelineFramePainter::headerLabels(TimelinePaintContext(*m_data, m_layout, m_palette, m_fonts, view));
 }
 
 TimelineRenderer::Hit TimelineRenderer::hitTest(const QPoint &pos, const View &view) const

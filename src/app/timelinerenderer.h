@@ -12,6 +12,7 @@
 
 #include "timelinedata.h"
 #include "timelinefonts.h"
+#include "timelineframepainter.h"
 #include "timelinehittester.h"
 #include "timelinelayout.h"
 #include "timelinepalette.h"
@@ -53,12 +54,25 @@ public:
     // Index into lanes() of the lane at widget y, or -1.
     int laneAt(int y, const View &view) const { return m_layout.laneAt(y, view); }
     int laneOf(LaneType type, int index) const { return m_layout.laneOf(type, index); } // or -1
+    // The lane that shows `worker`: its own, or its collapsed process's (-1: none).
+    int laneShowing(int worker) const { return m_layout.laneShowing(worker); }
+    // Processes running several workers each have a lane of their own, over their workers' lanes or, while
+    // collapsed, instead of them.
+    bool groupsWorkers() const { return m_layout.groupsWorkers(); }
+    void setProcessCollapsed(int process, bool collapsed);
+    void setAllProcessesCollapsed(bool collapsed);
+    bool isProcessCollapsed(int process) const { return m_layout.isProcessCollapsed(process); }
+    // The least lane height at which each lane's name is written (thinner lanes lose names to their
+    // neighbours').
+    int readableLaneHeight() const;
     QRect lanesRect(const View &view) const { return TimelineLayout::lanesRect(view); }
 
     double xForTime(qint64 us, const View &view) const { return TimelineLayout::xForTime(us, view); }
     qint64 timeForX(double x, const View &view) const { return TimelineLayout::timeForX(x, view); }
 
     void paint(QPainter &painter, const View &view) const;
+    // The names and states paint() writes in the name column, and where.
+    QList<TimelineFramePainter::HeaderLabel> headerLabels(const View &view) const;
     Hit hitTest(const QPoint &pos, const View &view) const;
 
 private:

@@ -56,8 +56,8 @@ void TimelineViolationPainter::paint(QPainter &p, const TimelinePaintContext &c)
         double x1 = std::max(x0 + 3, c.x(end));
         QList<int> laneRows;
         for (int w : v.workers) {
-            const int row = c.layout.laneOf(LaneType::Worker, w);
-            if (row >= 0)
+            const int row = c.layout.laneShowing(w); // its own lane, or its collapsed process's (once)
+            if (row >= 0 && !laneRows.contains(row))
                 laneRows << row;
         }
         const int lockRow = c.layout.laneOf(LaneType::Lock, v.lock);
@@ -93,8 +93,8 @@ void TimelineViolationPainter::paint(QPainter &p, const TimelinePaintContext &c)
         }
         if (v.type == Violation::Type::LostUpdate && v.workers.size() >= 2) {
             // An arrow from the write that was lost to the stale write that overwrote it.
-            const int lostRow = c.layout.laneOf(LaneType::Worker, v.workers.at(1));
-            const int staleRow = c.layout.laneOf(LaneType::Worker, v.workers.at(0));
+            const int lostRow = c.layout.laneShowing(v.workers.at(1));
+            const int staleRow = c.layout.laneShowing(v.workers.at(0));
             if (lostRow < 0 || staleRow < 0)
                 continue;
             const QPointF from(c.x(v.startUs), c.laneRect(c.layout.lanes().at(lostRow)).center().y());

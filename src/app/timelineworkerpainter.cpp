@@ -72,7 +72,7 @@ void WorkerLane::paintWaits()
     const qsizetype wEnd = std::partition_point(waits.begin() + wi, waits.end(),
                                                 [&](const Wait &s) { return s.startUs <= c.visibleEnd; })
         - waits.begin();
-    prettyWaits = wEnd - wi < kPrettyLimit && double(wEnd - wi) * kPrettySpacingPx < c.lanes.width();
+    prettyWaits = wEnd - wi < kPrettyLimit && double(wEnd - wi) * kPrettySpacingPx < c.runWidth;
     TimelineCoverage waitCover(c.lanes.left(), c.lanes.width());
     QList<QRectF> waitRects;
     for (qsizetype i = wi; i < wEnd; ++i) {
@@ -148,7 +148,7 @@ void WorkerLane::paintHolds()
         }
     }
     holdCover.paint(p, holdBand.top(), holdBand.height(), c.palette.holding);
-    prettyHolds = holdsVisible < kPrettyLimit && double(holdsVisible) * kPrettySpacingPx < c.lanes.width();
+    prettyHolds = holdsVisible < kPrettyLimit && double(holdsVisible) * kPrettySpacingPx < c.runWidth;
     p.setPen(Qt::NoPen);
     p.setBrush(c.palette.holding);
     if (prettyHolds) {
@@ -254,7 +254,7 @@ void WorkerLane::paintMarks()
                                                 [&](const Mark &m) { return m.timeUs <= c.visibleEnd; })
         - marks.begin();
     // Marks closer than a few pixels on average are unreadable anyway (and each costs an antialiased shape).
-    const bool marksReadable = double(mEnd - mi) * kMarkSpacingPx < c.lanes.width();
+    const bool marksReadable = double(mEnd - mi) * kMarkSpacingPx < c.runWidth;
     if (mEnd - mi < kPrettyLimit && marksReadable && lane.height >= 12) {
         p.setRenderHint(QPainter::Antialiasing, true);
         double lastX = -1e9;
