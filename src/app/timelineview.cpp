@@ -21,7 +21,9 @@ TimelineView::TimelineView(QWidget *parent)
     viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
     setFocusPolicy(Qt::StrongFocus);
     setFrameShape(QFrame::NoFrame);
-    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
+    // Only once zoomed in: the whole run has nothing to scroll, and on a short screen the bar's height is
+    // most of a lane.
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_renderer.setPalette(TimelinePalette::forPalette(palette()));
     m_renderer.setFont(font());
@@ -229,9 +231,10 @@ void TimelineView::updateLaneHeight()
     const int fixed = m_renderer.contentHeight() - lanes * 32;
     const int available = viewport()->height() - TimelineRenderer::kRulerHeight - fixed;
     const int perLane = available / lanes - 2;
-    // A few lanes stay comfortable (the lanes scroll if they must); many shrink to fit, but never below the
-    // height at which every lane keeps its name: past that, they scroll.
-    const int least = lanes <= 8 ? 24 : m_renderer.readableLaneHeight();
+    // A few lanes stay comfortable: at 20 px a lane still has its labels and its name (the lanes scroll if
+    // they must). Many shrink to fit, but never below the height at which every lane keeps its name: past
+    // that, they scroll.
+    const int least = lanes <= 8 ? 20 : m_renderer.readableLaneHeight();
     m_renderer.setWorkerLaneHeight(std::clamp(perLane, least, std::max(least, lanes <= 4 ? 48 : 34)));
     updateScrollBars();
 }
