@@ -715,6 +715,9 @@ void SimulatorPlace::fitTabsToFork()
         m_vsplit->restoreState(m_vsplitBeforeFork);
         m_vsplitBeforeFork.clear();
     }
+    // The two runs' timelines need the room more than the recording's cards do (each run's own count of
+    // violations is above its timeline): at 1024 × 700 the cards left them only their story lanes.
+    m_cards->setVisible(!forkShown);
 }
 
 ForkDialog *SimulatorPlace::forkFromHere()

@@ -54,7 +54,8 @@ void SummaryCard::setValue(const QString &value, const QString &detail, Tone ton
     m_detail->setToolTip(detail);
     // A wrapping label's own minimum is a word per line: one line is the least, and layouts give it the
     // lines its width needs (height for width).
-    m_detail->setMinimumHeight(m_detail->heightForWidth(QWIDGETSIZE_MAX));
+    m_detail->setMinimumHeight(
+        std::max(m_detail->heightForWidth(QWIDGETSIZE_MAX), m_detail->fontMetrics().height()));
     if (tone != m_tone) {
         m_tone = tone;
         restyle();
