@@ -4,17 +4,21 @@
 #include "timelinepalette.h"
 
 #include <QAreaSeries>
-#include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
+#include <QEvent>
 #include <QGraphicsLayout>
 #include <QGridLayout>
 #include <QLineSeries>
 #include <QValueAxis>
 
 namespace {
+
+// Run-time axes: the unit on every label, so the axis needs no title when a chart is short.
+constexpr char kTimeFormat[] = "%.1f s";
 
 double niceMax(double value)
 {
@@ -74,8 +78,8 @@ ChartsPanel::ChartsPanel(QWidget *parent)
     m_throughput->setParent(m_throughputArea);
     throughput->addSeries(m_throughputArea);
     m_throughputX = new QValueAxis;
-    m_throughputX->setTitleText(tr("run time (s)"));
-    m_throughputX->setLabelFormat(QStringLiteral("%.1f"));
+    m_throughputX->setTitleText(tr("run time"));
+    m_throughputX->setLabelFormat(QLatin1String(kTimeFormat));
     m_throughputY = new QValueAxis;
     m_throughputY->setLabelFormat(QStringLiteral("%.0f"));
     throughput->addAxis(m_throughputX, Qt::AlignBottom);
@@ -90,8 +94,8 @@ ChartsPanel::ChartsPanel(QWidget *parent)
     m_waiting->setParent(m_waitingArea);
     waiting->addSeries(m_waitingArea);
     m_waitingX = new QValueAxis;
-    m_waitingX->setTitleText(tr("run time (s)"));
-    m_waitingX->setLabelFormat(QStringLiteral("%.1f"));
+    m_waitingX->setTitleText(tr("run time"));
+    m_waitingX->setLabelFormat(QLatin1String(kTimeFormat));
     m_waitingY = new QValueAxis;
     m_waitingY->setLabelFormat(QStringLiteral("%.0f"));
     waiting->addAxis(m_waitingX, Qt::AlignBottom);
@@ -106,7 +110,7 @@ ChartsPanel::ChartsPanel(QWidget *parent)
     m_latencySeries->append(m_latency);
     m_latencySeries->setBarWidth(0.9);
     latency->addSeries(m_latencySeries);
-    m_latencyX = new QBarCategoryAxis;
+    m_latencyX = new QCategoryAxis;
     m_latencyX->setTitleText(tr("waited up to"));
     m_latencyY = new QValueAxis;
     m_latencyY->setLabelFormat(QStringLiteral("%.0f"));
@@ -122,7 +126,7 @@ ChartsPanel::ChartsPanel(QWidget *parent)
     m_perWorkerSeries->append(m_perWorker);
     m_perWorkerSeries->setBarWidth(0.8);
     perWorker->addSeries(m_perWorkerSeries);
-    m_perWorkerX = new QBarCategoryAxis;
+    m_perWorkerX = new QCategoryAxis;
     m_perWorkerY = new QValueAxis;
     m_perWorkerY->setLabelFormat(QStringLiteral("%.0f"));
     perWorker->addAxis(m_perWorkerX, Qt::AlignBottom);
@@ -134,10 +138,24 @@ ChartsPanel::ChartsPanel(QWidget *parent)
     m_views[1] = makeView(waiting);
     m_views[2] = makeView(latency);
     m_views[3] = makeView(perWorker);
-    m_views[0]->setToolTip(tr("How many times per second some worker got the lock"));
-    m_views[1]->setToolTip(tr("The most workers waiting at once, per time slice"));
-    m_views[2]->setToolTip(tr("Time from asking for the lock to getting it, in bins"));
-    m_views[3]->setToolTip(tr("Even bars mean a fair lock; Jain's index in the title (1 = perfectly even)"));
+    m_explanations[0] = tr("How many times per second some worker got the lock");
+    m_explanations[1] = tr("The most workers waiting at once, per time slice");
+    m_explanations[2] = tr("Time from asking for the lock to getting it, in bins");
+    m_explanations[3] = tr("Even bars mean a fair lock; Jain's index in the title (1 = perfectly even)");
+    setTitles(0, {tr("Acquisitions per second"), tr("Acquisitions/s")});
+    setTitles(1, {tr("Workers waiting for the lock"), tr("Waiting workers"), tr("Waiting")});
+    setTitles(2, {tr("Acquire latency (waiting included)"), tr("Acquire latency"), tr("Latency")});
+    for (int i = 0; i < 4; ++i)
+        m_views[i]->installEventFilter(this);
+    // How many labels an x axis can show depends on the room its plot area has.
+    for (int i : {0, 1})
+        connect(m_views[i]->chart(), &QChart::plotAreaChanged, this, [this, i] { fitTimeTicks(i); });
+    for (int i : {2, 3})
+        connect(m_views[i]->chart(), &QChart::plotAreaChanged, this, [this, i] { labelBars(i); });
+    for (QCategoryAxis *axis : {m_latencyX, m_perWorkerX}) {
+        axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+        axis->setGridLineVisible(false); // category lines would run through the bars' middles
+    }
     m_grid = grid;
     grid->setSizeConstraint(QLayout::SetNoConstraint); // minimumSizeHint() says how small: one row
     arrange(false);
@@ -155,18 +173,118 @@ void ChartsPanel::arrange(bool oneRow)
 }
 
 // Two rows need twice a chart's least height; on a short screen (the Simulator at 700 px) the four charts
-// go side by side instead of squeezing the timeline above them.
+// go side by side instead of squeezing the timeline above them, so one row of four is the least.
 QSize ChartsPanel::minimumSizeHint() const
 {
-    return QSize(2 * kMinChartWidth, kMinChartHeight);
+    return QSize(4 * kMinChartWidth + 3 * m_grid->spacing(), kMinChartHeight);
 }
 
 void ChartsPanel::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
-    const bool oneRow = height() < 2 * kMinChartHeight + m_grid->spacing() + 40 && width() >= 4 * kMinChartWidth;
+    // Short: one row, even when each chart is then narrower than it would like (four charts squeezed to half
+    // their least height, two by two, showed nothing at all).
+    const bool oneRow = height() < 2 * kMinChartHeight + m_grid->spacing() + 40;
     if (oneRow != m_oneRow)
         arrange(oneRow);
+}
+
+bool ChartsPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::Resize) {
+        for (int i = 0; i < 4; ++i) {
+            if (watched != m_views[i])
+                continue;
+            fitTitle(i);
+            fitAxisTitle(i);
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void ChartsPanel::setTitles(int chart, const QStringList &titles)
+{
+    m_titles[chart] = titles;
+    // The whole title, what the chart shows, and what runs across it (its axis title may be hidden).
+    QString across;
+    for (QAbstractAxis *axis : m_views[chart]->chart()->axes(Qt::Horizontal))
+        across = axis->titleText();
+    m_views[chart]->setToolTip(
+        QStringLiteral("<b>%1</b><br>%2")
+            .arg(titles.value(0).toHtmlEscaped(), m_explanations[chart].toHtmlEscaped())
+        + (across.isEmpty() ? QString() : tr("<br>Across: %1").arg(across.toHtmlEscaped())));
+    fitTitle(chart);
+}
+
+void ChartsPanel::fitTitle(int chart)
+{
+    QChart *c = m_views[chart]->chart();
+    const QFontMetricsF fm(c->titleFont());
+    // QtCharts cuts a title too long for its chart at its end: a shorter wording reads better.
+    const double room = m_views[chart]->width() - 24;
+    QString title = m_titles[chart].value(m_titles[chart].size() - 1);
+    for (const QString &t : m_titles[chart]) {
+        if (fm.horizontalAdvance(t) <= room) {
+            title = t;
+            break;
+        }
+    }
+    if (fm.horizontalAdvance(title) > room)
+        title = fm.elidedText(title, Qt::ElideRight, room);
+    if (c->title() != title)
+        c->setTitle(title);
+}
+
+void ChartsPanel::fitAxisTitle(int chart)
+{
+    // A short chart has no room for its x axis's title under the labels: QtCharts would cut it to "…" or
+    // draw the labels over it. The labels carry the unit; the tooltip says what the axis is. An empty
+    // histogram's title went to the top of its chart, over the chart's own.
+    const bool empty = (chart == 2 || chart == 3) && m_barLabels[chart].isEmpty();
+    for (QAbstractAxis *axis : m_views[chart]->chart()->axes(Qt::Horizontal))
+        axis->setTitleVisible(m_views[chart]->height() >= kAxisTitleHeight && !empty);
+}
+
+void ChartsPanel::fitTimeTicks(int chart)
+{
+    QValueAxis *axis = chart == 0 ? m_throughputX : m_waitingX;
+    // Labels are centred on their ticks: ticks as far apart as the widest label and a gap.
+    const QFontMetricsF fm(axis->labelsFont());
+    const double label = fm.horizontalAdvance(QString::asprintf(kTimeFormat, axis->max())) + 12;
+    const int ticks = std::clamp(int(m_views[chart]->chart()->plotArea().width() / label) + 1, 2, 5);
+    if (axis->tickCount() != ticks)
+        axis->setTickCount(ticks);
+}
+
+void ChartsPanel::labelBars(int chart)
+{
+    fitAxisTitle(chart); // none while there are no bars
+    QCategoryAxis *axis = chart == 2 ? m_latencyX : m_perWorkerX;
+    const QStringList &labels = m_barLabels[chart];
+    const int n = int(labels.size());
+    const QFontMetricsF fm(axis->labelsFont());
+    const double slot = m_views[chart]->chart()->plotArea().width() / std::max(1, n);
+    // The smallest step at which neighbouring labels (with a gap) fit in the slots between them.
+    int step = 1;
+    const auto fits = [&](int k) {
+        for (int i = 0; i + k < n; i += k) {
+            if ((fm.horizontalAdvance(labels.at(i)) + fm.horizontalAdvance(labels.at(i + k))) / 2 + 8
+                > k * slot)
+                return false;
+        }
+        return true;
+    };
+    while (step < n && !fits(step))
+        ++step;
+    if (step == m_labelStep[chart] && axis->count() == (n + step - 1) / step)
+        return;
+    m_labelStep[chart] = step;
+    for (const QString &label : axis->categoriesLabels())
+        axis->remove(label);
+    axis->setStartValue(-0.5);
+    axis->setRange(-0.5, std::max(1, n) - 0.5);
+    for (int i = 0; i < n; i += step)
+        axis->append(labels.at(i), i);
 }
 
 QChartView *ChartsPanel::makeView(QChart *chart)
@@ -235,14 +353,16 @@ void ChartsPanel::clear()
     m_waiting->clear();
     m_latency->remove(0, m_latency->count());
     m_perWorker->remove(0, m_perWorker->count());
-    m_latencyX->clear();
-    m_perWorkerX->clear();
+    m_barLabels[2].clear();
+    m_barLabels[3].clear();
+    labelBars(2);
+    labelBars(3);
     m_throughputX->setRange(0, 1);
     m_waitingX->setRange(0, 1);
     // Whole-number ticks even when empty: 0..1 in five ticks printed as "%.0f" read "0, 0, 1, 1, 1".
     for (QValueAxis *axis : {m_throughputY, m_waitingY, m_latencyY, m_perWorkerY})
         setCountRange(axis, 1);
-    m_views[3]->chart()->setTitle(tr("Acquisitions per worker"));
+    setTitles(3, {tr("Acquisitions per worker"), tr("Per worker")});
     m_workerNames.clear();
 }
 
@@ -273,6 +393,8 @@ void ChartsPanel::setStats(const LiveStats &stats, const QStringList &workerName
     m_waiting->replace(waiting);
     m_throughputX->setRange(0, axisS);
     m_waitingX->setRange(0, axisS);
+    fitTimeTicks(0); // "60.0 s" takes more room than "6.5 s"
+    fitTimeTicks(1);
     setCountRange(m_throughputY, peakRate);
     setCountRange(m_waitingY, peakWaiting);
 
@@ -298,10 +420,10 @@ void ChartsPanel::setStats(const LiveStats &stats, const QStringList &workerName
             peak = std::max(peak, double(stats.latencyCounts.at(i)));
         }
     }
-    if (m_latencyX->categories() != categories) {
+    if (m_barLabels[2] != categories) {
         m_latency->remove(0, m_latency->count());
-        m_latencyX->setCategories(categories);
-        m_latencyX->setLabelsAngle(categories.size() > 10 ? -45 : 0);
+        m_barLabels[2] = categories;
+        labelBars(2);
         m_latency->append(values);
     } else {
         for (qsizetype i = 0; i < values.size(); ++i)
@@ -322,17 +444,21 @@ void ChartsPanel::setStats(const LiveStats &stats, const QStringList &workerName
         QStringList names = workerNames.mid(0, perWorker.size());
         while (names.size() < perWorker.size())
             names << QString::number(names.size() + 1);
-        m_perWorkerX->setCategories(names);
-        m_perWorkerX->setLabelsVisible(names.size() <= 24);
+        m_barLabels[3] = names;
+        labelBars(3);
         m_perWorker->append(perWorker);
     } else {
         for (qsizetype i = 0; i < perWorker.size(); ++i)
             m_perWorker->replace(int(i), perWorker.at(i));
     }
     setCountRange(m_perWorkerY, peakWorker);
-    m_views[3]->chart()->setTitle(
-        m.acquisitions > 0 ? tr("Acquisitions per worker — fairness %1").arg(m.fairnessJain, 0, 'f', 2)
-                           : tr("Acquisitions per worker"));
+    const QString fairness = QString::number(m.fairnessJain, 'f', 2);
+    const QStringList titles = m.acquisitions > 0
+        ? QStringList {tr("Acquisitions per worker — fairness %1").arg(fairness),
+                       tr("Per worker — fairness %1").arg(fairness), tr("Fairness %1").arg(fairness)}
+        : QStringList {tr("Acquisitions per worker"), tr("Per worker")};
+    if (titles != m_titles[3])
+        setTitles(3, titles);
 }
 
 void ChartsPanel::paintExport(QPainter &painter, const QSize &size)

@@ -15,7 +15,7 @@ class QLineSeries;
 class QAreaSeries;
 class QBarSet;
 class QBarSeries;
-class QBarCategoryAxis;
+class QCategoryAxis;
 class QValueAxis;
 
 class ChartsPanel : public QWidget
@@ -42,9 +42,20 @@ protected:
     void resizeEvent(QResizeEvent *event) override;
 
 private:
-    static constexpr int kMinChartWidth = 200;
+    static constexpr int kMinChartWidth = 120;
     static constexpr int kMinChartHeight = 110;
+    static constexpr int kAxisTitleHeight = 130; // charts shorter than this leave out their x axis's title
     QChartView *makeView(QChart *chart);
+    bool eventFilter(QObject *watched, QEvent *event) override;
+    // A chart's titles, longest first, and what it shows: the longest title that fits its width is shown,
+    // the whole one is in its tooltip.
+    void setTitles(int chart, const QStringList &titles);
+    void fitTitle(int chart);
+    void fitAxisTitle(int chart);
+    // Ticks on a run-time axis (0: throughput, 1: waiting): as many as 5 when their labels fit side by side.
+    void fitTimeTicks(int chart);
+    // Labels under a bar chart's bars: every one when they fit side by side, else every second, third…
+    void labelBars(int chart);
     // Four charts in a 2×2 grid, or in one row when the panel is short.
     void arrange(bool oneRow);
     QGridLayout *m_grid = nullptr;
@@ -62,11 +73,15 @@ private:
     QValueAxis *m_waitingY = nullptr;
     QBarSet *m_latency = nullptr;
     QBarSeries *m_latencySeries = nullptr;
-    QBarCategoryAxis *m_latencyX = nullptr;
+    QCategoryAxis *m_latencyX = nullptr;
     QValueAxis *m_latencyY = nullptr;
     QBarSet *m_perWorker = nullptr;
     QBarSeries *m_perWorkerSeries = nullptr;
-    QBarCategoryAxis *m_perWorkerX = nullptr;
+    QCategoryAxis *m_perWorkerX = nullptr;
     QValueAxis *m_perWorkerY = nullptr;
     QStringList m_workerNames;
+    QStringList m_titles[4];
+    QString m_explanations[4];
+    QStringList m_barLabels[4]; // the bar charts' (2 and 3) categories, all of them
+    int m_labelStep[4] = {};
 };

@@ -8,10 +8,14 @@
 #include "timelinepalette.h"
 
 #include <QAbstractSpinBox>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
+#include <QFormLayout>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
+#include <QLabel>
 
 namespace {
 
@@ -117,7 +121,35 @@ ScenarioEditor::ScenarioEditor(QWidget *parent)
         guardWheel(box);
     for (QComboBox *box : findChildren<QComboBox *>())
         guardWheel(box);
+    // The editor is narrow beside the timeline: nothing may need more than its width. A field whose least
+    // width does not fit beside its name goes under it; long texts wrap.
+    for (QFormLayout *form : findChildren<QFormLayout *>())
+        form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    for (QCheckBox *box : findChildren<QCheckBox *>())
+        wrapText(box);
+    m_ui->kindLabel->setWordWrap(true);
     setScenario(Scenario());
+}
+
+void ScenarioEditor::wrapText(QCheckBox *box)
+{
+    if (box->text().isEmpty())
+        return;
+    auto *row = new QWidget(box->parentWidget());
+    auto *layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *label = new QLabel(box->text(), row);
+    label->setWordWrap(true);
+    label->setToolTip(box->toolTip());
+    label->installEventFilter(this);
+    m_boxOfLabel.insert(label, box);
+    box->setAccessibleName(box->text()); // the label is what a screen reader would otherwise miss
+    box->parentWidget()->layout()->replaceWidget(box, row);
+    box->setText(QString());
+    box->setParent(row);
+    layout->addWidget(box, 0, Qt::AlignTop);
+    layout->addWidget(label, 1);
+    box->installEventFilter(this); // the label goes grey with the box (EnabledChange)
 }
 
 ScenarioEditor::~ScenarioEditor() = default;
@@ -130,6 +162,19 @@ void ScenarioEditor::guardWheel(QWidget *field)
 
 bool ScenarioEditor::eventFilter(QObject *watched, QEvent *event)
 {
+    if (event->type() == QEvent::MouseButtonRelease) {
+        if (QCheckBox *box = m_boxOfLabel.value(watched); box && box->isEnabled()) {
+            box->toggle();
+            return true;
+        }
+    }
+    if (event->type() == QEvent::EnabledChange) {
+        // A box disabled (its option does not apply) greys its wrapped text too.
+        for (auto it = m_boxOfLabel.begin(); it != m_boxOfLabel.end(); ++it) {
+            if (it.value() == watched)
+                qobject_cast<QWidget *>(it.key())->setEnabled(it.value()->isEnabled());
+        }
+    }
     if (event->type() == QEvent::Wheel) {
         auto *field = qobject_cast<QWidget *>(watched);
         if (field && !field->hasFocus()) {
@@ -161,6 +206,7 @@ void ScenarioEditor::fill()
     const bool story = o.value(QStringLiteral("kind")).toString() == QLatin1String("story");
 
     m_ui->titleEdit->setText(o.value(QStringLiteral("title")).toString());
+    m_ui->titleEdit->setCursorPosition(0); // a title longer than the field shows its start
     m_ui->kindLabel->setText(story ? tr("story (scripted steps, one actor per process)")
                                    : tr("workload (worker threads looping)"));
     m_ui->summaryLabel->setText(o.value(QStringLiteral("summary")).toString());

@@ -6,10 +6,13 @@
 
 #include "sim/scenario.h"
 
+#include <QHash>
 #include <QJsonObject>
 #include <QWidget>
 
 #include <memory>
+
+class QCheckBox;
 
 namespace Ui {
 class ScenarioEditor;
@@ -43,6 +46,9 @@ protected:
 private:
     // Spin boxes and combo boxes take the wheel only once focused: scrolling the form must not change them.
     void guardWheel(QWidget *field);
+    // A check box's text cannot wrap: beside a form label a long one was cut at the editor's edge. It moves
+    // to a wrapping label beside the box, and a click on the label toggles the box as its own text did.
+    void wrapText(QCheckBox *box);
     void fill();
     void fillFaults(const QJsonArray &faults);
     void addFaultRow(const QJsonObject &fault);
@@ -53,6 +59,7 @@ private:
     void validate();
 
     std::unique_ptr<Ui::ScenarioEditor> m_ui;
+    QHash<QObject *, QCheckBox *> m_boxOfLabel; // wrapText's labels
     QJsonObject m_base;
     bool m_loading = false;
     bool m_valid = true;

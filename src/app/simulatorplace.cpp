@@ -343,7 +343,9 @@ void SimulatorPlace::buildLayout()
 
     // Editor | (timeline / cards / tabs).
     m_hsplit = new QSplitter(Qt::Horizontal, this);
+    m_hsplit->setObjectName(QStringLiteral("simulatorHSplit"));
     m_hsplit->setChildrenCollapsible(true);
+    connect(m_hsplit, &QSplitter::splitterMoved, this, [this] { m_hsplitMoved = true; });
     auto *editorScroll = new QScrollArea(m_hsplit);
     editorScroll->setWidget(m_editor);
     editorScroll->setWidgetResizable(true);
@@ -368,6 +370,8 @@ void SimulatorPlace::buildLayout()
     });
     rightLayout->addWidget(m_variants);
     m_vsplit = new QSplitter(Qt::Vertical, right);
+    m_vsplit->setObjectName(QStringLiteral("simulatorVSplit"));
+    connect(m_vsplit, &QSplitter::splitterMoved, this, [this] { m_vsplitMoved = true; });
     auto *top = new QWidget(m_vsplit);
     auto *topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
@@ -467,6 +471,12 @@ void SimulatorPlace::buildLayout()
     m_hsplit->setStretchFactor(1, 1);
     m_hsplit->setSizes({330, 900});
     layout->addWidget(m_hsplit, 1);
+}
+
+void SimulatorPlace::showEditor(bool shown)
+{
+    m_editorWanted = shown;
+    m_editorAction->setChecked(shown);
 }
 
 bool SimulatorPlace::loadPreset(const QString &id)
@@ -705,6 +715,9 @@ void SimulatorPlace::fitTabsToFork()
         m_vsplit->restoreState(m_vsplitBeforeFork);
         m_vsplitBeforeFork.clear();
     }
+    // The two runs' timelines need the room more than the recording's cards do (each run's own count of
+    // violations is above its timeline): at 1024 × 700 the cards left them only their story lanes.
+    m_cards->setVisible(!forkShown);
 }
 
 ForkDialog *SimulatorPlace::forkFromHere()
@@ -1154,10 +1167,17 @@ void SimulatorPlace::hideEvent(QHideEvent *event)
 void SimulatorPlace::saveLayout() const
 {
     AppSettings settings;
-    settings.setValue(QStringLiteral("simulator/hsplit"), m_hsplit->saveState());
+    // Only splits the user chose: a default one saved at one window size would be restored at another.
+    if (m_hsplitMoved)
+        settings.setValue(QStringLiteral("simulator/hsplit"), m_hsplit->saveState());
+    else
+        settings.remove(QStringLiteral("simulator/hsplit"));
     // The user's layout, not the room the Fork tab took for a while.
-    settings.setValue(QStringLiteral("simulator/vsplit"),
-                      m_vsplitBeforeFork.isEmpty() ? m_vsplit->saveState() : m_vsplitBeforeFork);
+    if (m_vsplitMoved)
+        settings.setValue(QStringLiteral("simulator/vsplit"),
+                          m_vsplitBeforeFork.isEmpty() ? m_vsplit->saveState() : m_vsplitBeforeFork);
+    else
+        settings.remove(QStringLiteral("simulator/vsplit"));
     settings.setValue(QStringLiteral("simulator/tab"), m_tabs->currentIndex());
     settings.setValue(QStringLiteral("simulator/editor"), m_editorWanted);
     settings.setValue(QStringLiteral("simulator/scenarioDir"), m_scenarioDir);
@@ -1166,8 +1186,8 @@ void SimulatorPlace::saveLayout() const
 void SimulatorPlace::restoreLayout()
 {
     AppSettings settings;
-    m_hsplit->restoreState(settings.value(QStringLiteral("simulator/hsplit")).toByteArray());
-    m_vsplit->restoreState(settings.value(QStringLiteral("simulator/vsplit")).toByteArray());
+    m_hsplitMoved = m_hsplit->restoreState(settings.value(QStringLiteral("simulator/hsplit")).toByteArray());
+    m_vsplitMoved = m_vsplit->restoreState(settings.value(QStringLiteral("simulator/vsplit")).toByteArray());
     m_tabs->setCurrentIndex(settings.value(QStringLiteral("simulator/tab"), 0).toInt());
     m_editorWanted = settings.value(QStringLiteral("simulator/editor"), true).toBool();
     m_editorAction->setChecked(m_editorWanted);

@@ -75,6 +75,8 @@ public:
     // For tests and the benchmark.
     SimulationController *controller() const { return m_controller; }
     ScenarioEditor *editor() const { return m_editor; }
+    // Shows or hides the scenario editor beside the timeline, as Ctrl+E does.
+    void showEditor(bool shown);
     TimelinePanel *timelinePanel() const { return m_timeline; }
     StoryStepPanel *stepPanel() const { return m_stepPanel; }
     ForkPanel *forkPanel() const { return m_forkPanel; }
@@ -142,6 +144,10 @@ private:
     Simulation::Options m_lastOptions; // the last run's server: a fork runs where its recording ran
     QSplitter *m_hsplit = nullptr;
     QSplitter *m_vsplit = nullptr;
+    // The user moved the splitter (now or in an earlier session): its sizes are theirs and remembered.
+    // Until then each window size gets the default split, and nothing is saved.
+    bool m_hsplitMoved = false;
+    bool m_vsplitMoved = false;
     QComboBox *m_targetCombo = nullptr;
     QLabel *m_targetNote = nullptr;
     QProgressBar *m_progress = nullptr;

@@ -31,14 +31,19 @@ SummaryCard::SummaryCard(const QString &caption, const QString &toolTip, QWidget
     detailFont.setPointSizeF(font().pointSizeF() * 0.85);
     m_detail->setFont(detailFont);
     m_value->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // Cards share the row: long texts are cut (the tooltip has them), never widen the window.
+    // Cards share the row: they never widen the window. The detail wraps onto another line rather than be
+    // cut ("1 overlap · 1 stale holder · 1 lost upd"); caption and value are short.
     for (QLabel *l : {m_caption, m_value, m_detail})
         l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_detail->setWordWrap(true);
     setMinimumWidth(80);
     layout->addWidget(m_caption);
     layout->addWidget(m_value);
     layout->addWidget(m_detail);
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    // Maximum, not Fixed: a fixed card's least height is its size hint, which Qt measures at a narrow width
+    // where the detail wraps onto many lines (that took 300 px under the timeline at 1024×700). Its height
+    // for its real width comes from the layout.
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
     restyle();
 }
 
@@ -47,6 +52,10 @@ void SummaryCard::setValue(const QString &value, const QString &detail, Tone ton
     m_value->setText(value);
     m_detail->setText(detail);
     m_detail->setToolTip(detail);
+    // A wrapping label's own minimum is a word per line: one line is the least, and layouts give it the
+    // lines its width needs (height for width).
+    m_detail->setMinimumHeight(
+        std::max(m_detail->heightForWidth(QWIDGETSIZE_MAX), m_detail->fontMetrics().height()));
     if (tone != m_tone) {
         m_tone = tone;
         restyle();

@@ -112,14 +112,15 @@ void SummaryCards::setStats(const LiveStats &stats, int expiries)
                            tr("%1 · %2").arg(TextFormat::count(m.acquisitions, tr("acquisition"), tr("acquisitions")),
                                              TextFormat::count(m.cycles, tr("full cycle"), tr("full cycles"))));
     if (m.acquireLatency.count > 0)
+        // The median alone as the value ("p50 2.3 ms" did not fit a card of a 1024 px window).
         m_latency->setValue(
-            tr("p50 %1").arg(latency(m.acquireLatency.p50)),
-            tr("p99 %1 · max %2").arg(latency(m.acquireLatency.p99), latency(m.acquireLatency.max)));
+            latency(m.acquireLatency.p50),
+            tr("median · p99 %1 · max %2").arg(latency(m.acquireLatency.p99), latency(m.acquireLatency.max)));
     else
         m_latency->setValue(QStringLiteral("—"), stats.final ? tr("no acquisition in this run") : tr("no acquisition yet"));
     if (m.handoffLatency.count > 0)
-        m_handoff->setValue(tr("p50 %1").arg(latency(m.handoffLatency.p50)),
-                            tr("p99 %1 · %2").arg(latency(m.handoffLatency.p99),
+        m_handoff->setValue(latency(m.handoffLatency.p50),
+                            tr("median · p99 %1 · %2").arg(latency(m.handoffLatency.p99),
                                                     TextFormat::count(m.handoffLatency.count, tr("hand-off"), tr("hand-offs"))));
     else
         m_handoff->setValue(QStringLiteral("—"), stats.final ? tr("no hand-off in this run") : tr("no hand-off yet"));

@@ -2,6 +2,8 @@
 // (leases run from the winning attempt, renewals push them back, two-step releases delete late).
 #include "timelinedata.h"
 
+#include <QObject>
+
 #include <bit>
 
 using Kind = HistoryEvent::Kind;
@@ -507,6 +509,28 @@ TimelineData::WorkerState TimelineData::workerStateAt(int worker, qint64 timeUs)
     if (i < list.size() && list.at(i).startUs <= timeUs && timeUs < list.at(i).endUs)
         return WorkerState::Waiting;
     return WorkerState::Idle;
+}
+
+QString TimelineData::stateText(WorkerState state)
+{
+    using S = WorkerState;
+    switch (state) {
+    case S::Idle:
+        return QString();
+    case S::Waiting:
+        return QObject::tr("waiting");
+    case S::Holding:
+        return QObject::tr("holding");
+    case S::Stale:
+        return QObject::tr("lease expired!");
+    case S::Releasing:
+        return QObject::tr("releasing");
+    case S::Paused:
+        return QObject::tr("paused");
+    case S::Crashed:
+        return QObject::tr("crashed");
+    }
+    return QString();
 }
 
 int TimelineData::expiries() const

@@ -179,6 +179,8 @@ public:
     // The step the narrative is at, at `timeUs` (the latest one with a note): nullptr before the first.
     const Step *stepAt(qint64 timeUs) const;
     WorkerState workerStateAt(int worker, qint64 timeUs) const;
+    // The state in a word or two, as lane names and tooltips write it (empty for Idle).
+    static QString stateText(WorkerState state);
     // Leases that ran out while their key was still counted on (the holder never released it in time).
     int expiries() const;
     qint64 renewalCount() const { return m_renewalCount; }

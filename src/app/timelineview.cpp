@@ -21,7 +21,9 @@ TimelineView::TimelineView(QWidget *parent)
     viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
     setFocusPolicy(Qt::StrongFocus);
     setFrameShape(QFrame::NoFrame);
-    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
+    // Only once zoomed in: the whole run has nothing to scroll, and on a short screen the bar's height is
+    // most of a lane.
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_renderer.setPalette(TimelinePalette::forPalette(palette()));
     m_renderer.setFont(font());
@@ -45,6 +47,8 @@ void TimelineView::setData(const TimelineData *data, TimelineRenderer::TextLooku
         && data->layout().locks == m_renderer.data()->layout().locks;
     m_renderer.setTextLookup(std::move(lookup));
     m_renderer.setData(data);
+    if (!sameRun && data)
+        m_renderer.setAllProcessesCollapsed(data->workerCount() > kCollapseAbove);
     m_laneCount = int(m_renderer.lanes().size());
     if (!sameRun) {
         m_selectedViolation = -1;
@@ -206,7 +210,7 @@ void TimelineView::selectViolation(int index)
         setFollowLive(false);
     setRange(v.startUs - margin, end + margin, true);
     // Bring the lanes involved into view.
-    const int row = m_renderer.laneOf(TimelineRenderer::LaneType::Worker, v.workers.value(0, -1));
+    const int row = m_renderer.laneShowing(v.workers.value(0, -1));
     if (row >= 0) {
         const TimelineRenderer::Lane &lane = m_renderer.lanes().at(row);
         const int visible = viewport()->height() - TimelineRenderer::kRulerHeight;
@@ -222,14 +226,43 @@ void TimelineView::updateLaneHeight()
     const TimelineData *d = m_renderer.data();
     if (!d || d->workerCount() == 0)
         return;
-    const int workers = d->workerCount();
     m_renderer.setWorkerLaneHeight(30);
-    const int fixed = m_renderer.contentHeight() - workers * 32;
+    const int lanes = std::max(1, m_renderer.layout().workerHeightLanes());
+    const int fixed = m_renderer.contentHeight() - lanes * 32;
     const int available = viewport()->height() - TimelineRenderer::kRulerHeight - fixed;
-    const int perLane = available / workers - 2;
-    // A few workers stay readable (the lanes scroll if they must); many shrink to fit.
-    m_renderer.setWorkerLaneHeight(std::clamp(perLane, workers <= 8 ? 24 : 8, workers <= 4 ? 48 : 34));
+    const int perLane = available / lanes - 2;
+    // A few lanes stay comfortable: at 20 px a lane still has its labels and its name (the lanes scroll if
+    // they must). Many shrink to fit, but never below the height at which every lane keeps its name: past
+    // that, they scroll.
+    const int least = lanes <= 8 ? 20 : m_renderer.readableLaneHeight();
+    m_renderer.setWorkerLaneHeight(std::clamp(perLane, least, std::max(least, lanes <= 4 ? 48 : 34)));
     updateScrollBars();
+}
+
+void TimelineView::setProcessCollapsed(int process, bool collapsed)
+{
+    m_renderer.setProcessCollapsed(process, collapsed);
+    m_laneCount = int(m_renderer.lanes().size());
+    updateLaneHeight();
+    viewport()->update();
+}
+
+void TimelineView::setAllProcessesCollapsed(bool collapsed)
+{
+    m_renderer.setAllProcessesCollapsed(collapsed);
+    m_laneCount = int(m_renderer.lanes().size());
+    updateLaneHeight();
+    viewport()->update();
+}
+
+int TimelineView::processNameAt(const QPoint &pos) const
+{
+    if (pos.x() >= TimelineRenderer::kHeaderWidth || pos.y() < TimelineRenderer::kRulerHeight)
+        return -1;
+    const int lane = m_renderer.laneAt(pos.y(), currentView());
+    if (lane < 0 || m_renderer.lanes().at(lane).type != TimelineRenderer::LaneType::Process)
+        return -1;
+    return m_renderer.lanes().at(lane).index;
 }
 
 void TimelineView::updateScrollBars()
@@ -354,6 +387,11 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
         m_hoverLane = lane;
         viewport()->update();
     }
+    // A process's name is a button.
+    if (processNameAt(pos) >= 0)
+        viewport()->setCursor(Qt::PointingHandCursor);
+    else
+        viewport()->unsetCursor();
 }
 
 void TimelineView::mouseReleaseEvent(QMouseEvent *event)
@@ -361,7 +399,10 @@ void TimelineView::mouseReleaseEvent(QMouseEvent *event)
     if (event->button() != Qt::LeftButton)
         return;
     viewport()->unsetCursor();
-    if (!m_dragging && !m_scrubbing) {
+    const int process = m_dragging || m_scrubbing ? -1 : processNameAt(event->position().toPoint());
+    if (process >= 0) {
+        setProcessCollapsed(process, !m_renderer.isProcessCollapsed(process));
+    } else if (!m_dragging && !m_scrubbing) {
         const TimelineRenderer::Hit hit = m_renderer.hitTest(event->position().toPoint(), currentView());
         if (hit.violation >= 0) {
             m_selectedViolation = hit.violation;
@@ -488,5 +529,5 @@ void TimelineView::paintExport(QPainter &painter, const QSize &size) const
     const QRect legendRect(0, view.rect.bottom() + 1, size.width(), legend + 8);
     painter.fillRect(legendRect, renderer.palette().background);
     TimelineLegendPainter::paint(painter, legendRect.adjusted(4, 4, -4, 0), renderer.palette(), font(),
-                                  votes);
+                                 votes);
 }

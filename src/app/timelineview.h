@@ -42,6 +42,12 @@ public:
     // Centres the view on a moment without changing the zoom.
     void revealTime(qint64 us);
 
+    // Processes' lanes (see TimelineRenderer::groupsWorkers): a click on a process's name does the same.
+    void setProcessCollapsed(int process, bool collapsed);
+    void setAllProcessesCollapsed(bool collapsed);
+    // More workers than this: a new run's processes start collapsed, one lane each.
+    static constexpr int kCollapseAbove = 16;
+
     const TimelineRenderer &renderer() const { return m_renderer; }
     TimelineRenderer::View currentView() const;
     // Paints the whole run (every lane, the whole time axis, the legend) at `width` pixels wide: for the
@@ -71,6 +77,8 @@ protected:
 
 private:
     void updateLaneHeight();
+    // The process whose name is at `pos`, or -1.
+    int processNameAt(const QPoint &pos) const;
     void updateScrollBars();
     void setRange(qint64 startUs, qint64 endUs, bool userAction);
     qint64 scrollUnit() const;

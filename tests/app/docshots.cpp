@@ -1,6 +1,7 @@
 // docshots: the README's screenshots, made by the real app on its own sandbox so anyone can make them again
-// (scripts/screenshots). Each place — Inspector with the sample locks, Simulator after a gc-pause run,
-// Learn on a story, and Fork from here on gc-pause — at 1024×700 and 1600×1000, as docs/shots/<place>-<size>.png.
+// (scripts/screenshots). Each place — Inspector with the sample locks, the Simulator's scenario editor,
+// Simulator after a gc-pause run, Learn on a story, and Fork from here on gc-pause — at 1024×700 and
+// 1600×1000, as docs/shots/<place>-<size>.png.
 // Not a test: it asserts nothing; a person looks at the pictures.
 #include "forkdialog.h"
 #include "forkpanel.h"
@@ -81,10 +82,13 @@ int main(int argc, char *argv[])
     window.inspector()->view()->selectRow(0);
     shoot(window, dir, QStringLiteral("inspector"));
 
-    // Simulator: gc-pause run straight through (its two variants), the unfenced one shown.
+    // Simulator: the scenario editor on gc-pause, then gc-pause run straight through (its two variants),
+    // the unfenced one shown.
     SimulatorPlace *sim = window.simulatorPlace();
     window.showPlace(MainWindow::Place::Simulator);
     sim->loadPreset(QStringLiteral("gc-pause"));
+    sim->showEditor(true);
+    shoot(window, dir, QStringLiteral("editor"));
     sim->run();
     waitFor([&] { return !sim->controller()->isRunning(); }, 120000);
     sim->showRun(0);

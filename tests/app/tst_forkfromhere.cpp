@@ -6,6 +6,7 @@
 #include "forkpanel.h"
 #include "simulationcontroller.h"
 #include "simulatorplace.h"
+#include "summarycards.h"
 #include "timelineview.h"
 
 #include "sim/presetlibrary.h"
@@ -115,6 +116,8 @@ void TestForkFromHere::forkRunsBesideTheRecording()
     TimelineView *a = fork->recordedView();
     TimelineView *b = fork->forkView();
     QVERIFY(a->isVisible() && b->isVisible());
+    // The recording's summary cards give the two timelines their room while the Fork tab is shown.
+    QVERIFY(!place.cards()->isVisible());
     QCOMPARE(a->viewStart(), b->viewStart());
     QCOMPARE(a->viewEnd(), b->viewEnd());
     b->zoomBy(0.5, (b->viewStart() + b->viewEnd()) / 2);
@@ -128,6 +131,7 @@ void TestForkFromHere::forkRunsBesideTheRecording()
     place.leaveStepping();
     QVERIFY(place.run());
     QVERIFY(!fork->hasFork());
+    QVERIFY(place.cards()->isVisible());
     QVERIFY(waitForRun(place));
 }
 

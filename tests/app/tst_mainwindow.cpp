@@ -1,16 +1,29 @@
 // MainWindow offscreen: the embedded sandbox default, the badge, places, and clear failures.
+#include "appsettings.h"
+#include "elidingcombobox.h"
 #include "helpdialog.h"
 #include "keychainfixture.h"
 #include "mainwindow.h"
 #include "redis/redissession.h"
+#include "scenarioeditor.h"
 #include "serverbadge.h"
+#include "simulationcontroller.h"
+#include "simulatorplace.h"
 #include "testsupport.h"
+#include "timelinepanel.h"
+#include "timelineview.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QFileInfo>
+#include <QLabel>
 #include <QListWidget>
+#include <QMouseEvent>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QStandardPaths>
 
@@ -29,6 +42,8 @@ private slots:
     void learnShortcutFocusesTheStoryList();
     void helpHasTheGuideAndTheShortcuts();
     void fitsA1024By700Screen();
+    void simulatorTimelineShowsEveryLaneAt1024By700();
+    void scenarioEditorFitsItsDefaultWidth();
 };
 
 void TestMainWindow::initTestCase()
@@ -223,6 +238,156 @@ void TestMainWindow::fitsA1024By700Screen()
         QCoreApplication::processEvents();
         QCOMPARE(window.size(), QSize(1024, 700));
     }
+}
+
+// gc-pause run at 1024 × 700 with the default layout: the story, the lock and both workers' lanes are in the
+// timeline without scrolling. Once the user moves the splitter, the next window has their split; until then
+// nothing is saved (a default split saved at one window size was restored at another).
+void TestMainWindow::simulatorTimelineShowsEveryLaneAt1024By700()
+{
+    AppSettings().remove(QStringLiteral("simulator"));
+    QList<int> moved;
+    {
+        MainWindow window(AppOptions {});
+        window.resize(1024, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.showPlace(MainWindow::Place::Simulator);
+        SimulatorPlace *sim = window.simulatorPlace();
+        QVERIFY(sim->loadPreset(QStringLiteral("gc-pause")));
+        QVERIFY(sim->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!sim->controller()->isRunning(), 120000);
+        sim->showRun(0);
+        QCoreApplication::processEvents();
+        QCOMPARE(window.size(), QSize(1024, 700));
+        TimelineView *view = sim->timelinePanel()->view();
+        const TimelineRenderer &r = view->renderer();
+        const int room = view->viewport()->height() - TimelineRenderer::kRulerHeight;
+        using LaneType = TimelineRenderer::LaneType;
+        for (const auto &[type, index, name] :
+             {std::tuple {LaneType::Story, 0, "story"}, std::tuple {LaneType::Lock, 0, "lock"},
+              std::tuple {LaneType::Worker, 0, "A"}, std::tuple {LaneType::Worker, 1, "B"}}) {
+            const int lane = r.laneOf(type, index);
+            QVERIFY2(lane >= 0, name);
+            const TimelineRenderer::Lane &l = r.lanes().at(lane);
+            QVERIFY2(l.y + l.height <= room,
+                     qPrintable(QStringLiteral("%1's lane ends at %2 of %3 px")
+                                    .arg(QLatin1String(name))
+                                    .arg(l.y + l.height)
+                                    .arg(room)));
+        }
+        QCOMPARE(view->verticalScrollBar()->maximum(), 0);
+
+        // Nobody moved the splitter: nothing to remember.
+        auto *split = sim->findChild<QSplitter *>(QStringLiteral("simulatorVSplit"));
+        QVERIFY(split);
+        sim->hide();
+        QVERIFY(!AppSettings().contains(QStringLiteral("simulator/vsplit")));
+        sim->show();
+        // The user drags the handle 60 px up (the tabs below are at their least height already).
+        const QList<int> before = split->sizes();
+        QSplitterHandle *handle = split->handle(1);
+        const QPoint at(handle->width() / 2, handle->height() / 2);
+        const auto send = [&](QEvent::Type type, const QPoint &pos, Qt::MouseButtons buttons) {
+            QMouseEvent e(type, pos, handle->mapToGlobal(pos), Qt::LeftButton, buttons, Qt::NoModifier);
+            QApplication::sendEvent(handle, &e);
+        };
+        send(QEvent::MouseButtonPress, at, Qt::LeftButton);
+        send(QEvent::MouseMove, at - QPoint(0, 30), Qt::LeftButton);
+        send(QEvent::MouseMove, at - QPoint(0, 60), Qt::LeftButton);
+        send(QEvent::MouseButtonRelease, at - QPoint(0, 60), Qt::NoButton);
+        moved = split->sizes();
+        QVERIFY2(moved.value(0) < before.value(0),
+                 qPrintable(QStringLiteral("%1 → %2").arg(before.value(0)).arg(moved.value(0))));
+    }
+    QVERIFY(AppSettings().contains(QStringLiteral("simulator/vsplit")));
+    // A new window has the user's split: the timeline 60 px shorter than a window with no saved split has
+    // it (give or take the scaling to a splitter a little taller without a run's tabs and banner).
+    const auto timelineHeight = [] {
+        MainWindow window(AppOptions {});
+        window.resize(1024, 700);
+        window.show();
+        if (!QTest::qWaitForWindowExposed(&window))
+            return -1;
+        window.showPlace(MainWindow::Place::Simulator);
+        QCoreApplication::processEvents();
+        return window.simulatorPlace()
+            ->findChild<QSplitter *>(QStringLiteral("simulatorVSplit"))
+            ->sizes()
+            .value(0);
+    };
+    const int restored = timelineHeight();
+    AppSettings().remove(QStringLiteral("simulator"));
+    const int defaulted = timelineHeight();
+    QVERIFY2(restored > 0 && restored < defaulted - 40,
+             qPrintable(QStringLiteral("moved to %1, restored %2, default %3")
+                            .arg(moved.value(0))
+                            .arg(restored)
+                            .arg(defaulted)));
+    AppSettings().remove(QStringLiteral("simulator"));
+}
+
+// The scenario editor at its default width, in a 1024 × 700 and a 1600 × 1000 window, for a story, a
+// workload and Redlock: its form is no wider than the room it has (no text runs off its right edge, where
+// there is no horizontal scroll bar), combo boxes show or elide their choice with the whole in the tooltip,
+// and check boxes' texts wrap.
+void TestMainWindow::scenarioEditorFitsItsDefaultWidth()
+{
+    AppSettings().remove(QStringLiteral("simulator"));
+    MainWindow window(AppOptions {});
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.showPlace(MainWindow::Place::Simulator);
+    SimulatorPlace *sim = window.simulatorPlace();
+    sim->showEditor(true);
+    ScenarioEditor *editor = sim->editor();
+    auto *scroll = qobject_cast<QScrollArea *>(editor->parentWidget()->parentWidget());
+    QVERIFY(scroll);
+    for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+        window.resize(size);
+        for (const char *preset : {"gc-pause", "fair-vs-unfair", "redlock-split-vote", "cluster-locks"}) {
+            QVERIFY(sim->loadPreset(QLatin1String(preset)));
+            QCoreApplication::processEvents();
+            const QString where
+                = QStringLiteral("%1×%2, %3").arg(size.width()).arg(size.height()).arg(QLatin1String(preset));
+            QVERIFY2(scroll->isVisible(), qPrintable(where));
+            QVERIFY2(!scroll->horizontalScrollBar()->isVisible(), qPrintable(where));
+            const int room = scroll->viewport()->width();
+            QVERIFY2(editor->width() <= room,
+                     qPrintable(QStringLiteral("%1: the form is %2 px wide in %3")
+                                    .arg(where)
+                                    .arg(editor->width())
+                                    .arg(room)));
+            for (QWidget *field : editor->findChildren<QWidget *>()) {
+                if (!field->isVisibleTo(editor) || field->width() <= 0)
+                    continue;
+                const int right = field->mapTo(editor, QPoint(field->width(), 0)).x();
+                QVERIFY2(right <= room,
+                         qPrintable(QStringLiteral("%1: %2 '%3' ends at %4 of %5")
+                                        .arg(where, QLatin1String(field->metaObject()->className()),
+                                             field->objectName())
+                                        .arg(right)
+                                        .arg(room)));
+                if (auto *label = qobject_cast<QLabel *>(field); label && !label->wordWrap()
+                    && !label->text().isEmpty() && label->textFormat() != Qt::RichText) {
+                    QVERIFY2(label->fontMetrics().horizontalAdvance(label->text())
+                                 <= label->contentsRect().width(),
+                             qPrintable(QStringLiteral("%1: '%2' is cut").arg(where, label->text())));
+                }
+                if (auto *check = qobject_cast<QCheckBox *>(field); check && !check->text().isEmpty()) {
+                    QVERIFY2(check->minimumSizeHint().width() <= check->width(),
+                             qPrintable(QStringLiteral("%1: '%2' is cut").arg(where, check->text())));
+                }
+                if (auto *combo = qobject_cast<ElidingComboBox *>(field)) {
+                    const QString shown = combo->shownText();
+                    QVERIFY2(shown == combo->currentText() || combo->toolTip() == combo->currentText(),
+                             qPrintable(QStringLiteral("%1: '%2' shown as '%3'")
+                                            .arg(where, combo->currentText(), shown)));
+                }
+            }
+        }
+    }
+    AppSettings().remove(QStringLiteral("simulator"));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -32,10 +32,15 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QChartView>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
+#include <QTextDocument>
 #include <QScrollArea>
 #include <QValueAxis>
 #include <QScrollBar>
 #include <QSpinBox>
+#include <QVBoxLayout>
 #include <QWheelEvent>
 #include <QStandardItemModel>
 #include <QStandardPaths>
@@ -56,12 +61,16 @@ private slots:
     void wheelOverTheEditorScrollsInsteadOfChangingFields();
     void aProductionServerAsksForItsNameBeforeARun();
     void emptyChartsCountInWholeNumbers();
+    void chartTextsNeitherCollideNorGetCut();
+    void cardTextsFitTheirCards();
     void loadingAScenarioClearsThePreviousRun();
     void runsOnAConnectedCluster();
     void runsTheSentinelFailoverStory();
 
 private:
     static Scenario smallStory(bool variants);
+    // The texts a chart shows (its title, axis titles and labels), in scene coordinates.
+    static QList<QPair<QString, QRectF>> chartTexts(QChartView *view);
     static bool waitForRun(SimulatorPlace &place, int timeoutMs = 30000);
     // Once the connected server is offered as a target (the session is open and allows writes), picks it.
     static bool targetTheConnectedServer(SimulatorPlace &place);
@@ -408,6 +417,133 @@ void TestSimulatorPlace::loadingAScenarioClearsThePreviousRun()
     auto *report = place.findChild<QTextBrowser *>();
     QVERIFY(report);
     QVERIFY2(report->toPlainText().contains(QLatin1String("Not run yet")), qPrintable(report->toPlainText()));
+}
+
+QList<QPair<QString, QRectF>> TestSimulatorPlace::chartTexts(QChartView *view)
+{
+    QList<QPair<QString, QRectF>> texts;
+    for (QGraphicsItem *item : view->scene()->items()) {
+        if (!item->isVisible())
+            continue;
+        QString text;
+        QRectF rect = item->sceneBoundingRect();
+        if (auto *t = dynamic_cast<QGraphicsTextItem *>(item)) {
+            text = t->toPlainText();
+            // The ink, not the item's box (which adds the document's margin and the line's leading): labels
+            // whose line boxes touch at a corner do not collide on screen.
+            const QFontMetricsF fm(t->font());
+            const QRectF ink = fm.tightBoundingRect(text);
+            const qreal m = t->document()->documentMargin();
+            rect = item->mapRectToScene(QRectF(m + ink.left(), m + fm.ascent() + ink.top(), ink.width(), ink.height()));
+        } else if (auto *t = dynamic_cast<QGraphicsSimpleTextItem *>(item)) {
+            text = t->text();
+        }
+        if (!text.trimmed().isEmpty())
+            texts.append({text, rect});
+    }
+    return texts;
+}
+
+// The charts at the sizes the Simulator gives them (one row under a 1024 × 700 window, with or without the
+// editor; two rows on a big screen): no two texts overlap (the histogram's "3ms10ms30ms…", its labels on
+// its axis title), every text lies inside its chart, and titles too long for their chart give way to a
+// shorter wording instead of "Acquire latency (waiting inc...", with the whole title in the tooltip.
+void TestSimulatorPlace::chartTextsNeitherCollideNorGetCut()
+{
+    ChartsPanel charts;
+    LiveStats stats;
+    stats.atUs = 6'500'000;
+    stats.metrics.bucketUs = 100'000;
+    stats.metrics.acquisitions = 200;
+    stats.metrics.fairnessJain = 0.87;
+    for (int i = 0; i < 65; ++i) {
+        stats.metrics.acquisitionsPerBucket << (i % 7);
+        stats.metrics.waitingPerBucket << (i % 5);
+    }
+    QStringList workers;
+    for (int w = 0; w < 50; ++w) {
+        workers << QStringLiteral("P%1-T%2").arg(w / 5 + 1).arg(w % 5 + 1);
+        stats.metrics.acquisitionsPerWorker << 3 + w % 4;
+    }
+    for (qsizetype i = 0; i < LiveStats::latencyBinLabels().size(); ++i)
+        stats.latencyCounts << 1 + i % 3; // every bin: the most labels the histogram can have
+    charts.setStats(stats, workers, 6'500'000);
+    const QList<QChartView *> views = charts.findChildren<QChartView *>();
+    QCOMPARE(views.size(), 4);
+    for (const QSize size : {QSize(535, 130), QSize(860, 140), QSize(860, 300), QSize(1450, 330)}) {
+        charts.resize(size);
+        charts.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&charts));
+        QCoreApplication::processEvents(); // the charts lay out on posted events
+        QCoreApplication::processEvents();
+        for (QChartView *view : views) {
+            const QList<QPair<QString, QRectF>> texts = chartTexts(view);
+            const QString where = QStringLiteral("%1×%2, chart '%3'")
+                                      .arg(size.width())
+                                      .arg(size.height())
+                                      .arg(view->chart()->title());
+            QVERIFY2(texts.size() >= 3, qPrintable(where));
+            for (qsizetype i = 0; i < texts.size(); ++i) {
+                const QRectF inside = QRectF(view->viewport()->rect()).adjusted(-1, -1, 1, 1);
+                QVERIFY2(inside.contains(texts.at(i).second),
+                         qPrintable(QStringLiteral("%1: '%2' sticks out").arg(where, texts.at(i).first)));
+                QVERIFY2(!texts.at(i).first.endsWith(QLatin1String("...")) && !texts.at(i).first.endsWith(u'…')
+                             && texts.at(i).first != QLatin1String("…"),
+                         qPrintable(QStringLiteral("%1: '%2' is cut").arg(where, texts.at(i).first)));
+                for (qsizetype j = i + 1; j < texts.size(); ++j) {
+                    QVERIFY2(!texts.at(i).second.intersects(texts.at(j).second),
+                             qPrintable(QStringLiteral("%1: '%2' and '%3' overlap")
+                                            .arg(where, texts.at(i).first, texts.at(j).first)));
+                }
+            }
+        }
+    }
+    // The whole title is in the tooltip when a shorter one is shown.
+    charts.resize(535, 130);
+    QCoreApplication::processEvents();
+    QChartView *latency = views.at(2);
+    QVERIFY2(latency->chart()->title() != QLatin1String("Acquire latency (waiting included)"),
+             qPrintable(latency->chart()->title()));
+    QVERIFY2(latency->toolTip().contains(QLatin1String("Acquire latency (waiting included)")),
+             qPrintable(latency->toolTip()));
+}
+
+// The summary cards' texts fit their cards at the Simulator's widths: a long detail ("1 overlap · 1 stale
+// holder · 1 lost update") wraps onto another line instead of being cut.
+void TestSimulatorPlace::cardTextsFitTheirCards()
+{
+    // In a column as the Simulator has them, which gives the cards the height their width needs.
+    QWidget pane;
+    auto *layout = new QVBoxLayout(&pane);
+    auto *cards = new SummaryCards(&pane);
+    layout->addWidget(cards);
+    layout->addStretch(1);
+    cards->card(QStringLiteral("violations"))
+        ->setValue(QStringLiteral("3"), QStringLiteral("1 overlap · 1 stale holder · 1 lost update"),
+                   SummaryCard::Tone::Bad);
+    cards->card(QStringLiteral("latency"))
+        ->setValue(QStringLiteral("339 µs"), QStringLiteral("median · p99 2.01 s · max 2.01 s"));
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    for (const int width : {535, 860, 1450}) {
+        pane.resize(width, 400);
+        QCoreApplication::processEvents();
+        for (QLabel *label : cards->findChildren<QLabel *>()) {
+            if (label->text().isEmpty())
+                continue;
+            const QRect room = label->contentsRect();
+            const QRect needs = label->fontMetrics().boundingRect(
+                room, Qt::AlignLeft | Qt::AlignTop | (label->wordWrap() ? Qt::TextWordWrap : 0), label->text());
+            QVERIFY2(needs.width() <= room.width() && needs.height() <= room.height(),
+                     qPrintable(QStringLiteral("width %1: '%2' needs %3×%4, has %5×%6")
+                                    .arg(width)
+                                    .arg(label->text())
+                                    .arg(needs.width())
+                                    .arg(needs.height())
+                                    .arg(room.width())
+                                    .arg(room.height())));
+        }
+    }
 }
 
 void TestSimulatorPlace::emptyChartsCountInWholeNumbers()

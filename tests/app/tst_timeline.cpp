@@ -2,11 +2,13 @@
 // winning attempt and are pushed back by renewals, pauses/crashes/server faults/story steps are placed where
 // they happened, and the painted pixels say so (offscreen, no Redis needed).
 #include "../sim/historybuilder.h"
-#include "timelinelegendpainter.h"
 #include "eventlogmodel.h"
 #include "timelinedata.h"
+#include "timelinelegendpainter.h"
 #include "timelinerenderer.h"
 #include "timelineview.h"
+
+#include <QScrollBar>
 
 #include <QImage>
 #include <QPainter>
@@ -34,6 +36,8 @@ private slots:
     void redlockRoundsShowTheirVotes();
     void legendFitsEveryEntry();
     void keyLostBeforeItsLeaseIsNoExpiry();
+    void workerLanesGroupByProcess();
+    void laneNamesNeverOverlap();
 
 private:
     static TimelineData::Layout twoWorkers();
@@ -41,7 +45,35 @@ private:
     static bool near(const QColor &a, const QColor &b, int tolerance = 40);
     // The engine stamps each acquire with the start of its winning attempt; the builder does not.
     static QList<HistoryEvent> withEffects(QList<HistoryEvent> events);
+    // `processes` × `threads` workers named P1-T1…, one lock.
+    static TimelineData::Layout processesOfThreads(int processes, int threads);
+    // The first two names in the column that overlap, or empty.
+    static QString overlap(const QList<TimelineFramePainter::HeaderLabel> &labels);
 };
+
+TimelineData::Layout TestTimeline::processesOfThreads(int processes, int threads)
+{
+    TimelineData::Layout layout;
+    for (int w = 0; w < processes * threads; ++w) {
+        layout.workers << QStringLiteral("P%1-T%2").arg(w / threads + 1).arg(w % threads + 1);
+        layout.workerProcesses << w / threads;
+    }
+    for (int p = 0; p < processes; ++p)
+        layout.processes << QStringLiteral("P%1").arg(p + 1);
+    layout.locks = {QStringLiteral("lock:0")};
+    return layout;
+}
+
+QString TestTimeline::overlap(const QList<TimelineFramePainter::HeaderLabel> &labels)
+{
+    for (qsizetype i = 0; i < labels.size(); ++i) {
+        for (qsizetype j = i + 1; j < labels.size(); ++j) {
+            if (labels.at(i).rect.intersects(labels.at(j).rect))
+                return QStringLiteral("'%1' and '%2'").arg(labels.at(i).text, labels.at(j).text);
+        }
+    }
+    return QString();
+}
 
 QList<HistoryEvent> TestTimeline::withEffects(QList<HistoryEvent> events)
 {
@@ -459,6 +491,7 @@ void TestTimeline::denseRunsPaintAtEveryZoom()
         QPainter p(&image);
         renderer.paint(p, view);
     }
+    QVERIFY(renderer.groupsWorkers()); // 5 processes × 10: grouped, and expanded unless a view collapses them
     const TimelineRenderer::Lane &lane
         = renderer.lanes().at(renderer.laneOf(TimelineRenderer::LaneType::Worker, 7));
     const int y = renderer.lanesRect(view).top() + lane.y + lane.height / 2;
@@ -658,6 +691,175 @@ void TestTimeline::keyLostBeforeItsLeaseIsNoExpiry()
     data.append(b.events());
     data.finish(8000000);
     QCOMPARE(data.expiries(), 1); // B's, whose 1 s lease ran out at 3 s; A's key was gone at 7.6 s of 10 s
+}
+
+// 50 workers in 10 processes: their lanes group under their process, which start collapsed (one lane each
+// that sums its workers up); a click on a process's name shows its workers' lanes, another hides them; with
+// every process expanded the lanes keep a readable height and the column scrolls.
+void TestTimeline::workerLanesGroupByProcess()
+{
+    using LaneType = TimelineRenderer::LaneType;
+    HistoryBuilder b;
+    // P1: T2 waits from 50 ms, T1 holds 100–300 ms, then T2 holds 300–400 ms.
+    b.acquire(0, 0, 90, 100, 1000)
+        .release(0, 0, 300, 301)
+        .acquire(1, 0, 50, 302, 1000)
+        .release(1, 0, 400, 401);
+    // P3: T1 holds from 450 ms on a 100 ms lease and works on until 800 ms; P3 is paused 500–700 ms.
+    b.acquire(10, 0, 440, 450, 100)
+        .release(10, 0, 800, 801)
+        .fault(FaultType::PauseStart, 2, 500)
+        .fault(FaultType::PauseEnd, 2, 700);
+    TimelineData data(processesOfThreads(10, 5));
+    data.append(withEffects(b.events()));
+    data.finish(1000000);
+
+    TimelineView view;
+    view.resize(1000, 420);
+    view.setData(&data);
+    view.zoomToFit();
+    const TimelineRenderer &r = view.renderer();
+    QVERIFY(r.groupsWorkers());
+    QVERIFY(data.workerCount() > TimelineView::kCollapseAbove);
+    for (int p = 0; p < 10; ++p) {
+        const int lane = r.laneOf(LaneType::Process, p);
+        QVERIFY(lane >= 0);
+        QVERIFY(r.lanes().at(lane).collapsed);
+        QVERIFY(r.lanes().at(lane).height >= r.readableLaneHeight());
+    }
+    QCOMPARE(r.laneOf(LaneType::Worker, 0), -1);
+    QCOMPARE(r.laneShowing(12), r.laneOf(LaneType::Process, 2));
+    QCOMPARE(view.verticalScrollBar()->maximum(), 0); // ten lanes fit without scrolling
+    QStringList names;
+    for (const TimelineFramePainter::HeaderLabel &l : r.headerLabels(view.currentView()))
+        names << l.text;
+    QVERIFY2(names.contains(QStringLiteral("P3")) && names.contains(QStringLiteral("5 workers")),
+             qPrintable(names.join(u'|')));
+
+    // Painted: P1's lane is amber while only T2 waits, blue while T1 or T2 holds; P3's is red once T1's lease
+    // ran out; P2's stays empty.
+    const TimelinePalette palette = r.palette();
+    const TimelineRenderer::View current = view.currentView();
+    QImage image(current.rect.size(), QImage::Format_ARGB32);
+    {
+        QPainter p(&image);
+        r.paint(p, current);
+    }
+    const auto at = [&](int process, qint64 ms) {
+        const TimelineRenderer::Lane &lane = r.lanes().at(r.laneOf(LaneType::Process, process));
+        return pixel(image, r.xForTime(ms * 1000, current),
+                     r.lanesRect(current).top() + lane.y + lane.height / 2.0);
+    };
+    QVERIFY2(near(at(0, 70), palette.waiting), qPrintable(at(0, 70).name()));
+    QVERIFY2(near(at(0, 200), palette.holding), qPrintable(at(0, 200).name()));
+    QVERIFY(near(at(0, 350), palette.holding));
+    QVERIFY(near(at(0, 600), palette.background, 30) || near(at(0, 600), palette.laneAlt, 30));
+    QVERIFY(near(at(1, 200), palette.background, 30) || near(at(1, 200), palette.laneAlt, 30));
+    QVERIFY2(near(at(2, 750), palette.stale, 60), qPrintable(at(2, 750).name()));
+    // Its tooltip names each worker's state.
+    const TimelineRenderer::Lane &p3 = r.lanes().at(r.laneOf(LaneType::Process, 2));
+    const int p3Y = r.lanesRect(current).top() + p3.y + p3.height / 2;
+    const QString html = r.hitTest(QPoint(int(r.xForTime(750000, current)), p3Y), current).html;
+    QVERIFY2(html.contains(QLatin1String("P3-T1: lease expired!"))
+                 && html.contains(QLatin1String("P3-T2: idle")),
+             qPrintable(html));
+
+    // A click on P3's name shows its workers; another collapses them again.
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, QPoint(40, p3Y));
+    QVERIFY(!r.lanes().at(r.laneOf(LaneType::Process, 2)).collapsed);
+    for (int w = 10; w < 15; ++w) {
+        QVERIFY(r.laneOf(LaneType::Worker, w) >= 0);
+        QCOMPARE(r.laneShowing(w), r.laneOf(LaneType::Worker, w));
+    }
+    QCOMPARE(r.laneOf(LaneType::Worker, 0), -1);
+    QVERIFY(r.laneOf(LaneType::Worker, 10) > r.laneOf(LaneType::Process, 2));
+    QVERIFY(r.laneOf(LaneType::Worker, 14) < r.laneOf(LaneType::Process, 3));
+    // (The lanes got thinner to make room: P3's name moved up.)
+    const TimelineRenderer::Lane &header = r.lanes().at(r.laneOf(LaneType::Process, 2));
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, {},
+                      QPoint(40, r.lanesRect(view.currentView()).top() + header.y + header.height / 2));
+    QVERIFY(r.lanes().at(r.laneOf(LaneType::Process, 2)).collapsed);
+    QCOMPARE(r.laneOf(LaneType::Worker, 10), -1);
+
+    // Every process expanded: 50 lanes no thinner than a name, and the lanes scroll.
+    view.setAllProcessesCollapsed(false);
+    for (int w = 0; w < 50; ++w) {
+        const int lane = r.laneOf(LaneType::Worker, w);
+        QVERIFY(lane >= 0);
+        QVERIFY(r.lanes().at(lane).height >= r.readableLaneHeight());
+    }
+    QVERIFY(view.verticalScrollBar()->maximum() > 0);
+
+    // A small grouped run (2 × 3 workers) starts expanded.
+    TimelineData small(processesOfThreads(2, 3));
+    small.finish(1000000);
+    TimelineView smallView;
+    smallView.resize(1000, 420);
+    smallView.setData(&small);
+    QVERIFY(smallView.renderer().groupsWorkers());
+    QVERIFY(smallView.renderer().laneOf(LaneType::Worker, 5) >= 0);
+    // Actors of a story, one process each, are not grouped.
+    TimelineData story(twoWorkers());
+    TimelineRenderer storyRenderer;
+    storyRenderer.setData(&story);
+    QVERIFY(!storyRenderer.groupsWorkers());
+    QCOMPARE(storyRenderer.laneOf(LaneType::Process, 0), -1);
+}
+
+// The names in the lane column never overlap: not with 50 workers collapsed, expanded or scrolled, nor when
+// lanes are made thinner than a name (names are then left out rather than written over each other).
+void TestTimeline::laneNamesNeverOverlap()
+{
+    using LaneType = TimelineRenderer::LaneType;
+    TimelineData data(processesOfThreads(10, 5));
+    data.finish(1000000);
+    TimelineView view;
+    view.resize(1024, 300);
+    view.setData(&data);
+    const TimelineRenderer &r = view.renderer();
+    const auto check = [&](const char *what) {
+        const QList<TimelineFramePainter::HeaderLabel> labels = r.headerLabels(view.currentView());
+        const QString clash = overlap(labels);
+        if (!clash.isEmpty())
+            return QStringLiteral("%1: %2 overlap").arg(QLatin1String(what), clash);
+        // Every lane in sight keeps its name.
+        const TimelineRenderer::View current = view.currentView();
+        const QRect lanes = r.lanesRect(current);
+        for (const TimelineRenderer::Lane &lane : r.lanes()) {
+            const int top = lanes.top() + lane.y - current.scrollY;
+            if (top < lanes.top() || top + lane.height > lanes.bottom() || lane.type == LaneType::Lock)
+                continue;
+            const QString name = lane.type == LaneType::Worker ? data.layout().workers.at(lane.index)
+                                                               : data.layout().processes.at(lane.index);
+            const bool named = std::any_of(labels.begin(), labels.end(), [&](const auto &l) {
+                return l.text.startsWith(name) && l.rect.top() >= top - 1
+                    && l.rect.bottom() <= top + lane.height + 1;
+            });
+            if (!named)
+                return QStringLiteral("%1: %2 has no name beside it").arg(QLatin1String(what), name);
+        }
+        return QString();
+    };
+    QString problem = check("collapsed");
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    view.setAllProcessesCollapsed(false);
+    problem = check("expanded");
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    view.verticalScrollBar()->setValue(view.verticalScrollBar()->maximum() / 2 + 7);
+    problem = check("scrolled");
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+
+    // Lanes thinner than a name (as the view never makes them): some names go, none overlap.
+    TimelineRenderer renderer;
+    renderer.setData(&data);
+    for (const int height : {4, 7, 9, 11, 13, 16, 20}) {
+        renderer.setWorkerLaneHeight(height);
+        TimelineRenderer::View v;
+        v.endUs = 1000000;
+        v.rect = QRect(0, 0, 1024, 2000);
+        const QString clash = overlap(renderer.headerLabels(v));
+        QVERIFY2(clash.isEmpty(), qPrintable(QStringLiteral("lanes of %1 px: %2").arg(height).arg(clash)));
+    }
 }
 
 QTEST_MAIN(TestTimeline)
