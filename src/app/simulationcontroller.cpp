@@ -222,9 +222,14 @@ void SimulationController::requestFinal(int index)
                 run.finished = true;
                 if (!hadTimeline)
                     emit runStarted(index);
+                // A run the servers refused for good (or lost) is no evidence: the whole run failed, with
+                // the report's reason, as the CLI says it.
+                if (const QString failure = run.report.failure(); !failure.isEmpty())
+                    m_error = run.variant.isEmpty() ? failure
+                                                    : QStringLiteral("%1: %2").arg(run.variant, failure);
                 emit runFinished(index);
                 old.reset();
-                if (index + 1 < m_runs.size() && !m_stopRequested) {
+                if (index + 1 < m_runs.size() && !m_stopRequested && m_error.isEmpty()) {
                     startRun(index + 1);
                     emit stateChanged();
                 } else {

@@ -963,8 +963,12 @@ void SimulatorPlace::updateReport()
     QString html = QStringLiteral("<h3>%1</h3>").arg(s.title.toHtmlEscaped());
     if (!s.teaching.isEmpty())
         html += QStringLiteral("<p>%1</p>").arg(s.teaching.toHtmlEscaped());
+    const TimelinePalette tp = TimelinePalette::forPalette(palette());
+    // First, before any verdict: a run that failed (a server refusing it for good…) proves nothing.
+    if (!outcome.error.isEmpty())
+        html += tr("<p style='color:%1'><b>The run failed:</b> %2</p>")
+                    .arg(tp.stale.name(), outcome.error.toHtmlEscaped());
     if (!outcome.checks.isEmpty()) {
-        const TimelinePalette tp = TimelinePalette::forPalette(palette());
         html += tr("<h4>Expectations</h4><ul>");
         // While variants are still to run, an expectation over them is not judged yet: a red ✘ then would be
         // a verdict on runs that have not happened.

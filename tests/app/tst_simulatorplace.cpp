@@ -57,6 +57,7 @@ private slots:
     void variantsRunInTurn();
     void readOnlyConnectionIsRefusedWithTheReason();
     void runsOnAConnectedServerThatAllowsWrites();
+    void aServerThatRefusesTheRunFailsItWithTheReason();
     void editorReportsBadFieldsAndBlocksRun();
     void wheelOverTheEditorScrollsInsteadOfChangingFields();
     void aProductionServerAsksForItsNameBeforeARun();
@@ -74,6 +75,10 @@ private:
     static bool waitForRun(SimulatorPlace &place, int timeoutMs = 30000);
     // Once the connected server is offered as a target (the session is open and allows writes), picks it.
     static bool targetTheConnectedServer(SimulatorPlace &place);
+    // Opens `session` on `settings`, and a place shown with that server as its target (nullptr if either
+    // fails).
+    static std::unique_ptr<SimulatorPlace> placeOnConnectedServer(RedisSession &session,
+                                                                  const ConnectionSettings &settings);
     // Loads a preset; true when the editor's check box `box` is ticked and the edited scenario is valid.
     static bool loadPresetWithBoxTicked(SimulatorPlace &place, const QString &preset, const char *box,
                                         Scenario *edited);
@@ -86,6 +91,17 @@ bool TestSimulatorPlace::targetTheConnectedServer(SimulatorPlace &place)
         return false;
     place.setTarget(SimulatorPlace::Target::ConnectedServer);
     return place.target() == SimulatorPlace::Target::ConnectedServer;
+}
+
+std::unique_ptr<SimulatorPlace> TestSimulatorPlace::placeOnConnectedServer(RedisSession &session,
+                                                                           const ConnectionSettings &settings)
+{
+    session.open(settings);
+    if (!QTest::qWaitFor([&] { return session.isOpen(); }, 10000))
+        return nullptr;
+    auto place = std::make_unique<SimulatorPlace>(&session);
+    place->show();
+    return targetTheConnectedServer(*place) ? std::move(place) : nullptr;
 }
 
 void TestSimulatorPlace::initTestCase()
@@ -322,6 +338,41 @@ void TestSimulatorPlace::runsOnAConnectedServerThatAllowsWrites()
     QVERIFY(place.controller()->run(0).report.server.contains(QString::number(server.port())));
     QVERIFY(TestSupport::commandCalls(admin, "set") > setsBefore); // the locks were taken on this server
     QVERIFY(place.controller()->outcome().passed());
+}
+
+void TestSimulatorPlace::aServerThatRefusesTheRunFailsItWithTheReason()
+{
+    // Neither EVALSHA nor EVAL: Redisson's lock cannot run there at all (issue 19, item 7).
+    SandboxServer::Options o;
+    o.configLines
+        = {QStringLiteral("rename-command EVALSHA \"\""), QStringLiteral("rename-command EVAL \"\"")};
+    SandboxServer server(o);
+    LS_START(server);
+    RedisSession session;
+    const std::unique_ptr<SimulatorPlace> shown
+        = placeOnConnectedServer(session, server.connectionSettings());
+    QVERIFY(shown);
+    SimulatorPlace &place = *shown;
+    Scenario s;
+    QStringList errors;
+    QVERIFY(ScenarioParser().parse(R"({"lockscope_scenario": 1, "id": "t", "title": "Refused",
+        "algorithm": {"id": "redisson-reentrant", "lease_ms": 2000},
+        "workload": {"processes": 1, "threads_per_process": 2, "duration_s": 20},
+        "expect": ["violations == 0"]})",
+                                   &s, &errors));
+    place.loadScenario(s);
+    QVERIFY(place.run());
+    QVERIFY(waitForRun(place)); // well before the 20 s planned
+    const QString error = place.controller()->errorString();
+    QVERIFY2(error.contains(QLatin1String("ERR unknown command 'EVAL'")), qPrintable(error));
+    QCOMPARE(error, place.controller()->run(0).report.stopReason);
+    // Said where one looks: above the timeline, and first in the report.
+    auto *message = place.findChild<QLabel *>(QStringLiteral("timelineMessage"));
+    QVERIFY(message && message->isVisible());
+    QVERIFY2(message->text().contains(QLatin1String("The run failed")), qPrintable(message->text()));
+    QVERIFY2(message->text().contains(error.left(60).toHtmlEscaped()), qPrintable(message->text()));
+    const QString report = place.findChild<QTextBrowser *>()->toPlainText();
+    QVERIFY2(report.contains(QLatin1String("The run failed: ") + error), qPrintable(report));
 }
 
 void TestSimulatorPlace::aProductionServerAsksForItsNameBeforeARun()

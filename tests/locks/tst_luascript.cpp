@@ -1,5 +1,6 @@
 // LuaScript: every bundled script is there, compiles on a real server with the SHA1 we compute, runs with
-// EVALSHA, falls back on NOSCRIPT, and is refused on a read-only connection before anything is sent.
+// EVALSHA, falls back on NOSCRIPT, goes as EVAL where EVALSHA or SCRIPT LOAD is refused, and is refused on a
+// read-only connection before anything is sent.
 #include "locktestsupport.h"
 
 #include "locks/lockcatalog.h"
@@ -17,6 +18,9 @@ private slots:
     void evalshaWithNoscriptFallback();
     void trailingCommandsRideAlong();
     void readOnlyConnectionSendsNothing();
+    void refusedEvalshaSwitchesTheConnectionToEval_data();
+    void refusedEvalshaSwitchesTheConnectionToEval();
+    void refusedScriptLoadSwitchesTheConnectionToEval();
 
 private:
     SandboxServer m_server;
@@ -119,6 +123,85 @@ void TestLuaScript::readOnlyConnectionSendsNothing()
              RedisError::Code::ReadOnlyRefused);
     QCOMPARE(LockIo::requireWritable(&ro).code(), RedisError::Code::ReadOnlyRefused);
     QCOMPARE(TestSupport::commandCalls(*m_admin, "evalsha"), before);
+}
+
+void TestLuaScript::refusedEvalshaSwitchesTheConnectionToEval_data()
+{
+    QTest::addColumn<QStringList>("config");
+    QTest::addColumn<QByteArrayList>("aclRules"); // for a user of our own, when not empty
+    QTest::newRow("renamed") << QStringList {QStringLiteral("rename-command EVALSHA \"\"")}
+                             << QByteArrayList();
+    QTest::newRow("NOPERM") << QStringList() << QByteArrayList {"-evalsha"};
+}
+
+void TestLuaScript::refusedEvalshaSwitchesTheConnectionToEval()
+{
+    QFETCH(QStringList, config);
+    QFETCH(QByteArrayList, aclRules);
+    SandboxServer::Options o;
+    o.configLines = config;
+    SandboxServer server(o);
+    LS_START(server);
+    RedisConnection admin(server.connectionSettings());
+    LS_OPEN(admin);
+    ConnectionSettings settings = server.connectionSettings();
+    if (!aclRules.isEmpty()) {
+        RedisCommand setUser {"ACL", "SETUSER", "app", "on", ">pw", "~*", "&*", "+@all"};
+        QVERIFY(admin.command(setUser << aclRules).ok());
+        settings.user = QStringLiteral("app");
+        settings.password = QStringLiteral("pw");
+    }
+    RedisConnection c(settings);
+    LS_OPEN(c);
+    const LuaScript &cad = LuaScript::get(QStringLiteral("compare_and_delete"));
+    QVERIFY(c.command({"SET", "t:k", "mine"}).ok());
+    FaultHooks none;
+    LockIo io(none, 1);
+    QCOMPARE(io.script(c, cad, {"t:k"}, {"other"}).reply.toInteger(), -1);
+    QCOMPARE(io.commands(), 2); // EVALSHA (refused), EVAL
+    QVERIFY(c.scriptsByEval());
+    QCOMPARE(io.script(c, cad, {"t:k"}, {"mine"}).reply.toInteger(), 1);
+    QCOMPARE(io.commands(), 3); // straight to EVAL from now on
+    // With trailing commands in the same round trip (Redisson's unlock), on a connection still learning.
+    RedisConnection fresh(settings);
+    LS_OPEN(fresh);
+    QVERIFY(fresh.command({"SET", "t:trail", "x"}).ok());
+    LockIo io2(none, 1);
+    QList<RedisResult> after;
+    const RedisResult r = io2.script(fresh, cad, {"t:none"}, {"v"}, {{"DEL", "t:trail"}}, &after);
+    QVERIFY2(r.ok(), qPrintable(r.error.message()));
+    QCOMPARE(after.size(), 1);
+    QVERIFY(fresh.scriptsByEval());
+    QVERIFY(!LockTest::exists(admin, "t:trail"));
+    QCOMPARE(TestSupport::commandCalls(admin, "evalsha"), 0);
+}
+
+void TestLuaScript::refusedScriptLoadSwitchesTheConnectionToEval()
+{
+    SandboxServer::Options o;
+    o.configLines = {QStringLiteral("rename-command SCRIPT \"\"")};
+    SandboxServer server(o);
+    LS_START(server);
+    // A connection that meets NOSCRIPT and then a refused SCRIPT LOAD switches. (First: a script run by EVAL
+    // stays in the server's cache, and EVALSHA would then find it.)
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    FaultHooks none;
+    LockIo io(none, 1);
+    const RedisResult r
+        = io.script(c, LuaScript::get(QStringLiteral("compare_and_delete")), {"t:none"}, {"v"});
+    QVERIFY2(r.ok(), qPrintable(r.error.message()));
+    QCOMPARE(io.commands(), 3); // EVALSHA (NOSCRIPT), SCRIPT LOAD (refused), EVAL
+    QVERIFY(c.scriptsByEval());
+    // The warm-up of a lock's prepare(): no error, the scripts will go as EVAL.
+    RedisConnection warm(server.connectionSettings());
+    LS_OPEN(warm);
+    const RedisError e = LuaScript::loadAll(warm, {QStringLiteral("compare_and_pexpire")});
+    QVERIFY2(!e, qPrintable(e.message()));
+    QVERIFY(warm.scriptsByEval());
+    const RedisResult extended
+        = LuaScript::get(QStringLiteral("compare_and_pexpire")).run(warm, {"t:none"}, {"v", "1000"});
+    QVERIFY2(extended.ok(), qPrintable(extended.error.message()));
 }
 
 QTEST_GUILESS_MAIN(TestLuaScript)

@@ -30,6 +30,7 @@ private slots:
     void fiveServersTwoPaused();
     void quorumWithPausedServers_data();
     void quorumWithPausedServers();
+    void serversRefusingEvalshaGetEval();
 
 private:
     QList<SandboxServer *> servers(int n);
@@ -392,6 +393,45 @@ void TestRedlock::quorumWithPausedServers()
         const QByteArray late = get(*m_admin[i], "t:red");
         QVERIFY(late.isEmpty() || (late == r.token && pttl(*m_admin[i], "t:red") <= 10000));
     }
+}
+
+void TestRedlock::serversRefusingEvalshaGetEval()
+{
+    // Two of three servers do not let this user run EVALSHA (ACL): the release goes there as EVAL.
+    std::vector<std::unique_ptr<RedisConnection>> connections;
+    LockServers list;
+    const auto dropUsers = qScopeGuard([this] {
+        for (int i = 0; i < 2; ++i)
+            m_admin[i]->command({"ACL", "DELUSER", "noevalsha"});
+    });
+    for (int i = 0; i < 3; ++i) {
+        ConnectionSettings s = m_servers[i].connectionSettings();
+        if (i < 2) {
+            QVERIFY(m_admin[i]
+                        ->command({"ACL", "SETUSER", "noevalsha", "reset", "on", ">pw", "~*", "&*", "+@all",
+                                   "-evalsha"})
+                        .ok());
+            s.user = QStringLiteral("noevalsha");
+            s.password = QStringLiteral("pw");
+        }
+        connections.push_back(std::make_unique<RedisConnection>(s));
+        LS_OPEN(*connections.back());
+        list << connections.back().get();
+    }
+    LockClient client;
+    auto lock = make(client, 10000);
+    for (const int expectedCommands : {5, 3}) { // EVALSHA everywhere, EVAL where refused; then EVAL at once
+        QVERIFY(lock->tryAcquire(list).acquired());
+        const ReleaseResult released = lock->release(list);
+        QCOMPARE(released.outcome, ReleaseResult::Outcome::Released);
+        QCOMPARE(released.commands, expectedCommands);
+        for (int i = 0; i < 3; ++i) {
+            QVERIFY2(released.votes[i].granted, qPrintable(released.votes[i].error.message()));
+            QVERIFY(!exists(*m_admin[i], "t:red"));
+        }
+    }
+    QVERIFY(list[0]->scriptsByEval() && list[1]->scriptsByEval());
+    QVERIFY(!list[2]->scriptsByEval());
 }
 
 QTEST_GUILESS_MAIN(TestRedlock)

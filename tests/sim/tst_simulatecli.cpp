@@ -3,6 +3,7 @@
 #include "redis/sandboxcluster.h"
 #include "testsupport.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -20,6 +21,7 @@ private slots:
     void badArguments();
     void eventsCsvAndGivenServer();
     void readOnlyGivenServerExitsOne();
+    void serverRefusingTheRunExitsOneWithTheReason();
     void givenClusterAndSandboxCluster();
 
 private:
@@ -157,6 +159,49 @@ void TestSimulateCli::readOnlyGivenServerExitsOne()
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains(QLatin1String("read-only")) && r.err.contains(QLatin1String("--read-write")),
              qPrintable(r.err));
+}
+
+void TestSimulateCli::serverRefusingTheRunExitsOneWithTheReason()
+{
+    // Neither EVALSHA nor EVAL: the run cannot take a single Redisson lock. Its expectations are not judged
+    // (exit 3): the run itself failed (exit 1), early, and says why.
+    SandboxServer::Options o;
+    o.configLines
+        = {QStringLiteral("rename-command EVALSHA \"\""), QStringLiteral("rename-command EVAL \"\"")};
+    SandboxServer server(o);
+    LS_START(server);
+    QByteArray json = kQuick;
+    json.replace("set-nx-px-lua", "redisson-reentrant").replace("\"duration_s\": 0.5", "\"duration_s\": 20");
+    const QString reportPath = m_dir.filePath(QStringLiteral("refused.json"));
+    QElapsedTimer clock;
+    clock.start();
+    const auto r = run(TestSupport::cliPath(),
+                       {"simulate", write("refused.json", json), "--port", QString::number(server.port()),
+                        "--read-write", "--json", reportPath});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
+    const QStringList lines = r.err.trimmed().split(u'\n');
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(
+        lines.first().startsWith(QLatin1String("lockscope-cli simulate: the server keeps refusing the run: "
+                                               "EVAL redisson_lock (acquire) refused")),
+        qPrintable(r.err));
+    QVERIFY2(lines.first().contains(QLatin1String("ERR unknown command 'EVAL'")), qPrintable(r.err));
+    QFile file(reportPath);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject report = QJsonDocument::fromJson(file.readAll()).object();
+    const QString reason = report.value(QStringLiteral("stop_reason")).toString();
+    QVERIFY2(lines.first().endsWith(reason.trimmed()),
+             qPrintable(reason)); // the server's own words end in a space
+    QCOMPARE(report.value(QStringLiteral("error")).toString(), reason);
+    const QJsonObject refused = report.value(QStringLiteral("persistent_error")).toObject();
+    QCOMPARE(refused.value(QStringLiteral("operation")).toString(), QStringLiteral("acquire"));
+    QCOMPARE(refused.value(QStringLiteral("command")).toString(), QStringLiteral("EVAL redisson_lock"));
+    QVERIFY(refused.value(QStringLiteral("error"))
+                .toString()
+                .startsWith(QLatin1String("ERR unknown command 'EVAL'")));
+    QVERIFY(refused.value(QStringLiteral("failures")).toInt() >= 2);
+    QVERIFY(r.out.contains(QLatin1String("stopped early: ") + reason));
 }
 
 void TestSimulateCli::givenClusterAndSandboxCluster()

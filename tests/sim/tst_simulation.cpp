@@ -1,8 +1,7 @@
 // Simulation against real sandbox servers: workloads, faults, stories, given servers, stopping, export.
 #include "sim/historycsv.h"
-#include "sim/scenarioparser.h"
-#include "sim/simulation.h"
 #include "sim/simulationrunner.h"
+#include "simtestsupport.h"
 #include "testsupport.h"
 
 #include <QBuffer>
@@ -23,24 +22,10 @@ private slots:
     void storySnapshotsShowTheKeysAtEachNarratedStep();
     void historyExportsAsCsv();
     void variantsAreJudgedTogether();
-
-private:
-    static Scenario parse(const QByteArray &json)
-    {
-        Scenario s;
-        QStringList errors;
-        if (!ScenarioParser().parse(json, &s, &errors))
-            qFatal("test scenario does not parse: %s", qPrintable(errors.join(u'\n')));
-        return s;
-    }
-    static RunReport runToEnd(Simulation &sim)
-    {
-        sim.start();
-        if (!sim.waitFinished(120000))
-            qFatal("simulation did not finish");
-        return sim.report();
-    }
 };
+
+using SimTest::parse;
+using SimTest::runToEnd;
 
 static const QByteArray kWorkload = R"({"lockscope_scenario": 1, "id": "t", "title": "t",
     "algorithm": {"id": "set-nx-px-lua", "lease_ms": 2000, "retry": {"strategy": "fixed", "interval_ms": 2}},

@@ -201,6 +201,8 @@ AcquireResult DistributedLock::tryAcquire(const LockServers &servers)
         LockIo io(m_client.faultHooks(), m_threadId);
         const bool wasHeld = isHeld();
         r = attemptAcquire(servers, io);
+        if (r.errorCommand.isEmpty())
+            r.errorCommand = io.failedCommand(r.error);
         r.attemptStartUs = io.firstSendUs() > 0 ? io.firstSendUs() : startUs;
         notifyAttempt(r, startUs, io.commands());
         r.commands = io.commands();
@@ -238,6 +240,8 @@ AcquireResult DistributedLock::acquire(const LockServers &servers)
         const bool wasHeld = isHeld();
         const qint64 attemptStartUs = LockClock::monotonicUs();
         r = attemptAcquire(servers, io);
+        if (r.errorCommand.isEmpty())
+            r.errorCommand = io.failedCommand(r.error);
         r.attemptStartUs = io.firstSendUs() > 0 ? io.firstSendUs() : attemptStartUs;
         notifyAttempt(r, attemptStartUs, io.commands());
         commands += io.commands();
@@ -317,6 +321,8 @@ ReleaseResult DistributedLock::release(const LockServers &servers)
     } else {
         LockIo io(m_client.faultHooks(), m_threadId);
         r = attemptRelease(servers, io);
+        if (r.errorCommand.isEmpty())
+            r.errorCommand = io.failedCommand(r.error);
         r.commands = io.commands();
         r.effectUs = io.lastSendUs();
         if (m_holdCount == 0) {
@@ -338,6 +344,8 @@ ExtendResult DistributedLock::extend(const LockServers &servers, qint64 leaseMs)
     } else {
         LockIo io(m_client.faultHooks(), m_threadId);
         r = attemptExtend(servers, io, leaseMs > 0 ? leaseMs : m_options.leaseMs);
+        if (r.errorCommand.isEmpty())
+            r.errorCommand = io.failedCommand(r.error);
         r.commands = io.commands();
         if (r.outcome == ExtendResult::Outcome::Lost) {
             m_holdCount = 0;

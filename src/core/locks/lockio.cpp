@@ -40,6 +40,7 @@ RedisResult LockIo::command(RedisConnection &connection, const RedisCommand &com
     const RedisResult result
         = isCutOff(connection, timeoutMs) ? lostReply(connection, timeoutMs) : connection.command(command);
     ++m_commands;
+    noteFailure(command, result);
     afterReceive(connection, result);
     return result;
 }
@@ -53,8 +54,10 @@ QList<RedisResult> LockIo::pipeline(RedisConnection &connection, const QList<Red
         ? QList<RedisResult>(commands.size(), lostReply(connection, timeoutMs))
         : connection.pipeline(commands);
     m_commands += int(commands.size());
-    for (const RedisResult &r : results)
-        afterReceive(connection, r);
+    for (qsizetype i = 0; i < results.size(); ++i) {
+        noteFailure(commands.value(i), results.at(i));
+        afterReceive(connection, results.at(i));
+    }
     return results;
 }
 
@@ -62,21 +65,54 @@ RedisResult LockIo::script(RedisConnection &connection, const LuaScript &script,
                            const QList<QByteArray> &keys, const QList<QByteArray> &args,
                            const QList<RedisCommand> &after, QList<RedisResult> *afterResults)
 {
-    if (after.isEmpty())
-        return script.run([&](const RedisCommand &c) { return command(connection, c); }, keys, args);
-    QList<RedisCommand> batch {script.evalshaCommand(keys, args)};
-    batch << after;
-    QList<RedisResult> results = pipeline(connection, batch);
-    if (results.first().error.code() == RedisError::Code::NoScript) {
-        // Nothing ran but the trailing commands (harmless: they clean up after the script). Load, retry.
-        const RedisResult loaded = command(connection, script.loadCommand());
-        if (!loaded.ok())
-            return loaded;
-        results = pipeline(connection, batch);
-    }
+    // Every try of the script carries the trailing commands in its round trip; a SCRIPT LOAD goes alone.
+    // When a try fails before the script ran, only the trailing commands did (harmless: they clean up after
+    // the script), and they go again with the next try.
+    QList<RedisResult> trailing;
+    const auto send = [&](const RedisCommand &c) {
+        if (after.isEmpty() || c.first() == "SCRIPT")
+            return command(connection, c);
+        QList<RedisCommand> batch {c};
+        batch << after;
+        QList<RedisResult> results = pipeline(connection, batch);
+        trailing = results.mid(1);
+        return results.first();
+    };
+    const RedisResult result = named(script, script.run(connection, send, keys, args));
     if (afterResults)
-        *afterResults << results.mid(1);
-    return results.first();
+        *afterResults << trailing;
+    return result;
+}
+
+RedisResult LockIo::named(const LuaScript &script, const RedisResult &result)
+{
+    // "EVALSHA compare_and_delete": which script a refusal was about.
+    if (!result.ok() && (m_failedCommand == "EVALSHA" || m_failedCommand == "EVAL"))
+        m_failedCommand += ' ' + script.name().toUtf8();
+    return result;
+}
+
+QByteArray LockIo::commandName(const RedisCommand &command)
+{
+    if (command.isEmpty())
+        return QByteArray();
+    QByteArray name = command.first().toUpper();
+    if (name == "SCRIPT" && command.size() > 1)
+        name += ' ' + command.at(1).toUpper();
+    return name;
+}
+
+void LockIo::noteFailure(const RedisCommand &command, const RedisResult &result)
+{
+    if (result.ok() || command.isEmpty())
+        return;
+    m_failedCommand = commandName(command);
+    m_failedError = result.error;
+}
+
+QByteArray LockIo::failedCommand(const RedisError &error) const
+{
+    return error && error == m_failedError ? m_failedCommand : QByteArray();
 }
 
 RedisError LockIo::requireWritable(const RedisConnection *connection)

@@ -19,8 +19,9 @@ public:
 
     RedisResult command(RedisConnection &connection, const RedisCommand &command);
     QList<RedisResult> pipeline(RedisConnection &connection, const QList<RedisCommand> &commands);
-    // EVALSHA (NOSCRIPT: SCRIPT LOAD + EVALSHA). `after` are sent in the same round trip behind the
-    // script (Redisson's DEL of the unlock latch); their results are appended to `afterResults`.
+    // EVALSHA (NOSCRIPT: SCRIPT LOAD + EVALSHA; EVAL where the server refuses those, see LuaScript).
+    // `after` are sent in the same round trip behind the script (Redisson's DEL of the unlock latch); their
+    // results are appended to `afterResults`.
     RedisResult script(RedisConnection &connection, const LuaScript &script, const QList<QByteArray> &keys,
                        const QList<QByteArray> &args, const QList<RedisCommand> &after = {},
                        QList<RedisResult> *afterResults = nullptr);
@@ -35,6 +36,13 @@ public:
     static RedisResult lostReply(const RedisConnection &connection, int timeoutMs);
 
     int commands() const { return m_commands; }
+    // The command of this operation that got `error` ("SET", "EVALSHA compare_and_delete"), when `error` is
+    // the latest error a command got here; else empty. Lets a result say which command a server refused.
+    QByteArray failedCommand(const RedisError &error) const;
+    // "SET", "EVALSHA", "SCRIPT LOAD": how a refusal names the command.
+    static QByteArray commandName(const RedisCommand &command);
+    // Remembers `command` when `result` failed (the calls above do it; Redlock's parallel rounds call it).
+    void noteFailure(const RedisCommand &command, const RedisResult &result);
     // LockClock::monotonicUs() when the first command of this operation was handed to the socket (after the
     // fault hooks let it go); 0 before that. A lease set by that command starts no earlier.
     qint64 firstSendUs() const { return m_firstSendUs; }
@@ -47,9 +55,13 @@ public:
     static RedisError requireWritable(const RedisConnection *connection);
 
 private:
+    RedisResult named(const LuaScript &script, const RedisResult &result);
+
     const FaultHooks &m_hooks;
     qint64 m_threadId;
     int m_commands = 0;
     mutable qint64 m_firstSendUs = 0;
     mutable qint64 m_lastSendUs = 0;
+    QByteArray m_failedCommand;
+    RedisError m_failedError;
 };

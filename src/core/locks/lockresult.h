@@ -24,6 +24,7 @@ struct ServerVote
     bool granted = false; // acquire: SET NX answered OK · release/extend: the script answered 1
     RedisReply reply;
     RedisError error; // timeout, refused connection, server error
+    QByteArray errorCommand; // the command `error` answered ("SET", "EVALSHA compare_and_delete")
     qint64 latencyUs = 0;
 };
 
@@ -48,6 +49,7 @@ struct AcquireResult
     qint64 ttlMs = LockTtl::Unknown; // refused: the holder's remaining lease as Redis reported it
     RedisReply reply; // the reply that decided the outcome
     RedisError error;
+    QByteArray errorCommand; // the command `error` answered ("SET", "EVALSHA compare_and_delete"), if one did
     int commands = 0; // Redis commands sent (every attempt, retries and NOSCRIPT reloads included)
     int attempts = 0;
     qint64 startUs = 0; // LockClock::monotonicUs() at the call and at its return
@@ -85,6 +87,7 @@ struct ReleaseResult
     qint64 effectUs = 0;
     RedisReply reply;
     RedisError error;
+    QByteArray errorCommand; // the command `error` answered ("SET", "EVALSHA compare_and_delete"), if one did
     int commands = 0;
     qint64 startUs = 0;
     qint64 endUs = 0;
@@ -107,6 +110,7 @@ struct ExtendResult
     qint64 leaseMs = 0; // the lease set
     RedisReply reply;
     RedisError error;
+    QByteArray errorCommand; // the command `error` answered ("SET", "EVALSHA compare_and_delete"), if one did
     int commands = 0;
     qint64 startUs = 0;
     qint64 endUs = 0;

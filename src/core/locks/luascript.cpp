@@ -1,4 +1,4 @@
-// LuaScript: the registry of bundled scripts (read once from the Qt resource) and EVALSHA with fallback.
+// LuaScript: the registry of bundled scripts (read once from the Qt resource) and EVALSHA with fallbacks.
 #include "luascript.h"
 
 #include "logging.h"
@@ -64,11 +64,38 @@ RedisCommand LuaScript::loadCommand() const
 
 RedisCommand LuaScript::evalshaCommand(const QList<QByteArray> &keys, const QList<QByteArray> &args) const
 {
+    return scriptCommand("EVALSHA", m_sha1, keys, args);
+}
+
+RedisCommand LuaScript::evalCommand(const QList<QByteArray> &keys, const QList<QByteArray> &args) const
+{
+    return scriptCommand("EVAL", m_source, keys, args);
+}
+
+RedisCommand LuaScript::scriptCommand(const QByteArray &verb, const QByteArray &script,
+                                      const QList<QByteArray> &keys, const QList<QByteArray> &args)
+{
     RedisCommand command;
     command.reserve(3 + keys.size() + args.size());
-    command << "EVALSHA" << m_sha1 << QByteArray::number(keys.size());
+    command << verb << script << QByteArray::number(keys.size());
     command << keys << args;
     return command;
+}
+
+RedisCommand LuaScript::commandFor(const RedisConnection &connection, const QList<QByteArray> &keys,
+                                   const QList<QByteArray> &args) const
+{
+    return connection.scriptsByEval() ? evalCommand(keys, args) : evalshaCommand(keys, args);
+}
+
+bool LuaScript::refusesCachedScripts(const RedisError &error)
+{
+    // "ERR unknown command 'EVALSHA', with args beginning with: …" (rename-command), and ACL refusals
+    // ("NOPERM this user has no permissions to run the 'evalsha' command"). A NOPERM about keys would
+    // refuse EVAL as well: the caller then gets EVAL's refusal, one command later.
+    return error.code() == RedisError::Code::NoPermission
+        || (error.code() == RedisError::Code::Server
+            && error.message().startsWith(QLatin1String("ERR unknown command")));
 }
 
 RedisError LuaScript::load(RedisConnection &connection) const
@@ -92,6 +119,12 @@ RedisError LuaScript::loadAll(RedisConnection &connection, const QStringList &na
         return {};
     const QList<RedisResult> results = connection.pipeline(commands);
     for (qsizetype i = 0; i < results.size(); ++i) {
+        if (refusesCachedScripts(results.at(i).error)) {
+            qCDebug(lcLocks) << "SCRIPT LOAD refused by" << connection.endpoint()
+                             << "- scripts go as EVAL:" << results.at(i).error.message();
+            connection.setScriptsByEval(true);
+            return {};
+        }
         if (!results.at(i).ok())
             return RedisError(results.at(i).error.code(),
                               QStringLiteral("SCRIPT LOAD %1.lua failed: %2")
@@ -105,22 +138,39 @@ RedisError LuaScript::loadAll(RedisConnection &connection, const QStringList &na
     return {};
 }
 
-RedisResult LuaScript::run(const Sender &send, const QList<QByteArray> &keys,
+RedisResult LuaScript::run(RedisConnection &connection, const Sender &send, const QList<QByteArray> &keys,
                            const QList<QByteArray> &args) const
 {
+    if (connection.scriptsByEval())
+        return send(evalCommand(keys, args));
     const RedisCommand evalsha = evalshaCommand(keys, args);
     RedisResult result = send(evalsha);
-    if (result.error.code() != RedisError::Code::NoScript)
+    if (result.error.code() == RedisError::Code::NoScript) {
+        qCDebug(lcLocks) << "NOSCRIPT for" << m_name << "- loading it";
+        const RedisResult loaded = send(loadCommand());
+        if (!loaded.ok() && !refusesCachedScripts(loaded.error))
+            return loaded;
+        if (loaded.ok()) {
+            result = send(evalsha);
+            // Forgotten as soon as loaded (a proxy spreading commands over nodes, a SCRIPT FLUSH loop):
+            // loading again would only repeat this.
+            if (result.error.code() != RedisError::Code::NoScript)
+                return result;
+        } else {
+            result = loaded;
+        }
+    } else if (!refusesCachedScripts(result.error)) {
         return result;
-    qCDebug(lcLocks) << "NOSCRIPT for" << m_name << "- loading it";
-    const RedisResult loaded = send(loadCommand());
-    if (!loaded.ok())
-        return loaded;
-    return send(evalsha);
+    }
+    qCDebug(lcLocks) << connection.endpoint()
+                     << "refuses cached scripts - EVAL from now on:" << result.error.message();
+    connection.setScriptsByEval(true);
+    return send(evalCommand(keys, args));
 }
 
 RedisResult LuaScript::run(RedisConnection &connection, const QList<QByteArray> &keys,
                            const QList<QByteArray> &args) const
 {
-    return run([&connection](const RedisCommand &c) { return connection.command(c); }, keys, args);
+    return run(
+        connection, [&connection](const RedisCommand &c) { return connection.command(c); }, keys, args);
 }

@@ -57,6 +57,7 @@ QList<ServerVote> Redlock::round(const LockServers &servers, LockIo &io,
             }
         }
         const RedisCommand command = commandFor(int(i));
+        votes[i].errorCommand = LockIo::commandName(command); // kept only with an error, below
         io.beforeSend(c, command);
         if (const RedisError e = c.append(command)) {
             votes[i].error = e;
@@ -114,8 +115,11 @@ QList<ServerVote> Redlock::round(const LockServers &servers, LockIo &io,
         votes[i].error = r.error;
         votes[i].granted = r.ok() && granted(r.reply);
     }
-    for (qsizetype i = 0; i < n; ++i)
+    for (qsizetype i = 0; i < n; ++i) {
         servers.at(i)->setCommandTimeout(savedTimeouts[i]);
+        if (!votes[i].error)
+            votes[i].errorCommand.clear();
+    }
     return votes;
 }
 
@@ -125,17 +129,25 @@ QList<ServerVote> Redlock::scriptEverywhere(const LockServers &servers, LockIo &
     const LuaScript &script = LuaScript::get(name);
     auto isOne = [](const RedisReply &reply) { return reply.toInteger() == 1; };
     QList<ServerVote> votes = round(
-        servers, io, [&](int) { return script.evalshaCommand({m_name}, args); }, isOne);
+        servers, io, [&](int i) { return script.commandFor(*servers.at(i), {m_name}, args); }, isOne);
     for (qsizetype i = 0; i < votes.size(); ++i) {
-        if (votes[i].error.code() != RedisError::Code::NoScript)
+        if (!votes[i].error)
             continue;
+        if (votes[i].error.code() != RedisError::Code::NoScript
+            && !LuaScript::refusesCachedScripts(votes[i].error)) {
+            votes[i].errorCommand += ' ' + name.toUtf8();
+            continue;
+        }
         RedisConnection &c = *servers.at(i);
+        if (LuaScript::refusesCachedScripts(votes[i].error))
+            c.setScriptsByEval(true); // refused once already: straight to EVAL
         const int saved = c.settings().commandTimeoutMs;
         c.setCommandTimeout(m_options.serverTimeoutMs);
         const RedisResult r = io.script(c, script, {m_name}, args);
         c.setCommandTimeout(saved);
         votes[i].reply = r.reply;
         votes[i].error = r.error;
+        votes[i].errorCommand = io.failedCommand(r.error);
         votes[i].granted = r.ok() && isOne(r.reply);
     }
     return votes;
@@ -184,8 +196,10 @@ ReleaseResult Redlock::attemptRelease(const LockServers &servers, LockIo &io)
         foreign += (!v.error && v.reply.toInteger() == -1) ? 1 : 0;
         if (v.error) {
             ++failed;
-            if (!r.error)
+            if (!r.error) {
                 r.error = v.error;
+                r.errorCommand = v.errorCommand;
+            }
         }
     }
     if (deleted > 0)

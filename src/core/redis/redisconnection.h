@@ -42,6 +42,11 @@ public:
     void setReadOnly(bool readOnly) { m_settings.readOnly = readOnly; }
     // When on (the default), a command on a connection that broke earlier reopens it first.
     void setAutoReconnect(bool on) { m_autoReconnect = on; }
+    // Lua scripts go as EVAL with their source here: the server refused EVALSHA or SCRIPT LOAD (see
+    // LuaScript), and asking again on every call would double the commands. Kept across reconnects: EVAL
+    // works wherever EVALSHA does.
+    bool scriptsByEval() const { return m_scriptsByEval; }
+    void setScriptsByEval(bool on) { m_scriptsByEval = on; }
     RedisError setCommandTimeout(int ms);
 
     // One command, argument by argument (binary safe). Waits at most the command timeout.
@@ -92,6 +97,7 @@ private:
     redisContext *m_context = nullptr;
     RedisError m_lastError;
     bool m_autoReconnect = true;
+    bool m_scriptsByEval = false;
     bool m_everOpened = false;
     bool m_staleMaster = false; // through Sentinel: a replica refused a write, reopen before the next command
     std::shared_ptr<SentinelWatch>

@@ -5,6 +5,7 @@
 #include "eventhistory.h"
 #include "locks/lockoptions.h"
 #include "outagetracker.h"
+#include "persistenterrortracker.h"
 #include "runclock.h"
 #include "scenario.h"
 #include "simulationservers.h"
@@ -46,6 +47,7 @@ struct RunContext
     std::atomic<qint64> failedRounds = 0;
     std::atomic<qint64> cycles = 0; // counted by the workers, with or without the history
     OutageTracker outages; // servers that stopped answering without a scheduled fault
+    PersistentErrorTracker persistentErrors; // servers that keep refusing the run's commands the same way
 
     // Workers wait here until every worker is ready, so the run starts for all at once.
     void waitForGo()

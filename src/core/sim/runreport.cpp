@@ -66,6 +66,17 @@ bool RunReport::passed() const
     return true;
 }
 
+void RunReport::setPersistentError(const PersistentErrorTracker::Failure &failure)
+{
+    persistentError = failure;
+    stopReason = QStringLiteral("the server keeps refusing the run: %1").arg(failure.describe());
+}
+
+QString RunReport::failure() const
+{
+    return serverLost || persistentError ? stopReason : QString();
+}
+
 QJsonObject RunReport::toJson() const
 {
     const RunMetrics &m = metrics;
@@ -130,6 +141,17 @@ QJsonObject RunReport::toJson() const
     }
     if (!stopReason.isEmpty())
         report.insert(QStringLiteral("stop_reason"), stopReason);
+    if (persistentError) {
+        const PersistentErrorTracker::Failure &f = *persistentError;
+        report.insert(
+            QStringLiteral("persistent_error"),
+            QJsonObject {{QStringLiteral("operation"), PersistentErrorTracker::operationName(f.operation)},
+                         {QStringLiteral("command"), f.command},
+                         {QStringLiteral("error"), f.error},
+                         {QStringLiteral("failures"), double(f.failures)},
+                         {QStringLiteral("first_s"), double(f.firstUs) / 1e6},
+                         {QStringLiteral("last_s"), double(f.lastUs) / 1e6}});
+    }
     if (!stuckKeys.isEmpty())
         report.insert(QStringLiteral("locks_without_ttl_keys"), QJsonArray::fromStringList(stuckKeys));
     if (!clients.isEmpty()) {

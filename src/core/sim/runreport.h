@@ -3,6 +3,7 @@
 #pragma once
 
 #include "expectation.h"
+#include "persistenterrortracker.h"
 #include "runmetrics.h"
 #include "safetychecker.h"
 
@@ -46,6 +47,9 @@ struct RunReport
     QStringList outages; // server outages seen during the run ("12.3 s – 14.0 s: connection refused")
     QString stopReason; // empty when the run ended as planned ("interrupted", "server died", …)
     bool serverLost = false; // the servers stopped answering (not by a scheduled fault) and never came back
+    // The run gave up early because a server kept refusing its commands the same way (a renamed or forbidden
+    // command, OOM, READONLY…): which command, what the server said. stopReason says it in one line.
+    std::optional<PersistentErrorTracker::Failure> persistentError;
     QList<Expectation::Check> checks;
 
     // How far the counter ended outside what the applied writes (and those of unknown outcome) allow.
@@ -55,6 +59,11 @@ struct RunReport
     // Evaluates `expectations` into `checks`.
     void evaluate(const QList<Expectation> &expectations);
     bool passed() const;
+    // The run gave up on `failure`: persistentError and stopReason say so.
+    void setPersistentError(const PersistentErrorTracker::Failure &failure);
+    // Why the run is no evidence about its scenario (the servers were lost, or refused it for good), in one
+    // line; empty when it is.
+    QString failure() const;
     QJsonObject toJson() const;
     // A readable summary for the terminal.
     QString summaryText() const;

@@ -339,6 +339,9 @@ bool Simulation::setup(QString *error)
     m_run->servers = m_servers.get();
     if (s.usesProxy() && !startProxies(error))
         return false;
+    PersistentErrorTracker::Policy errorPolicy;
+    errorPolicy.readOnlyIsTransient = m_servers->settings(0).sentinel.enabled(); // until a failover is found
+    m_run->persistentErrors.setPolicy(errorPolicy);
 
     // Keys: everything under the scenario's prefix, so a run on a given server touches nothing else.
     const int locks = s.lockCount();
@@ -1105,7 +1108,7 @@ void Simulation::loop()
             std::lock_guard lock(m_mutex);
             stop = m_stopRequested;
         }
-        if (stop)
+        if (stop || m_run->persistentErrors.hasGivenUp()) // the report says why (collect())
             return;
         if (story) {
             if (storyDone()) {
@@ -1205,6 +1208,8 @@ void Simulation::collect()
     report.countedCycles = m_run->cycles.load();
     report.outages = m_outages;
     addUnscheduledOutages(&report);
+    if (const auto refused = m_run->persistentErrors.failure())
+        report.setPersistentError(*refused);
 
     // Read the counters and look for keys left without a TTL (server 0 holds the data).
     QHash<int, SafetyChecker::Counter> counters;

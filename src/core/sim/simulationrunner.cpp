@@ -76,11 +76,10 @@ SimulationRunner::Outcome SimulationRunner::run(const Scenario &scenario, const 
         RunReport report = simulation.report();
         report.scenario = scenario.id;
         outcome.runs << Run {names.at(i), report};
-        if (report.serverLost) {
+        if (const QString failure = report.failure(); !failure.isEmpty()) {
             // The run is kept (its report shows what happened), but it is no evidence about the scenario.
-            outcome.error = names.at(i).isEmpty()
-                ? report.stopReason
-                : QStringLiteral("%1: %2").arg(names.at(i), report.stopReason);
+            outcome.error
+                = names.at(i).isEmpty() ? failure : QStringLiteral("%1: %2").arg(names.at(i), failure);
             break;
         }
         if (outcome.interrupted)

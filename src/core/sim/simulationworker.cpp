@@ -12,6 +12,7 @@
 
 using Kind = HistoryEvent::Kind;
 using Phase = HistoryEvent::Phase;
+using Operation = PersistentErrorTracker::Operation;
 
 SimulationWorker::SimulationWorker(int index, const QString &name, SimulatedProcess &process, RunContext &run,
                                    ConnectionPool *pool)
@@ -223,7 +224,7 @@ void SimulationWorker::runWorkload()
     const int locks = m_run.scenario.lockCount();
     std::uniform_int_distribution<int> pick(0, locks - 1);
     qint64 done = 0;
-    while (!m_run.stopping.load() && m_process.checkpoint()) {
+    while (!m_run.stopping.load() && !m_run.persistentErrors.hasGivenUp() && m_process.checkpoint()) {
         if (operations > 0 && done >= operations)
             break;
         const int lock = locks == 1                                                     ? 0
@@ -231,6 +232,10 @@ void SimulationWorker::runWorkload()
                                                                                         : pick(m_random);
         bool completed = false;
         if (!cycle(lock, &completed))
+            break;
+        // A server that refuses the same way each time: retrying at full speed would only flood it.
+        if (const qint64 backoffUs = std::exchange(m_backoffUs, 0);
+            backoffUs > 0 && !m_process.sleepUs(backoffUs))
             break;
         if (completed) {
             ++done;
@@ -407,6 +412,9 @@ void SimulationWorker::recordRound(int lock, const AcquireResult &attempt)
                                                                    : RO::NoQuorum;
     if (outcome != RO::Won)
         ++m_run.failedRounds;
+    const ServerVote *refusal = m_run.persistentErrors.blockingVote(attempt.votes, attempt.quorum);
+    noteOutcome(Operation::Acquire, refusal ? refusal->errorCommand : QByteArray(),
+                refusal ? refusal->error : RedisError());
     // No commands here: the acquire's completion counts every round's commands already.
     HistoryEvent e = completion(++m_nextOp, Kind::Round, outcome == RO::Won ? Phase::Ok : Phase::Fail, lock,
                                 attempt.validityMs, 0, quint8(outcome), 0,
@@ -426,6 +434,16 @@ void SimulationWorker::recordRound(int lock, const AcquireResult &attempt)
 void SimulationWorker::single(Kind kind, int lock, qint64 value, quint8 outcome, const QByteArray &detail)
 {
     complete(++m_nextOp, kind, Phase::Ok, lock, value, 0, outcome, 0, detail);
+}
+
+void SimulationWorker::noteOutcome(Operation operation, const QByteArray &command, const RedisError &error)
+{
+    if (!error) {
+        m_run.persistentErrors.succeeded(operation);
+        return;
+    }
+    m_backoffUs = std::max(
+        m_backoffUs, m_run.persistentErrors.failed(m_index, operation, m_run.clock.nowUs(), command, error));
 }
 
 bool SimulationWorker::acquire(int lock)
@@ -484,6 +502,9 @@ bool SimulationWorker::acquire(int lock)
     else if (r.outcome == AcquireResult::Outcome::Acquired || r.outcome == AcquireResult::Outcome::Refused
              || r.outcome == AcquireResult::Outcome::TimedOut)
         m_run.outages.answered(m_run.clock.nowUs());
+    // Redlock's rounds were noted one by one (recordRound); an interrupted acquire says nothing.
+    if (r.votes.isEmpty() && r.outcome != AcquireResult::Outcome::Interrupted)
+        noteOutcome(Operation::Acquire, r.errorCommand, r.error);
     switch (r.outcome) {
     case AcquireResult::Outcome::Acquired: {
         ++m_holds[lock];
@@ -552,6 +573,7 @@ void SimulationWorker::release(int lock)
         r = m_locks.at(size_t(lock))->release(list);
         noteRedirect(r.error);
     }
+    noteOutcome(Operation::Release, r.errorCommand, r.error);
     const QByteArray detail
         = r.outcome == ReleaseResult::Outcome::Released && r.votes.size() < 2 && r.commands <= 1
         ? QByteArray()
@@ -628,6 +650,7 @@ bool SimulationWorker::readCounter(int lock)
     qint64 value = 0;
     if (m_run.scenario.resource.fencedStore) {
         const FencedResource::State state = FencedResource(key).read(*connection);
+        noteOutcome(Operation::Read, "HMGET", state.error);
         if (state.error) {
             single(Kind::Error, lock, 0, 0, "reading the fenced store: " + state.error.message().toUtf8());
             return false;
@@ -635,6 +658,7 @@ bool SimulationWorker::readCounter(int lock)
         value = state.value.toLongLong();
     } else {
         const RedisResult r = connection->command({"GET", key});
+        noteOutcome(Operation::Read, "GET", r.error);
         if (!r.ok()) {
             noteRedirect(r.error);
             single(Kind::Error, lock, 0, 0, "reading the counter: " + r.error.message().toUtf8());
@@ -680,6 +704,7 @@ bool SimulationWorker::writeCounter(int lock)
     if (m_run.scenario.resource.fencedStore) {
         const FencedResource::WriteResult w
             = FencedResource(key).write(*connection, fence, QByteArray::number(value));
+        noteOutcome(Operation::Write, "fenced_write.lua", w.error);
         if (w.error) {
             complete(op, Kind::Write, Phase::Info, lock, value, fence, 0, 0, w.error.message().toUtf8());
             return false;
@@ -696,6 +721,7 @@ bool SimulationWorker::writeCounter(int lock)
         return m_process.checkpoint();
     }
     const RedisResult r = connection->command({"SET", key, QByteArray::number(value)});
+    noteOutcome(Operation::Write, "SET", r.error);
     if (!r.ok()) {
         noteRedirect(r.error);
         complete(op, Kind::Write, Phase::Info, lock, value, fence, 0, 0, r.error.message().toUtf8());

@@ -83,6 +83,10 @@ private:
     // Cluster: a redirection means the slot moved; read the map so the next operation goes right.
     void noteRedirect(const RedisError &error);
     qint64 criticalSectionUs();
+    // Tells the run's PersistentErrorTracker how `operation` went: no `error` means it went through. A
+    // persistent error sets m_backoffUs.
+    void noteOutcome(PersistentErrorTracker::Operation operation, const QByteArray &command,
+                     const RedisError &error);
 
     // One Redlock round (an attempt inside acquire()), with its votes and validity.
     void recordRound(int lock, const AcquireResult &attempt);
@@ -113,6 +117,7 @@ private:
     std::vector<std::unique_ptr<DistributedLock>> m_locks; // one per lock of the scenario
     QList<int> m_holds; // reentrant holds per lock
     bool m_unreachable = false; // the last acquire failed because no server answered (it backs off)
+    qint64 m_backoffUs = 0; // a server refused the last cycle for good: wait this long before the next one
     QList<bool> m_inside;
     QList<qint64> m_lastRead; // per lock, -1: nothing read in this section
     QList<qint64> m_fence; // per lock, the fencing token of the current hold
