@@ -16,6 +16,7 @@ private slots:
     void refusedEvalshaFallsBackToEval();
     void refusedEvalAndEvalshaEndTheRunEarly();
     void outOfMemoryMidRunEndsTheRun();
+    void outOfMemoryEndsARealLibrarysRunToo();
     void userWithoutPermissionEndsTheRun_data();
     void userWithoutPermissionEndsTheRun();
     void demotedMasterEndsTheRun();
@@ -183,6 +184,29 @@ void TestSimulationErrors::outOfMemoryMidRunEndsTheRun()
     m_refusalsBefore += refusals();
     QVERIFY(m_admin->command({"CONFIG", "SET", "maxmemory", "1mb"}).ok());
     verifyEndedEarly(sim, "OOM command not allowed");
+}
+
+// The same with redis-py's processes as the workers: the library's error text ("ResponseError: OOM command not
+// allowed…") carries the server's refusal, which ends the run as LockScope's own workers' would.
+void TestSimulationErrors::outOfMemoryEndsARealLibrarysRunToo()
+{
+    startServer({QStringLiteral("maxmemory-policy noeviction")});
+    if (QTest::currentTestFailed())
+        return;
+    Scenario s = SimTest::parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"adapter": "redis-py"},
+        "algorithm": {"lease_ms": 2000, "acquire_timeout_ms": 200},
+        "workload": {"processes": 2, "duration_s": 20, "critical_section": {"ms": 0.5}},
+        "resource": {"counter": true, "counter_initial": 10000}})");
+    Simulation sim(s, given());
+    startGoing(sim);
+    const QByteArray value(10000, 'x');
+    for (int i = 0; i < 200; ++i)
+        QVERIFY(m_admin->command({"SET", "fill:" + QByteArray::number(i), value}).ok());
+    m_refusalsBefore += refusals();
+    QVERIFY(m_admin->command({"CONFIG", "SET", "maxmemory", "1mb"}).ok());
+    verifyEndedEarly(sim, "OOM command not allowed");
+    QVERIFY2(sim.report().stopReason.contains(QLatin1String("redis-py")), qPrintable(sim.report().stopReason));
 }
 
 void TestSimulationErrors::userWithoutPermissionEndsTheRun_data()

@@ -10,6 +10,32 @@
 using Kind = HistoryEvent::Kind;
 using Phase = HistoryEvent::Phase;
 using Outcome = ExternalClient::Reply::Outcome;
+using Operation = PersistentErrorTracker::Operation;
+
+namespace {
+
+// The Redis error reply inside a library's error text ("ReplyError: OOM command not allowed…"), when there is
+// one: only a server's refusal can be persistent; a library's connection trouble is the network's (the proxy's
+// faults make it on purpose) and is waited out like any transient failure.
+std::optional<RedisError> serverRefusal(const QString &text)
+{
+    static const QStringList codes {QStringLiteral("OOM "),      QStringLiteral("NOPERM"),
+                                    QStringLiteral("READONLY"),  QStringLiteral("WRONGTYPE"),
+                                    QStringLiteral("MISCONF"),   QStringLiteral("NOSCRIPT"),
+                                    QStringLiteral("ERR unknown command"), QStringLiteral("ERR Error running script"),
+                                    QStringLiteral("WRONGPASS"), QStringLiteral("NOAUTH")};
+    qsizetype at = -1;
+    for (const QString &code : codes) {
+        const qsizetype i = text.indexOf(code);
+        if (i >= 0 && (at < 0 || i < at))
+            at = i;
+    }
+    if (at < 0)
+        return std::nullopt;
+    return RedisError::fromServerReply(text.mid(at).toUtf8());
+}
+
+} // namespace
 
 ExternalWorker::ExternalWorker(int index, const QString &name, int process, RunContext &run,
                                ExternalClient::Launch launch, QList<Endpoint> servers, int processLog)
@@ -240,7 +266,7 @@ void ExternalWorker::runWorkload()
     const int locks = m_run.scenario.lockCount();
     std::uniform_int_distribution<int> pick(0, locks - 1);
     qint64 done = 0;
-    while (!m_run.stopping.load() && !m_interrupted.load()) {
+    while (!m_run.stopping.load() && !m_interrupted.load() && !m_run.persistentErrors.hasGivenUp()) {
         if (operations > 0 && done >= operations)
             break;
         if (!aliveOrRestarted())
@@ -358,6 +384,22 @@ ExternalClient::Reply ExternalWorker::call(QJsonObject request, qint64 timeoutUs
     return m_client->call(std::move(request), timeoutUs);
 }
 
+bool ExternalWorker::judge(Operation operation, const ExternalClient::Reply &r)
+{
+    PersistentErrorTracker &errors = m_run.persistentErrors;
+    if (r.ok() || (r.outcome == Outcome::Failed && r.reason != QLatin1String("error"))) {
+        errors.succeeded(operation); // refused in time or not held: the server answers as a working one does
+        return true;
+    }
+    const std::optional<RedisError> refusal = serverRefusal(r.error);
+    if (!refusal)
+        return true;
+    // The library is the command: what it sent to Redis is its own business.
+    const qint64 backoffUs
+        = errors.failed(m_index, operation, m_run.clock.nowUs(), announcement().library.toUtf8(), *refusal);
+    return backoffUs <= 0 || waitUs(backoffUs);
+}
+
 bool ExternalWorker::acquire(int lock)
 {
     const Scenario::Algorithm &a = m_run.scenario.algorithm;
@@ -370,6 +412,7 @@ bool ExternalWorker::acquire(int lock)
                                                       {QStringLiteral("wait_ms"), a.acquireTimeoutMs},
                                                       {QStringLiteral("auto_renew"), m_autoRenew}},
                                          (qint64(a.acquireTimeoutMs) + m_run.scenario.client.replyTimeoutMs) * 1000);
+    judge(Operation::Acquire, r);
     if (r.ok()) {
         // The lease the library really set (an adapter may make locks without one, redis-py's timeout=None).
         const qint64 lease = r.body.contains(QLatin1String("lease_ms"))
@@ -412,6 +455,7 @@ void ExternalWorker::release(int lock)
     const ExternalClient::Reply r = call(
         QJsonObject {{QStringLiteral("op"), QStringLiteral("release")}, {QStringLiteral("lock"), lockName(lock)}},
         qint64(m_run.scenario.client.replyTimeoutMs) * 1000);
+    judge(Operation::Release, r);
     m_held[lock] = false;
     using RO = HistoryEvent::ReleaseOutcome;
     if (r.ok()) {
@@ -434,6 +478,7 @@ bool ExternalWorker::readCounter(int lock)
         = call(QJsonObject {{QStringLiteral("op"), QStringLiteral("read")},
                             {QStringLiteral("key"), QString::fromUtf8(m_run.counterKeys.at(lock))}},
                qint64(m_run.scenario.client.replyTimeoutMs) * 1000);
+    judge(Operation::Read, r);
     if (!r.ok()) {
         single(Kind::Error, lock, 0, r.receivedUs, "reading the counter: " + r.describe().toUtf8());
         return false;
@@ -463,6 +508,7 @@ bool ExternalWorker::writeCounter(int lock)
                             {QStringLiteral("key"), QString::fromUtf8(m_run.counterKeys.at(lock))},
                             {QStringLiteral("value"), value}},
                qint64(m_run.scenario.client.replyTimeoutMs) * 1000);
+    judge(Operation::Write, r);
     if (r.ok()) {
         complete(op, Kind::Write, Phase::Ok, lock, value, r.receivedUs, quint8(HistoryEvent::WriteOutcome::Applied));
         return true;

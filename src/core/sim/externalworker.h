@@ -88,6 +88,10 @@ private:
     bool waitUs(qint64 us); // LockScope's side of the section's work: false when the run ends
     qint64 criticalSectionUs();
     ExternalClient::Reply call(QJsonObject request, qint64 timeoutUs);
+    // Tells the run's PersistentErrorTracker how `operation` went; a refusal the server keeps giving (OOM,
+    // NOPERM, an unknown command in the library's error text) makes the worker back off, and ends the run
+    // once it has lasted. False when the run is over.
+    bool judge(PersistentErrorTracker::Operation operation, const ExternalClient::Reply &r);
     void onEvent(const ExternalClient::Event &event);
     void onNotice(const QString &text);
     QString lockName(int lock) const;
