@@ -4,6 +4,7 @@
 #include "ui_scenarioeditor.h"
 
 #include "locks/lockcatalog.h"
+#include "sim/clientcatalog.h"
 #include "sim/scenarioparser.h"
 #include "timelinepalette.h"
 
@@ -18,6 +19,10 @@
 #include <QLabel>
 
 namespace {
+
+// The algorithm combo's data for a real library: "client:redis-py"; a scenario's own command: kYourClient.
+const QString kClientPrefix = QStringLiteral("client:");
+const QString kYourClient = QStringLiteral("client-command");
 
 const QStringList kStrategies {QStringLiteral("spin"), QStringLiteral("fixed"), QStringLiteral("jitter"),
                                QStringLiteral("backoff"), QStringLiteral("pubsub")};
@@ -64,6 +69,10 @@ ScenarioEditor::ScenarioEditor(QWidget *parent)
     for (const LockAlgorithmInfo &info : LockCatalog::all())
         m_ui->algorithmCombo->addItem(info.title, info.id);
     m_ui->algorithmCombo->addItem(tr("No lock at all (baseline)"), QStringLiteral("none"));
+    // Real libraries (docs/client-protocol.md): each worker a process of its own running the library.
+    m_ui->algorithmCombo->insertSeparator(m_ui->algorithmCombo->count());
+    for (const ClientCatalog::Adapter &a : ClientCatalog::all())
+        m_ui->algorithmCombo->addItem(tr("%1 (real library)").arg(a.title), kClientPrefix + a.id);
 
     QTableWidget *faults = m_ui->faultsTable;
     faults->setColumnCount(FColumns);
@@ -212,8 +221,20 @@ void ScenarioEditor::fill()
     m_ui->summaryLabel->setText(o.value(QStringLiteral("summary")).toString());
     m_ui->summaryLabel->setVisible(!m_ui->summaryLabel->text().isEmpty());
 
-    m_ui->algorithmCombo->setCurrentIndex(
-        std::max(0, m_ui->algorithmCombo->findData(a.value(QStringLiteral("id")).toString())));
+    const QJsonObject client = o.value(QStringLiteral("client")).toObject();
+    QString algorithm = a.value(QStringLiteral("id")).toString();
+    if (client.contains(QStringLiteral("adapter"))) {
+        algorithm = kClientPrefix + client.value(QStringLiteral("adapter")).toString();
+    } else if (client.contains(QStringLiteral("command"))) {
+        // A program of the user's, named in the file: offered as it is, not editable here.
+        algorithm = kYourClient;
+        const int existing = m_ui->algorithmCombo->findData(kYourClient);
+        if (existing >= 0)
+            m_ui->algorithmCombo->removeItem(existing);
+        const QStringList argv = client.value(QStringLiteral("command")).toVariant().toStringList();
+        m_ui->algorithmCombo->addItem(tr("Your adapter: %1").arg(argv.join(u' ')), kYourClient);
+    }
+    m_ui->algorithmCombo->setCurrentIndex(std::max(0, m_ui->algorithmCombo->findData(algorithm)));
     m_ui->leaseSpin->setValue(a.value(QStringLiteral("lease_ms")).toInt());
     m_ui->watchdogCheck->setChecked(a.value(QStringLiteral("watchdog")).toBool());
     m_ui->watchdogPeriodSpin->setValue(a.value(QStringLiteral("watchdog_period_ms")).toInt());
@@ -362,9 +383,22 @@ QJsonObject ScenarioEditor::json() const
     o.insert(QStringLiteral("title"), m_ui->titleEdit->text());
     QJsonObject a = o.value(QStringLiteral("algorithm")).toObject();
     const QString id = m_ui->algorithmCombo->currentData().toString();
-    if (a.value(QStringLiteral("id")).toString() != id)
-        a.insert(QStringLiteral("fencing"), id == QLatin1String("fenced"));
-    a.insert(QStringLiteral("id"), id);
+    const bool client = id.startsWith(kClientPrefix) || id == kYourClient;
+    if (id.startsWith(kClientPrefix)) {
+        // The library's own options stay when the same adapter is kept (redis-py's timeout, say).
+        QJsonObject c = o.value(QStringLiteral("client")).toObject();
+        const QString adapter = id.mid(kClientPrefix.size());
+        if (c.value(QStringLiteral("adapter")).toString() != adapter)
+            c = QJsonObject();
+        c.remove(QStringLiteral("command"));
+        c.insert(QStringLiteral("adapter"), adapter);
+        o.insert(QStringLiteral("client"), c);
+    } else if (!client) {
+        o.remove(QStringLiteral("client"));
+        if (a.value(QStringLiteral("id")).toString() != id)
+            a.insert(QStringLiteral("fencing"), id == QLatin1String("fenced"));
+        a.insert(QStringLiteral("id"), id);
+    }
     a.insert(QStringLiteral("lease_ms"), m_ui->leaseSpin->value());
     a.insert(QStringLiteral("watchdog"), m_ui->watchdogCheck->isChecked());
     a.insert(QStringLiteral("watchdog_period_ms"), m_ui->watchdogPeriodSpin->value());
@@ -382,7 +416,7 @@ QJsonObject ScenarioEditor::json() const
 
     QJsonObject w = o.value(QStringLiteral("workload")).toObject();
     w.insert(QStringLiteral("processes"), m_ui->processesSpin->value());
-    w.insert(QStringLiteral("threads_per_process"), m_ui->threadsSpin->value());
+    w.insert(QStringLiteral("threads_per_process"), client ? 1 : m_ui->threadsSpin->value());
     w.insert(QStringLiteral("locks"), m_ui->locksSpin->value());
     w.insert(QStringLiteral("duration_s"), m_ui->durationSpin->value());
     w.insert(QStringLiteral("operations"), m_ui->operationsSpin->value());
@@ -436,6 +470,16 @@ void ScenarioEditor::setLocked(bool locked)
 void ScenarioEditor::updateAlgorithmInfo()
 {
     const QString id = m_ui->algorithmCombo->currentData().toString();
+    if (id.startsWith(kClientPrefix) || id == kYourClient) {
+        const ClientCatalog::Adapter *adapter = ClientCatalog::find(id.mid(kClientPrefix.size()));
+        m_ui->algorithmInfo->setText(
+            tr("<p style='margin:0'><i>%1</i></p><p>Each worker is a process of its own running the real library "
+               "through an adapter (docs/client-protocol.md). A pause is SIGSTOP, a crash SIGKILL, and network "
+               "faults go through a TCP proxy. Its replies are timed on LockScope's clock; a reply that never "
+               "comes is an unknown outcome.</p>")
+                .arg(adapter ? adapter->summary.toHtmlEscaped() : tr("A program of yours speaking the client protocol.")));
+        return;
+    }
     const LockAlgorithmInfo *info = LockCatalog::find(id);
     const TimelinePalette tp = TimelinePalette::forPalette(palette());
     if (!info) {
@@ -466,6 +510,21 @@ void ScenarioEditor::updateEnabled()
     m_ui->counterInitialSpin->setEnabled(m_ui->counterCheck->isChecked());
     m_ui->fencedStoreCheck->setEnabled(m_ui->counterCheck->isChecked());
     m_ui->removeFaultButton->setEnabled(m_ui->faultsTable->rowCount() > 0);
+    // A real library waits, retries and keeps its connections its own way, one worker per process.
+    const QString id = m_ui->algorithmCombo->currentData().toString();
+    const bool client = id.startsWith(kClientPrefix) || id == kYourClient;
+    for (QWidget *w : {static_cast<QWidget *>(m_ui->retryCombo), static_cast<QWidget *>(m_ui->poolSizeSpin),
+                       static_cast<QWidget *>(m_ui->clockCombo), static_cast<QWidget *>(m_ui->threadsSpin),
+                       static_cast<QWidget *>(m_ui->watchdogPeriodSpin)}) {
+        if (client)
+            w->setEnabled(false);
+    }
+    if (client) {
+        m_ui->retryIntervalSpin->setEnabled(false);
+        m_ui->retryJitterSpin->setEnabled(false);
+        m_ui->retryMaxSpin->setEnabled(false);
+        m_ui->fencedStoreCheck->setEnabled(false);
+    }
 }
 
 void ScenarioEditor::onEdited()

@@ -9,6 +9,21 @@
 #include <QFutureWatcher>
 
 namespace {
+
+// The library each external worker runs and its processes ("pid 4242", "pids 4242 → 4300" after a restart).
+void describeClients(const QList<RunReport::ClientWorker> &clients, TimelineData::Layout *layout)
+{
+    layout->workerLibraries.clear();
+    layout->workerPids.clear();
+    for (const RunReport::ClientWorker &c : clients) {
+        QStringList pids;
+        for (qint64 pid : c.pids)
+            pids << QString::number(pid);
+        layout->workerLibraries << c.library;
+        layout->workerPids << (pids.size() > 1 ? QObject::tr("pids %1") : QObject::tr("pid %1"))
+                                  .arg(pids.join(QStringLiteral(" → ")));
+    }
+}
 constexpr int kTickMs = 33;
 
 struct FinalResult
@@ -127,6 +142,7 @@ void SimulationController::tick()
                 layout.workers = sim.workerNames();
                 layout.workerProcesses = sim.workerProcesses();
                 layout.processes = sim.processNames();
+                describeClients(sim.clientWorkers(), &layout);
                 layout.locks = sim.lockNames();
                 layout.servers = r.scenario.servers.count;
                 layout.steps = r.scenario.story.steps;
@@ -195,6 +211,7 @@ void SimulationController::requestFinal(int index)
     r.finalizing = true;
     const RunReport report = r.simulation->report();
     TimelineData::Layout layout = r.timeline ? r.timeline->layout() : TimelineData::Layout();
+    describeClients(report.clients, &layout); // a restart added PIDs since the run began
     if (!r.timeline) {
         layout.workers = r.simulation->workerNames();
         layout.workerProcesses = r.simulation->workerProcesses();

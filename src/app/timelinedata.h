@@ -26,6 +26,10 @@ public:
         QStringList workers;
         QList<int> workerProcesses; // index = worker
         QStringList processes;
+        // External clients: the library each worker runs ("redis-py") and its process ("pid 4242", "pids
+        // 4242 → 4300" after a restart); empty for LockScope's own workers.
+        QStringList workerLibraries;
+        QStringList workerPids;
         QStringList locks;
         int servers = 1;
         QList<Scenario::Step> steps; // a story's steps, to number the narrative as the Learn place does

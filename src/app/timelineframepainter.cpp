@@ -122,8 +122,12 @@ LaneText laneText(const TimelinePaintContext &c, const Lane &lane)
         break;
     case LaneType::Worker: {
         t.name = c.data.layout().workers.value(lane.index);
+        t.aside = c.data.layout().workerLibraries.value(lane.index); // an external client's library…
         const auto s = c.data.workerStateAt(lane.index, at);
         t.state = TimelineData::stateText(s);
+        const QString pids = c.data.layout().workerPids.value(lane.index); // …and its process
+        if (!pids.isEmpty())
+            t.state = t.state.isEmpty() ? pids : t.state + QStringLiteral(" · ") + pids;
         t.stateColor = stateColour(c.palette, s);
         if (lane.height < 16) {
             t.dot = s != TimelineData::WorkerState::Idle;

@@ -31,6 +31,7 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QChartView>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
@@ -59,6 +60,7 @@ private slots:
     void runsOnAConnectedServerThatAllowsWrites();
     void aServerThatRefusesTheRunFailsItWithTheReason();
     void editorReportsBadFieldsAndBlocksRun();
+    void runsARealLibraryFromTheEditor();
     void wheelOverTheEditorScrollsInsteadOfChangingFields();
     void aProductionServerAsksForItsNameBeforeARun();
     void emptyChartsCountInWholeNumbers();
@@ -614,6 +616,56 @@ void TestSimulatorPlace::emptyChartsCountInWholeNumbers()
                      qPrintable(QStringLiteral("%1: ticks every %2").arg(view->chart()->title()).arg(step)));
         }
     }
+}
+
+// The algorithm choice offers the real libraries; a preset with one round-trips through the form, runs with a
+// process per worker, and the timeline's lanes say which library and which PID.
+void TestSimulatorPlace::runsARealLibraryFromTheEditor()
+{
+    SimulatorPlace place(nullptr);
+    place.resize(1300, 850);
+    place.show();
+    QVERIFY(place.loadPreset(QStringLiteral("crash-while-holding")));
+    auto *algorithm = place.editor()->findChild<QComboBox *>(QStringLiteral("algorithmCombo"));
+    QVERIFY(algorithm);
+    QCOMPARE(algorithm->currentData().toString(), QStringLiteral("client:redis-py"));
+    QVERIFY(!place.editor()->findChild<QSpinBox *>(QStringLiteral("threadsSpin"))->isEnabled());
+    Scenario edited;
+    QStringList problems;
+    QVERIFY2(place.editor()->scenario(&edited, &problems), qPrintable(problems.join(u'\n')));
+    QCOMPARE(ScenarioParser::toJson(edited),
+             ScenarioParser::toJson(PresetLibrary::find(QStringLiteral("crash-while-holding"))->scenario));
+
+    QVERIFY(place.run());
+    QVERIFY(waitForRun(place, 60000));
+    QVERIFY2(place.controller()->errorString().isEmpty(), qPrintable(place.controller()->errorString()));
+    QVERIFY2(place.controller()->outcome().passed(), qPrintable(place.controller()->outcome().summaryText()));
+    const TimelineData *timeline = place.timelinePanel()->view()->data();
+    QVERIFY(timeline);
+    QCOMPARE(timeline->layout().workerLibraries, (QStringList {"redis-py", "redis-py"}));
+    QCOMPARE(timeline->layout().workerPids.size(), 2);
+    for (const QString &pid : timeline->layout().workerPids)
+        QVERIFY2(QRegularExpression(QStringLiteral("^pid [1-9][0-9]*$")).match(pid).hasMatch(), qPrintable(pid));
+
+    // Another library keeps the scenario; a built-in algorithm drops the client.
+    algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("client:redlock4")));
+    QVERIFY2(place.editor()->scenario(&edited, &problems), qPrintable(problems.join(u'\n')));
+    QCOMPARE(edited.client.adapter, QStringLiteral("redlock4"));
+    QVERIFY(edited.client.options.isEmpty()); // redis-py's timeout option is not redlock's
+    // This preset's variants change redis-py's options: with a built-in algorithm they have no client to
+    // change, and the editor says so instead of running something else.
+    algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("set-nx-px-lua")));
+    QVERIFY(!place.editor()->scenario(&edited, &problems));
+    QVERIFY2(problems.join(u'\n').contains(QLatin1String("no client is named")), qPrintable(problems.join(u'\n')));
+    QVERIFY(place.loadPreset(QStringLiteral("seed-short-lease")));
+    problems.clear();
+    algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("client:redis-semaphore-mutex")));
+    QVERIFY2(place.editor()->scenario(&edited, &problems), qPrintable(problems.join(u'\n')));
+    QCOMPARE(edited.client.adapter, QStringLiteral("redis-semaphore-mutex"));
+    algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("set-nx-px-lua")));
+    QVERIFY2(place.editor()->scenario(&edited, &problems), qPrintable(problems.join(u'\n')));
+    QVERIFY(!edited.client.isSet());
+    QCOMPARE(edited.algorithm.id, QStringLiteral("set-nx-px-lua"));
 }
 
 void TestSimulatorPlace::editorReportsBadFieldsAndBlocksRun()

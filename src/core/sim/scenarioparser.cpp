@@ -309,7 +309,12 @@ void parseClient(Fields &top, Scenario::Client *client, QStringList *errors)
     client->replyTimeoutMs = int(f.integer(QStringLiteral("reply_timeout_ms"), client->replyTimeoutMs, 100,
                                            600000, QStringLiteral("milliseconds")));
     f.rejectUnknown();
-    if (client->adapter.isEmpty() == client->command.isEmpty())
+    if (client->adapter.isEmpty() && client->command.isEmpty() && !client->options.isEmpty())
+        // What a variant's {"client": {"options": …}} leaves once the scenario itself has no client.
+        f.error(QStringLiteral("adapter"),
+                QStringLiteral("options are given for a client, but no client is named (adapter or command): "
+                               "a variant may be changing the options of a client the scenario no longer has"));
+    else if (client->adapter.isEmpty() == client->command.isEmpty())
         f.error(client->adapter.isEmpty() ? QStringLiteral("adapter") : QStringLiteral("command"),
                 QStringLiteral("give either adapter (a shipped adapter: %1) or command (any program speaking "
                                "the client protocol), not both")
