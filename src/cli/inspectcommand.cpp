@@ -170,7 +170,8 @@ int runInspectCommand(const QStringList &arguments)
              "Repeatable (default: lock locks mutex mutexes semaphore semaphores)."),
          QStringLiteral("P")});
     parser.addOption(
-        {QStringLiteral("count"), QStringLiteral("SCAN COUNT per page (default 200)."), QStringLiteral("N")});
+        {QStringLiteral("count"), QStringLiteral("SCAN COUNT per page (default %1: each SCAN holds the server while it walks them).")
+                               .arg(ScanOptions::kDefaultCount), QStringLiteral("N")});
     parser.addOption(
         {QStringLiteral("max-ops"),
          QStringLiteral(

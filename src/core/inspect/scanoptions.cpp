@@ -43,7 +43,8 @@ QString ScanOptions::validate() const
             return QStringLiteral("an empty key pattern matches nothing; use \"*\" for every key");
     }
     if (count < 1 || count > 100000)
-        return QStringLiteral("the SCAN count must be a whole number from 1 to 100000 (default 200)");
+        return QStringLiteral("the SCAN count must be a whole number from 1 to 100000 (default %1)")
+            .arg(kDefaultCount);
     if (probeConnections < 0 || probeConnections > 8)
         return QStringLiteral("probe connections must be from 0 to 8");
     if (maxValueBytes < 64 || maxHashFields < 1 || maxQueue < 1)

@@ -24,7 +24,7 @@ struct ConnectionProfile
     QString color; // "#rrggbb" the window shows while connected; empty: none
     bool production = false; // a loud PRODUCTION badge while connected
     QStringList lockPatterns; // SCAN MATCH patterns for the inspector; empty: the inspector's defaults
-    int scanCount = 200; // SCAN COUNT hint per page for the inspector
+    int scanCount = 64; // SCAN COUNT hint per page for the inspector (ScanOptions::kDefaultCount: why 64)
     int scanMaxOps = 0; // the inspector's budget in commands per second on this server; 0: none
 
     static constexpr int kMinScanCount = 10;
