@@ -23,4 +23,13 @@ inline RunReport runToEnd(Simulation &sim)
     return sim.report();
 }
 
+// Runs `sim` to its end and says why it failed; empty when it finished.
+inline QString failureOf(Simulation &sim)
+{
+    sim.start();
+    if (!sim.waitFinished(120000))
+        qFatal("simulation did not finish");
+    return sim.state() == Simulation::State::Failed ? sim.errorString() : QString();
+}
+
 } // namespace SimTest

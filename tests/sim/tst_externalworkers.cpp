@@ -2,7 +2,7 @@
 // (redis-py's Lock through Debian's python3-redis), on a real sandbox server. What the report says about the
 // processes, how a missing reply becomes an unknown outcome the checker treats as both ways, what a crash
 // and a restart do, and the clear errors when an adapter cannot do what a scenario asks.
-#include "sim/scenarioparser.h"
+#include "simtestsupport.h"
 #include "redis/redisconnection.h"
 #include "sim/clientcatalog.h"
 #include "sim/simulation.h"
@@ -28,22 +28,23 @@ private slots:
     void whatTheAdapterCannotDoIsRefusedBeforeTheRun();
 
 private:
-    static Scenario parse(const QByteArray &json)
-    {
-        Scenario s;
-        QStringList errors;
-        if (!ScenarioParser().parse(json, &s, &errors))
-            qFatal("test scenario does not parse: %s", qPrintable(errors.join(u'\n')));
-        return s;
-    }
-    static RunReport runToEnd(Simulation &sim)
-    {
-        sim.start();
-        if (!sim.waitFinished(120000))
-            qFatal("simulation did not finish");
-        return sim.report();
-    }
+    // Successful acquisitions before and after `atUs` of run time.
+    static QPair<int, int> acquisitionsAround(const Simulation &sim, qint64 atUs);
 };
+
+using SimTest::failureOf;
+using SimTest::parse;
+using SimTest::runToEnd;
+
+QPair<int, int> TestExternalWorkers::acquisitionsAround(const Simulation &sim, qint64 atUs)
+{
+    QPair<int, int> counts;
+    for (const HistoryEvent &e : sim.history()->events()) {
+        if (e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok)
+            (e.timeUs < atUs ? counts.first : counts.second) += 1;
+    }
+    return counts;
+}
 
 void TestExternalWorkers::everyWorkerIsAProcessOfItsOwn()
 {
@@ -116,12 +117,7 @@ void TestExternalWorkers::aRestartStartsANewProcessThatWorksOn()
     QCOMPARE(r.clients.first().pids.size(), 2);
     QVERIFY(r.clients.first().pids.at(0) != r.clients.first().pids.at(1));
     // Acquisitions after the restart (at 1 s) come from the new process.
-    const QList<HistoryEvent> events = sim.history()->events();
-    int before = 0, after = 0;
-    for (const HistoryEvent &e : events) {
-        if (e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok)
-            (e.timeUs < 500000 ? before : e.timeUs > 1000000 ? after : before) += 1;
-    }
+    const auto [before, after] = acquisitionsAround(sim, 1000000);
     QVERIFY2(before > 0 && after > 0, qPrintable(QStringLiteral("%1 before, %2 after").arg(before).arg(after)));
     QCOMPARE(r.safety.violations(), 0);
 }
@@ -167,15 +163,14 @@ void TestExternalWorkers::droppedConnectionsAreReconnectedByTheLibrary()
         "faults": [{"type": "drop-connections", "process": 0, "at_ms": 700}],
         "resource": {"counter": true, "counter_initial": 100000}})"));
     const RunReport r = runToEnd(sim);
-    int before = 0, after = 0, drops = 0;
+    int drops = 0;
     for (const HistoryEvent &e : sim.history()->events()) {
         if (e.kind == HistoryEvent::Kind::Fault
             && HistoryEvent::FaultType(e.outcome) == HistoryEvent::FaultType::ConnectionsDropped)
             ++drops;
-        if (e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok)
-            (e.timeUs < 700000 ? before : after) += 1;
     }
     QCOMPARE(drops, 1);
+    const auto [before, after] = acquisitionsAround(sim, 700000);
     QVERIFY2(before > 0 && after > 0, qPrintable(QStringLiteral("%1 before, %2 after").arg(before).arg(after)));
     QCOMPARE(r.clients.first().pids.size(), 1); // the same process: only its connections went
     QCOMPARE(r.safety.violations(), 0);
@@ -219,20 +214,15 @@ void TestExternalWorkers::anAdapterThatNeverSaysHelloFailsTheRunClearly()
     Simulation silent(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
         "client": {"command": ["sleep", "30"], "reply_timeout_ms": 300},
         "workload": {"processes": 1, "duration_s": 1}})"));
-    silent.start();
-    QVERIFY(silent.waitFinished(30000));
-    QCOMPARE(silent.state(), Simulation::State::Failed);
-    QVERIFY2(silent.errorString().contains(QLatin1String("did not say hello")), qPrintable(silent.errorString()));
-    QVERIFY2(silent.errorString().contains(QLatin1String("unknown")), qPrintable(silent.errorString()));
+    const QString never = failureOf(silent);
+    QVERIFY2(never.contains(QLatin1String("did not say hello")) && never.contains(QLatin1String("unknown")),
+             qPrintable(never));
 
     Simulation missing(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
         "client": {"command": ["no-such-adapter-program"]},
         "workload": {"processes": 1, "duration_s": 1}})"));
-    missing.start();
-    QVERIFY(missing.waitFinished(30000));
-    QCOMPARE(missing.state(), Simulation::State::Failed);
-    QVERIFY2(missing.errorString().contains(QLatin1String("no-such-adapter-program is not on PATH")),
-             qPrintable(missing.errorString()));
+    const QString notFound = failureOf(missing);
+    QVERIFY2(notFound.contains(QLatin1String("no-such-adapter-program is not on PATH")), qPrintable(notFound));
 
     // An adapter that dies at once: its standard error is in the message.
     QTemporaryDir dir;
@@ -246,11 +236,8 @@ void TestExternalWorkers::anAdapterThatNeverSaysHelloFailsTheRunClearly()
     Simulation broken(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
         "client": {"command": [")" + script.toUtf8() + R"("]},
         "workload": {"processes": 1, "duration_s": 1}})"));
-    broken.start();
-    QVERIFY(broken.waitFinished(30000));
-    QCOMPARE(broken.state(), Simulation::State::Failed);
-    QVERIFY2(broken.errorString().contains(QLatin1String("no module named lockthing")),
-             qPrintable(broken.errorString()));
+    const QString died = failureOf(broken);
+    QVERIFY2(died.contains(QLatin1String("no module named lockthing")), qPrintable(died));
 }
 
 void TestExternalWorkers::whatTheAdapterCannotDoIsRefusedBeforeTheRun()
@@ -259,10 +246,8 @@ void TestExternalWorkers::whatTheAdapterCannotDoIsRefusedBeforeTheRun()
         "client": {"adapter": "redis-py"},
         "algorithm": {"lease_ms": 2000, "watchdog": true},
         "workload": {"processes": 1, "duration_s": 1}})"));
-    sim.start();
-    QVERIFY(sim.waitFinished(30000));
-    QCOMPARE(sim.state(), Simulation::State::Failed);
-    QVERIFY2(sim.errorString().contains(QLatin1String("auto_renewal")), qPrintable(sim.errorString()));
+    const QString refused = failureOf(sim);
+    QVERIFY2(refused.contains(QLatin1String("auto_renewal")), qPrintable(refused));
 
     // The parser refuses what no external client can do, naming the field.
     Scenario s;
