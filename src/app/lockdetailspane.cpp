@@ -46,6 +46,9 @@ QLabel *richLabel(QWidget *parent)
     label->setWordWrap(true);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    // A 36-character owner id would set the whole pane's width and push every sentence past the edge of a
+    // narrow window: prose wraps to the pane, and only such a token runs over (the raw data shows it whole).
+    label->setMinimumWidth(1);
     return label;
 }
 

@@ -30,6 +30,8 @@
 #include <QTemporaryDir>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QDateTime>
 #include <QDir>
 #include <QHeaderView>
@@ -46,6 +48,7 @@ class TestInspectorPlace : public QObject
 {
     Q_OBJECT
 private slots:
+    void detailsWrapInANarrowWindow();
     void initTestCase();
     void init();
     void readOnlyByDefault();
@@ -176,6 +179,28 @@ void TestInspectorPlace::readOnlyByDefault()
     QCOMPARE(place.model()->rowCount(), 13);
     QCOMPARE(QSettings().value(QStringLiteral("inspector/lockNamePatterns")).toString(),
              QStringLiteral("*order*"));
+}
+
+// At 1024 px a Redisson owner id (a UUID and a thread) must not widen the details past the pane: the
+// diagnoses and their evidence wrap to it, with no sideways scrolling.
+void TestInspectorPlace::detailsWrapInANarrowWindow()
+{
+    Rig rig;
+    rig.server = std::make_unique<SandboxServer>();
+    LS_START(*rig.server);
+    {
+        RedisConnection c(rig.server->connectionSettings());
+        LS_OPEN(c);
+        QVERIFY(SampleLocks::writeDemoSet(c));
+    }
+    QVERIFY(open(rig, rig.server->connectionSettings()));
+    rig.place->resize(880, 600); // the place's share of a 1024 × 700 window
+    QVERIFY(rig.place->selectKey("demo:lock:broken"));
+    auto *scroll = rig.place->details()->findChild<QScrollArea *>();
+    QVERIFY(scroll);
+    QTRY_VERIFY(scroll->widget()->width() <= scroll->viewport()->width());
+    QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+    QVERIFY2(rig.place->details()->text().contains(QLatin1String("no-ttl")), qPrintable(rig.place->details()->text()));
 }
 
 void TestInspectorPlace::streamsRowsWithoutResets()
