@@ -12,6 +12,7 @@ private slots:
     void renewalTimeFromNotification();
     void ownerChangeAndCount();
     void refusedDataIsNoOwnerChange();
+    void holdersInAnotherOrderAreNoChange();
     void releasedOrExpired();
     void notificationsDecideGone();
     void acquiredWithNotificationTime();
@@ -111,6 +112,29 @@ void TestLockTracker::refusedDataIsNoOwnerChange()
     // Someone else's, read in full, still is.
     QCOMPARE(types(t.observe(reading(3000, 30000, "b:1"), LockTracker::Source::Live)),
              (QList<T> {T::Released, T::Acquired}));
+}
+
+// redis-semaphore's holders refresh in turn, and a zset read by score returns them in the order of the last
+// refresh: the same holders, reshuffled, are no release and no change (seen as "released (owner changed)"
+// every few seconds on a healthy semaphore).
+void TestLockTracker::holdersInAnotherOrderAreNoChange()
+{
+    LockTracker t;
+    LockRecord first = reading(0, 5000, "holder-1");
+    first.kind = LockKind::Semaphore;
+    first.owners.append(LockOwner {"holder-2", {}, {}, 1, {}, {}, {}, -1, -1});
+    t.observe(first, LockTracker::Source::Scan);
+    LockRecord swapped = first;
+    swapped.readAtMs = 1000;
+    swapped.pttlMs = 4900; // renewed
+    std::swap(swapped.owners[0], swapped.owners[1]);
+    const QList<T> events = types(t.observe(swapped, LockTracker::Source::Live));
+    QVERIFY(!events.contains(T::Released) && !events.contains(T::Changed) && !events.contains(T::Acquired));
+    // One holder replaced by another still is a change of owners.
+    LockRecord replaced = swapped;
+    replaced.readAtMs = 2000;
+    replaced.owners[0].id = "holder-3";
+    QCOMPARE(types(t.observe(replaced, LockTracker::Source::Live)), (QList<T> {T::Released, T::Acquired}));
 }
 
 void TestLockTracker::releasedOrExpired()

@@ -152,9 +152,14 @@ QString LockRecord::ownerSummary() const
 
 QByteArray LockRecord::ownerSignature() const
 {
-    QByteArray signature = LockKinds::name(kind).toLatin1() + '|' + rwMode.toLatin1();
+    // In any order: a semaphore's holders are read in score order, which their refreshes reshuffle.
+    QList<QByteArray> parts;
     for (const LockOwner &o : owners)
-        signature += '|' + o.id + '#' + QByteArray::number(o.count);
+        parts << o.id + '#' + QByteArray::number(o.count);
+    std::sort(parts.begin(), parts.end());
+    QByteArray signature = LockKinds::name(kind).toLatin1() + '|' + rwMode.toLatin1();
+    for (const QByteArray &part : parts)
+        signature += '|' + part;
     return signature;
 }
 

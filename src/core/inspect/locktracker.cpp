@@ -9,12 +9,18 @@
 
 namespace {
 
+// Who holds it, as a set: a semaphore's holders come back in score order, which a refresh reshuffles
+// (redis-semaphore's two holders refreshing in turn read as "released (owner changed)" every few seconds).
 QByteArray ownerIds(const LockRecord &r)
 {
-    QByteArray ids;
+    QList<QByteArray> ids;
     for (const LockOwner &o : r.owners)
-        ids += o.id + '|';
-    return ids;
+        ids << o.id;
+    std::sort(ids.begin(), ids.end());
+    QByteArray joined;
+    for (const QByteArray &id : ids)
+        joined += id + '|';
+    return joined;
 }
 
 qint64 countTotal(const LockRecord &r)
