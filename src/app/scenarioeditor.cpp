@@ -153,7 +153,8 @@ void ScenarioEditor::wrapText(QCheckBox *box)
     label->installEventFilter(this);
     m_boxOfLabel.insert(label, box);
     box->setAccessibleName(box->text()); // the label is what a screen reader would otherwise miss
-    box->parentWidget()->layout()->replaceWidget(box, row);
+    // replaceWidget hands back the box's old layout item, which nobody owns any more.
+    delete box->parentWidget()->layout()->replaceWidget(box, row);
     box->setText(QString());
     box->setParent(row);
     layout->addWidget(box, 0, Qt::AlignTop);
