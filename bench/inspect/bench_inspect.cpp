@@ -6,8 +6,8 @@
 #include "inspect/lockscanjob.h"
 #include "inspect/lockscanner.h"
 #include "inspect/samplelocks.h"
-#include "lockfilterproxy.h"
-#include "locktablemodel.h"
+#include "inspector/lockfilterproxy.h"
+#include "inspector/locktablemodel.h"
 #include "redis/redisconnection.h"
 #include "redis/sandboxserver.h"
 

@@ -6,14 +6,14 @@
 // stats time and memory. With --live it also runs a real 200-worker simulation through the Simulator place
 // and reports the longest GUI-thread stall. Exits 1 when a budget is missed (16 ms per frame, 50 ms per
 // tick).
-#include "eventlogmodel.h"
-#include "livestats.h"
+#include "simulator/eventlogmodel.h"
+#include "simulator/livestats.h"
 #include "sim/scenarioparser.h"
-#include "simulationcontroller.h"
-#include "simulatorplace.h"
-#include "stallmonitor.h"
-#include "timelinedata.h"
-#include "timelineview.h"
+#include "simulator/simulationcontroller.h"
+#include "simulator/simulatorplace.h"
+#include "simulator/stallmonitor.h"
+#include "timeline/timelinedata.h"
+#include "timeline/timelineview.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

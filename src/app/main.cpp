@@ -1,6 +1,6 @@
 // lockscope: the desktop app. All widgets live in lockscope_gui; this only parses arguments and shows the
 // window.
-#include "appoptions.h"
+#include "common/appoptions.h"
 #include "mainwindow.h"
 #include "version.h"
 

@@ -1,7 +1,7 @@
 // The main window: the three places (Inspector, Simulator, Learn), the server connection and its badge.
 #pragma once
 
-#include "appoptions.h"
+#include "common/appoptions.h"
 #include "profiles/connectionprofile.h"
 
 #include <QFutureWatcher>

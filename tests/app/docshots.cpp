@@ -3,13 +3,13 @@
 // Simulator after a gc-pause run, Learn on a story, and Fork from here on gc-pause — at 1024×700 and
 // 1600×1000, as docs/shots/<place>-<size>.png.
 // Not a test: it asserts nothing; a person looks at the pictures.
-#include "forkdialog.h"
-#include "forkpanel.h"
-#include "inspectorplace.h"
-#include "learnplace.h"
+#include "simulator/forkdialog.h"
+#include "simulator/forkpanel.h"
+#include "inspector/inspectorplace.h"
+#include "learn/learnplace.h"
 #include "mainwindow.h"
-#include "simulationcontroller.h"
-#include "simulatorplace.h"
+#include "simulator/simulationcontroller.h"
+#include "simulator/simulatorplace.h"
 
 #include "inspect/samplelocks.h"
 #include "redis/redisconnection.h"

@@ -1,5 +1,5 @@
 // ConnectionDialog offscreen: the form round-trips settings, refuses bad ones, and tests a real server.
-#include "connectiondialog.h"
+#include "connection/connectiondialog.h"
 #include "redis/sandboxsentinelgroup.h"
 #include "testsupport.h"
 #include "tlsfixture.h"

@@ -2,12 +2,12 @@
 // thing, and the Fork tab shows the recording and the fork one above the other on one time axis, with what
 // each did and whether the steps before the fork point played out the same. The two cases: gc-pause
 // with fencing off → on, seed-unconditional-del with a 2 s → 4 s lease.
-#include "forkdialog.h"
-#include "forkpanel.h"
-#include "simulationcontroller.h"
-#include "simulatorplace.h"
-#include "summarycards.h"
-#include "timelineview.h"
+#include "simulator/forkdialog.h"
+#include "simulator/forkpanel.h"
+#include "simulator/simulationcontroller.h"
+#include "simulator/simulatorplace.h"
+#include "simulator/summarycards.h"
+#include "timeline/timelineview.h"
 
 #include "sim/presetlibrary.h"
 

@@ -1,22 +1,22 @@
 // The Inspector place on real servers: scans into the table, details, live updates by events and by
 // polling, actions through their confirmation dialog (only when writes are allowed), and a read-only ACL
 // user that can use all of it without one write. Set LOCKSCOPE_SCREENSHOT_DIR to also save pictures.
-#include "actionconfirmdialog.h"
-#include "typednameguard.h"
-#include "formatlistdialog.h"
+#include "inspector/actionconfirmdialog.h"
+#include "common/typednameguard.h"
+#include "inspector/formatlistdialog.h"
 #include "inspect/formatcatalog.h"
 #include "inspect/locknames.h"
 #include "inspect/lockscanner.h"
 #include "inspect/samplelocks.h"
-#include "inspectorplace.h"
-#include "lockdetailspane.h"
-#include "lockfilterproxy.h"
-#include "locktablemodel.h"
+#include "inspector/inspectorplace.h"
+#include "inspector/lockdetailspane.h"
+#include "inspector/lockfilterproxy.h"
+#include "inspector/locktablemodel.h"
 #include "redis/clusterconnection.h"
 #include "redis/redissession.h"
 #include "redis/sandboxcluster.h"
 #include "outputfile.h"
-#include "serverpanel.h"
+#include "inspector/serverpanel.h"
 #include "testsupport.h"
 
 #include <QAbstractItemModelTester>

@@ -1,6 +1,6 @@
 // The Learn place: every preset is a story a newcomer can open, read (narrative, hints, the algorithm and its
 // Lua scripts) and run; the Run buttons say which story and whether step by step.
-#include "learnplace.h"
+#include "learn/learnplace.h"
 #include "sim/presetlibrary.h"
 
 #include <QLabel>

@@ -1,6 +1,6 @@
 // LockFilterProxy: text, kind and "only with diagnoses" filters, numeric sorting through the raw-value role.
-#include "lockfilterproxy.h"
-#include "locktablemodel.h"
+#include "inspector/lockfilterproxy.h"
+#include "inspector/locktablemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QTest>

@@ -1,6 +1,6 @@
 // LockTableModel: updates by diff — inserted rows, removed runs, ranged dataChanged — never a reset on
 // refresh.
-#include "locktablemodel.h"
+#include "inspector/locktablemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

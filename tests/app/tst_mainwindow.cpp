@@ -1,17 +1,17 @@
 // MainWindow offscreen: the embedded sandbox default, the badge, places, and clear failures.
-#include "appsettings.h"
-#include "elidingcombobox.h"
-#include "helpdialog.h"
+#include "common/appsettings.h"
+#include "common/elidingcombobox.h"
+#include "common/helpdialog.h"
 #include "keychainfixture.h"
 #include "mainwindow.h"
 #include "redis/redissession.h"
-#include "scenarioeditor.h"
-#include "serverbadge.h"
-#include "simulationcontroller.h"
-#include "simulatorplace.h"
+#include "simulator/scenarioeditor.h"
+#include "connection/serverbadge.h"
+#include "simulator/simulationcontroller.h"
+#include "simulator/simulatorplace.h"
 #include "testsupport.h"
-#include "timelinepanel.h"
-#include "timelineview.h"
+#include "timeline/timelinepanel.h"
+#include "timeline/timelineview.h"
 
 #include <QAction>
 #include <QApplication>

@@ -1,8 +1,8 @@
 // The Simulator's item models under QAbstractItemModelTester: the event log (filters, live growth, CSV) and
 // the violation list (growing live, reset when the checker changes its mind).
 #include "../sim/historybuilder.h"
-#include "eventlogmodel.h"
-#include "violationmodel.h"
+#include "simulator/eventlogmodel.h"
+#include "simulator/violationmodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QBuffer>

@@ -2,15 +2,15 @@
 // Redis with an ACL user, its password in the keychain, connected from the main window without a prompt;
 // the PRODUCTION and TLS marks while connected; an entry that can no longer be read asks again; and no
 // password in any settings file. Skips (saying why) where GNOME Keyring or D-Bus are not installed.
-#include "aboutdialog.h"
+#include "common/aboutdialog.h"
 #include "keychainfixture.h"
 #include "mainwindow.h"
-#include "passwordprompt.h"
-#include "profilecredentials.h"
+#include "connection/passwordprompt.h"
+#include "connection/profilecredentials.h"
 #include "profiles/profilestore.h"
 #include "profiles/secretstore.h"
 #include "redis/redissession.h"
-#include "serverbadge.h"
+#include "connection/serverbadge.h"
 #include "testsupport.h"
 #include "tlsfixture.h"
 

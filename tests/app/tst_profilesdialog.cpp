@@ -1,12 +1,12 @@
 // ProfilesDialog offscreen, on a machine without any keychain (the CI case): create, edit, duplicate, delete,
 // test, export and import profiles; passwords are asked for and never reach a file.
-#include "connectiondialog.h"
+#include "connection/connectiondialog.h"
 #include "keychainfixture.h"
-#include "passwordprompt.h"
-#include "profilecredentials.h"
+#include "connection/passwordprompt.h"
+#include "connection/profilecredentials.h"
 #include "profiles/profilestore.h"
 #include "profiles/secretstore.h"
-#include "profilesdialog.h"
+#include "connection/profilesdialog.h"
 #include "testsupport.h"
 
 #include <QCheckBox>

@@ -1,24 +1,24 @@
 // The Simulator place against real sandbox servers: a deterministic story run from the GUI reports what the
 // CLI reports, the timeline and cards show it, exports write files that parse back, variants run in turn,
 // step mode waits for Continue, and a read-only connection is refused with the reason.
-#include "chartspanel.h"
-#include "eventlogmodel.h"
+#include "simulator/chartspanel.h"
+#include "simulator/eventlogmodel.h"
 #include "redis/redissession.h"
 #include "redis/sandboxcluster.h"
-#include "scenarioeditor.h"
+#include "simulator/scenarioeditor.h"
 #include "sim/historycsv.h"
 #include "sim/presetlibrary.h"
 #include "sim/scenarioparser.h"
-#include "simulationcontroller.h"
-#include "simulatorplace.h"
+#include "simulator/simulationcontroller.h"
+#include "simulator/simulatorplace.h"
 #include "smallstory.h"
-#include "stallmonitor.h"
-#include "summarycard.h"
-#include "summarycards.h"
+#include "simulator/stallmonitor.h"
+#include "simulator/summarycard.h"
+#include "simulator/summarycards.h"
 #include "testsupport.h"
-#include "timelinepanel.h"
-#include "timelineview.h"
-#include "violationmodel.h"
+#include "timeline/timelinepanel.h"
+#include "timeline/timelineview.h"
+#include "simulator/violationmodel.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,9 +1,9 @@
 // lockscope --story ID / --preset ID [--run]: what teachers link to and the screenshots are made with.
-#include "appoptions.h"
-#include "learnplace.h"
+#include "common/appoptions.h"
+#include "learn/learnplace.h"
 #include "mainwindow.h"
-#include "simulationcontroller.h"
-#include "simulatorplace.h"
+#include "simulator/simulationcontroller.h"
+#include "simulator/simulatorplace.h"
 #include "testsupport.h"
 
 #include <QStackedWidget>

@@ -1,18 +1,18 @@
 // Step mode walks a story's recording: the run goes on at Redis' own pace whatever the reading pace, so every
 // story meets its expectations when stepped; Back and Next move every view (timeline cursor, event log, the
 // keys as Redis held them, the step's Lua) together; it works on every run of a session.
-#include "eventlogmodel.h"
+#include "simulator/eventlogmodel.h"
 #include "sim/presetlibrary.h"
 #include "sim/scenarioparser.h"
-#include "simulationcontroller.h"
-#include "simulatorplace.h"
+#include "simulator/simulationcontroller.h"
+#include "simulator/simulatorplace.h"
 #include "smallstory.h"
-#include "storysteppanel.h"
-#include "summarycard.h"
-#include "summarycards.h"
+#include "simulator/storysteppanel.h"
+#include "simulator/summarycard.h"
+#include "simulator/summarycards.h"
 #include "testsupport.h"
-#include "timelinepanel.h"
-#include "timelineview.h"
+#include "timeline/timelinepanel.h"
+#include "timeline/timelineview.h"
 
 #include <QJsonDocument>
 #include <QStandardPaths>

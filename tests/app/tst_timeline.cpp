@@ -2,11 +2,11 @@
 // winning attempt and are pushed back by renewals, pauses/crashes/server faults/story steps are placed where
 // they happened, and the painted pixels say so (offscreen, no Redis needed).
 #include "../sim/historybuilder.h"
-#include "eventlogmodel.h"
-#include "timelinedata.h"
-#include "timelinelegendpainter.h"
-#include "timelinerenderer.h"
-#include "timelineview.h"
+#include "simulator/eventlogmodel.h"
+#include "timeline/timelinedata.h"
+#include "timeline/timelinelegendpainter.h"
+#include "timeline/timelinerenderer.h"
+#include "timeline/timelineview.h"
 
 #include <QScrollBar>
 

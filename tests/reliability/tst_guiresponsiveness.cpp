@@ -2,8 +2,8 @@
 // frozen (SIGSTOP, longer than the command timeout) and killed (SIGKILL), says what happened, and lists the
 // locks again as soon as the server is back.
 #include "inspect/samplelocks.h"
-#include "inspectorplace.h"
-#include "locktablemodel.h"
+#include "inspector/inspectorplace.h"
+#include "inspector/locktablemodel.h"
 #include "redis/redissession.h"
 #include "testsupport.h"
 

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "livestats.h"
-#include "timelinedata.h"
+#include "timeline/timelinedata.h"
 
 #include "sim/simulation.h"
 #include "sim/simulationrunner.h"

@@ -2,7 +2,7 @@
 // tooltip costs the same on a run of a hundred events or of a million.
 #include "timelinehittester.h"
 
-#include "textformat.h"
+#include "common/textformat.h"
 #include "timelineshapes.h"
 
 using Hold = TimelineData::Hold;

@@ -3,7 +3,7 @@
 // stays responsive).
 #pragma once
 
-#include "timelinedata.h"
+#include "timeline/timelinedata.h"
 
 #include <QAbstractTableModel>
 

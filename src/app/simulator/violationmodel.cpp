@@ -1,9 +1,9 @@
 // ViolationModel: prefix-preserving updates.
 #include "violationmodel.h"
-#include "textformat.h"
+#include "common/textformat.h"
 
-#include "timelinepalette.h"
-#include "timelinerenderer.h"
+#include "common/timelinepalette.h"
+#include "timeline/timelinerenderer.h"
 
 #include <QGuiApplication>
 #include <QPalette>

@@ -2,7 +2,7 @@
 // (TimelineLegend) and into the PNG and SVG exports, with the same marks the lanes use (TimelineShapes).
 #pragma once
 
-#include "timelinepalette.h"
+#include "common/timelinepalette.h"
 
 #include <QFont>
 #include <QRect>

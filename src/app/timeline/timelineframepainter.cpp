@@ -2,7 +2,7 @@
 // ticks), so grid lines always fall on labelled times.
 #include "timelineframepainter.h"
 
-#include "textformat.h"
+#include "common/textformat.h"
 #include "timelineshapes.h"
 
 #include <QFontMetricsF>

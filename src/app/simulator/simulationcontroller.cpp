@@ -2,7 +2,7 @@
 // finished simulations off the GUI thread (their destructors stop sandbox servers).
 #include "simulationcontroller.h"
 
-#include "backgroundtask.h"
+#include "common/backgroundtask.h"
 #include "logging.h"
 #include "sim/scenarioparser.h"
 

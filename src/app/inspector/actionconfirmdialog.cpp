@@ -1,7 +1,7 @@
 // ActionConfirmDialog: the command box shows LockAction::commandText(), which is exactly what is sent.
 #include "actionconfirmdialog.h"
 
-#include "typednameguard.h"
+#include "common/typednameguard.h"
 
 #include <QApplication>
 #include <QClipboard>

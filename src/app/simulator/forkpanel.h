@@ -4,7 +4,7 @@
 #pragma once
 
 #include "simulationcontroller.h"
-#include "timelinerenderer.h"
+#include "timeline/timelinerenderer.h"
 
 #include "sim/storyfork.h"
 

@@ -3,9 +3,9 @@
 // each other's range.
 #include "forkpanel.h"
 
-#include "textformat.h"
-#include "timelinepalette.h"
-#include "timelineview.h"
+#include "common/textformat.h"
+#include "common/timelinepalette.h"
+#include "timeline/timelineview.h"
 
 #include <QLabel>
 #include <QVBoxLayout>

@@ -1,7 +1,7 @@
 // SummaryCard: labels in a framed box; colours from the palette so it works in light and dark themes.
 #include "summarycard.h"
 
-#include "timelinepalette.h"
+#include "common/timelinepalette.h"
 
 #include <QKeyEvent>
 #include <QLabel>

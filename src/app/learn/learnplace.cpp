@@ -2,17 +2,17 @@
 // scripts.
 #include "learnplace.h"
 
-#include "appsettings.h"
+#include "common/appsettings.h"
 
-#include "textformat.h"
+#include "common/textformat.h"
 
 #include "locks/lockcatalog.h"
 #include "locks/luascript.h"
-#include "luahighlighter.h"
-#include "placeheader.h"
+#include "common/luahighlighter.h"
+#include "common/placeheader.h"
 #include "sim/presetlibrary.h"
-#include "timelinepalette.h"
-#include "timelinerenderer.h"
+#include "common/timelinepalette.h"
+#include "timeline/timelinerenderer.h"
 
 #include <QHBoxLayout>
 #include <QJsonArray>

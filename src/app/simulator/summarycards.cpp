@@ -1,10 +1,10 @@
 // SummaryCards: formats the run's numbers.
 #include "summarycards.h"
 
-#include "textformat.h"
+#include "common/textformat.h"
 
 #include "summarycard.h"
-#include "timelinerenderer.h"
+#include "timeline/timelinerenderer.h"
 
 #include <QGridLayout>
 #include <QResizeEvent>

@@ -1,6 +1,6 @@
 // TimelinePanel: layout, the narrative banner and replay.
 #include "timelinepanel.h"
-#include "textformat.h"
+#include "common/textformat.h"
 
 #include "timelinelegend.h"
 #include "timelineview.h"

@@ -6,7 +6,7 @@
 #include "locks/lockcatalog.h"
 #include "sim/clientcatalog.h"
 #include "sim/scenarioparser.h"
-#include "timelinepalette.h"
+#include "common/timelinepalette.h"
 
 #include <QAbstractSpinBox>
 #include <QCheckBox>

@@ -1,7 +1,7 @@
 // EventLogModel: an index over TimelineData::events() with the filters applied.
 #include "eventlogmodel.h"
 
-#include "timelinerenderer.h"
+#include "timeline/timelinerenderer.h"
 
 #include <QIODevice>
 

@@ -2,7 +2,7 @@
 // refuse the choice (the reason is shown) or a production name is still to be typed.
 #include "forkdialog.h"
 
-#include "typednameguard.h"
+#include "common/typednameguard.h"
 
 #include "locks/lockcatalog.h"
 

@@ -2,7 +2,7 @@
 // its workers still believe what they believed when it froze.
 #include "timelineprocesspainter.h"
 
-#include "textformat.h"
+#include "common/textformat.h"
 #include "timelinecoverage.h"
 #include "timelineshapes.h"
 

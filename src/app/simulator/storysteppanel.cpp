@@ -1,13 +1,13 @@
 // StoryStepPanel: a caption over a key table and a tab per Lua script; rebuilt for each step shown.
 #include "storysteppanel.h"
-#include "textformat.h"
+#include "common/textformat.h"
 
 #include "locks/lockcatalog.h"
 #include "locks/luascript.h"
-#include "luahighlighter.h"
+#include "common/luahighlighter.h"
 #include "sim/stepscripts.h"
-#include "timelinepalette.h"
-#include "timelinerenderer.h"
+#include "common/timelinepalette.h"
+#include "timeline/timelinerenderer.h"
 
 #include <QHeaderView>
 #include <QLabel>

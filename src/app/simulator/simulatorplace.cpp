@@ -1,11 +1,11 @@
 // SimulatorPlace: wires the editor, the controller and the views together; actions, exports, saved layout.
 #include "simulatorplace.h"
 
-#include "appsettings.h"
+#include "common/appsettings.h"
 
-#include "textformat.h"
+#include "common/textformat.h"
 
-#include "backgroundtask.h"
+#include "common/backgroundtask.h"
 #include "chartspanel.h"
 #include "eventlogmodel.h"
 #include "forkdialog.h"
@@ -20,9 +20,9 @@
 #include "stallmonitor.h"
 #include "storysteppanel.h"
 #include "summarycards.h"
-#include "timelinepanel.h"
-#include "timelineview.h"
-#include "typednameguard.h"
+#include "timeline/timelinepanel.h"
+#include "timeline/timelineview.h"
+#include "common/typednameguard.h"
 #include "violationmodel.h"
 
 #include <QAction>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "timelinedata.h"
-#include "timelinepalette.h"
+#include "common/timelinepalette.h"
 
 #include <QColor>
 #include <QPointF>

@@ -15,7 +15,7 @@
 #include "timelineframepainter.h"
 #include "timelinehittester.h"
 #include "timelinelayout.h"
-#include "timelinepalette.h"
+#include "common/timelinepalette.h"
 
 #include <QList>
 #include <QRect>

@@ -2,10 +2,10 @@
 // RedisSession (actions), each on threads of their own; this class shows what their signals say.
 #include "inspectorplace.h"
 
-#include "appsettings.h"
+#include "common/appsettings.h"
 
 #include "actionconfirmdialog.h"
-#include "backgroundtask.h"
+#include "common/backgroundtask.h"
 #include "formatlistdialog.h"
 #include "inspect/inspectclock.h"
 #include "inspect/inspectformat.h"
@@ -15,12 +15,12 @@
 #include "lockfilterproxy.h"
 #include "locktablemodel.h"
 #include "outputfile.h"
-#include "placeheader.h"
+#include "common/placeheader.h"
 #include "redis/bytes.h"
 #include "redis/redisconnection.h"
 #include "redis/redissession.h"
 #include "serverpanel.h"
-#include "textformat.h"
+#include "common/textformat.h"
 #include "ttlbardelegate.h"
 
 #include <QAction>

@@ -5,7 +5,7 @@
 #include "timelinedata.h"
 #include "timelinefonts.h"
 #include "timelinelayout.h"
-#include "timelinepalette.h"
+#include "common/timelinepalette.h"
 
 #include <QRectF>
 

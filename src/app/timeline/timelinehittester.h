@@ -4,7 +4,7 @@
 #pragma once
 
 #include "timelinelayout.h"
-#include "timelinepalette.h"
+#include "common/timelinepalette.h"
 
 #include <QPoint>
 #include <QString>

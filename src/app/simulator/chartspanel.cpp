@@ -1,7 +1,7 @@
 // ChartsPanel: QtCharts set-up, themed from the widget palette; updates by replace().
 #include "chartspanel.h"
 
-#include "timelinepalette.h"
+#include "common/timelinepalette.h"
 
 #include <QAreaSeries>
 #include <QBarSeries>
