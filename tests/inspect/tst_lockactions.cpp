@@ -6,6 +6,7 @@
 #include "inspect/samplelocks.h"
 #include "locks/redissonnames.h"
 #include "testsupport.h"
+#include "sandboxfixture.h"
 
 #include <QDateTime>
 #include <QProcess>
@@ -48,10 +49,9 @@ LockRecord TestLockActions::scanOne(RedisConnection &c, const QByteArray &key, c
 
 void TestLockActions::forceUnlockRedissonWakesWaiters()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 7, 60000, 2));
     RedisConnection waiter(server.connectionSettings());
@@ -76,10 +76,9 @@ void TestLockActions::forceUnlockRedissonWakesWaiters()
 
 void TestLockActions::forceUnlockRefusedWhenChanged()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 7, 60000));
     QVERIFY(SampleLocks::plainLock(c, "lock:s", "owner-a", 60000));
@@ -99,10 +98,9 @@ void TestLockActions::forceUnlockRefusedWhenChanged()
 
 void TestLockActions::forceUnlockWhenAlreadyGone()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     QVERIFY(SampleLocks::plainLock(c, "lock:s", "owner-a", 60000));
     const LockAction a = LockActions::forceUnlock(scanOne(c, "lock:s"));
     QVERIFY(c.command({"DEL", "lock:s"}).ok());
@@ -113,10 +111,9 @@ void TestLockActions::forceUnlockWhenAlreadyGone()
 
 void TestLockActions::fairAndReadWriteChannels()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const QByteArray client = SampleLocks::redissonClientId();
     const QByteArray head = SampleLocks::redissonClientId() + ":9";
     QVERIFY(SampleLocks::redissonLock(c, "fair", client, 1, 60000));
@@ -146,10 +143,9 @@ void TestLockActions::fairAndReadWriteChannels()
 
 void TestLockActions::multiResourceLock()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const QByteArray value = SampleLocks::redlock(c, {"rl:1", "rl:2", "rl:3"}, 60000);
     LockRecord snapshot;
     {
@@ -175,10 +171,9 @@ void TestLockActions::multiResourceLock()
 
 void TestLockActions::extendTtl()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     QVERIFY(SampleLocks::redissonLock(c, "order:1", SampleLocks::redissonClientId(), 1, 5000));
     QVERIFY(!SampleLocks::redisPyLock(c, "py", 5000).isEmpty());
     for (const char *key : {"order:1", "py"}) {
@@ -192,10 +187,9 @@ void TestLockActions::extendTtl()
 
 void TestLockActions::removeOrphanQueue()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const QByteArray waiter = SampleLocks::redissonClientId() + ":3";
     QVERIFY(SampleLocks::redissonFairWaiter(c, "gone", waiter, QDateTime::currentMSecsSinceEpoch() + 60000));
     // Found through its queue: the lock key itself no longer exists.
@@ -234,10 +228,9 @@ void TestLockActions::unavailableWithoutAnExactSnapshot()
 
 void TestLockActions::readOnlyConnectionRefusesBeforeSending()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &admin = server.admin();
     QVERIFY(SampleLocks::plainLock(admin, "lock:s", "owner", 60000));
     const LockAction a = LockActions::forceUnlock(scanOne(admin, "lock:s"));
     ConnectionSettings s = server.connectionSettings();
@@ -254,10 +247,9 @@ void TestLockActions::readOnlyConnectionRefusesBeforeSending()
 
 void TestLockActions::renderedCommandRunsInRedisCli()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const QByteArray key("lock:\"q\" \xff\\x", 12);
     QVERIFY(SampleLocks::plainLock(c, key, QByteArray("own\ner\x01", 7), 60000));
     const LockAction a = LockActions::forceUnlock(scanOne(c, key, "lock:*"));
@@ -275,10 +267,9 @@ void TestLockActions::renderedCommandRunsInRedisCli()
 
 void TestLockActions::enableNotifications()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const LockAction a = LockActions::enableNotifications(QString());
     QCOMPARE(a.commandText(), QStringLiteral("CONFIG SET notify-keyspace-events \"Kg$hlzx\""));
     QVERIFY(LockActions::interpret(a, c.command(a.command)).done);

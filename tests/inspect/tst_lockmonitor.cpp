@@ -6,6 +6,7 @@
 #include "inspect/lockmonitor.h"
 #include "inspect/samplelocks.h"
 #include "testsupport.h"
+#include "sandboxfixture.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -257,10 +258,9 @@ void TestLockMonitor::aReloadIsNotAReleaseSpree()
 
 void TestLockMonitor::aRestartLosesLocksItDoesNotReleaseThem()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &admin = server.admin();
     QVERIFY(SampleLocks::redissonLock(admin, "order:1", SampleLocks::redissonClientId(), 7, 60000));
     QVERIFY(SampleLocks::plainLock(admin, "lock:stock", "worker-17", 60000));
     LockMonitor monitor;
@@ -288,10 +288,9 @@ void TestLockMonitor::aRestartLosesLocksItDoesNotReleaseThem()
 
 void TestLockMonitor::aFairLockThatExpiresWithWaitersIsAnExpiry()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &admin = server.admin();
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     QVERIFY(SampleLocks::redissonLock(admin, "fair:1", SampleLocks::redissonClientId(), 1, 2000));
     QVERIFY(SampleLocks::redissonFairWaiter(admin, "fair:1", SampleLocks::redissonClientId() + ":9",

@@ -6,6 +6,7 @@
 #include "inspect/samplelocks.h"
 #include "locks/redissonnames.h"
 #include "testsupport.h"
+#include "sandboxfixture.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -75,10 +76,9 @@ void TestLockScanJob::initTestCase()
 
 void TestLockScanJob::everyKindWithOwnersAndWaiters()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 57, 30000, 2));
     QVERIFY(SampleLocks::redissonLock(c, "fair:1", client, 1, 30000));
@@ -176,10 +176,9 @@ void TestLockScanJob::everyKindWithOwnersAndWaiters()
 
 void TestLockScanJob::companionsAreAttachedNotListed()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(SampleLocks::redissonReadLock(c, "doc", client, 1, 60000));
     QVERIFY(SampleLocks::redissonFencedLock(c, "fence", client, 1, 60000) > 0);
@@ -222,10 +221,9 @@ void TestLockScanJob::companionsAreAttachedNotListed()
 
 void TestLockScanJob::orphanQueue()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     const QByteArray waiter = SampleLocks::redissonClientId() + ":3";
     QVERIFY(SampleLocks::redissonFairWaiter(c, "gone", waiter, now + 60000)); // no lock at all
@@ -245,10 +243,9 @@ void TestLockScanJob::orphanQueue()
 
 void TestLockScanJob::redlockAcrossPagesIsOneLock()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     QList<QByteArray> resources;
     for (int i = 0; i < 5; ++i)
         resources << "account:" + QByteArray::number(i * 997);
@@ -270,10 +267,9 @@ void TestLockScanJob::redlockAcrossPagesIsOneLock()
 
 void TestLockScanJob::streamsPageByPage()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     QList<RedisCommand> locks;
     for (int i = 0; i < 3000; ++i)
         locks.append({"SET", "lock:" + QByteArray::number(i), SampleLocks::uuid1Hex(), "PX", "600000"});
@@ -301,10 +297,9 @@ void TestLockScanJob::streamsPageByPage()
 
 void TestLockScanJob::explicitPatternsAndLockNames()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     QVERIFY(c.command({"SET", "mx:1", "some-owner"}).ok());
     QVERIFY(c.command({"SET", "mx:2", "other"}).ok());
     QVERIFY(c.command({"SET", "session:1", "some-owner"}).ok());
@@ -326,10 +321,9 @@ void TestLockScanJob::explicitPatternsAndLockNames()
 
 void TestLockScanJob::binaryKeysAndEmptyValues()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const QByteArray binaryKey("lock:\xff\xfe\x00\x01-bin", 13);
     const QByteArray binaryValue("\xac\xed\x00\x05t\x00\x03"
                                  "abc",
@@ -355,10 +349,9 @@ void TestLockScanJob::binaryKeysAndEmptyValues()
 
 void TestLockScanJob::wrongTypesAndNonIntegerCounts()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     QVERIFY(c.command({"RPUSH", "lock:list", "a", "b", "c"}).ok());
     QVERIFY(c.command({"SADD", "lock:set", "a"}).ok());
     QVERIFY(c.command({"ZADD", "lock:zset", "1", "a"}).ok());
@@ -380,10 +373,9 @@ void TestLockScanJob::wrongTypesAndNonIntegerCounts()
 
 void TestLockScanJob::millionFieldHashIsReadBounded()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     // 1,000,000 fields in pipelined batches of HSET with 1000 pairs each.
     QList<RedisCommand> batch;
     for (int i = 0; i < 1000; ++i) {
@@ -415,10 +407,9 @@ void TestLockScanJob::millionFieldHashIsReadBounded()
 
 void TestLockScanJob::keysDeletedBetweenRounds()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(c.command({"SET", "lock:empty", ""}).ok());
     QVERIFY(c.command({"SET", "lock:token", "owner-1"}).ok());
@@ -457,11 +448,9 @@ void TestLockScanJob::keysDeletedBetweenRounds()
 
 void TestLockScanJob::keysExpiringMidScan()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
-    QVERIFY(SampleLocks::fill(c, "f:", 2000));
+    SandboxFixture server;
+    LS_SANDBOX_FILLED(server, 2000);
+    RedisConnection &c = server.admin();
     QList<RedisCommand> locks;
     for (int i = 0; i < 3000; ++i)
         locks.append({"SET", "lock:" + QByteArray::number(i), i % 2 ? SampleLocks::uuid1Hex() : QByteArray(),
@@ -489,11 +478,9 @@ void TestLockScanJob::keysExpiringMidScan()
 
 void TestLockScanJob::serverKilledMidScan()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
-    QVERIFY(SampleLocks::fill(c, "f:", 5000));
+    SandboxFixture server;
+    LS_SANDBOX_FILLED(server, 5000);
+    RedisConnection &c = server.admin();
     ScanOptions options;
     options.count = 100;
     LockScanJob job(c, options);
@@ -512,10 +499,9 @@ void TestLockScanJob::serverKilledMidScan()
 
 void TestLockScanJob::readOnlyAclUserSendsNoWrites()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &admin = server.admin();
     QVERIFY(admin
                 .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
                           "+@connection"})
@@ -547,10 +533,9 @@ void TestLockScanJob::readOnlyAclUserSendsNoWrites()
 
 void TestLockScanJob::badOptions()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     ScanOptions options;
     options.count = 0;
     LockScanJob job(c, options);

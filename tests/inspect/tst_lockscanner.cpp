@@ -3,6 +3,7 @@
 #include "inspect/lockscanner.h"
 #include "inspect/samplelocks.h"
 #include "testsupport.h"
+#include "sandboxfixture.h"
 
 #include <QDateTime>
 #include <QSignalSpy>
@@ -33,10 +34,9 @@ void TestLockScanner::initTestCase()
 
 void TestLockScanner::streamsPagesThenFinishes()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     QList<RedisCommand> locks;
     for (int i = 0; i < 2000; ++i)
         locks.append({"SET", "lock:" + QByteArray::number(i), SampleLocks::uuid1Hex(), "PX", "600000"});
@@ -65,11 +65,8 @@ void TestLockScanner::streamsPagesThenFinishes()
 
 void TestLockScanner::oneScanAtATime()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
-    QVERIFY(SampleLocks::fill(c, "f:", 5000));
+    SandboxFixture server;
+    LS_SANDBOX_FILLED(server, 5000);
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
     QSignalSpy finished(&scanner, &LockScanner::scanFinished);
@@ -84,11 +81,8 @@ void TestLockScanner::oneScanAtATime()
 
 void TestLockScanner::cancelStopsAndAllowsANewScan()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
-    QVERIFY(SampleLocks::fill(c, "f:", 20000));
+    SandboxFixture server;
+    LS_SANDBOX_FILLED(server, 20000);
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
     QSignalSpy pages(&scanner, &LockScanner::pageReady);
@@ -111,11 +105,9 @@ void TestLockScanner::cancelStopsAndAllowsANewScan()
 
 void TestLockScanner::refreshRunsBetweenPages()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
-    QVERIFY(SampleLocks::fill(c, "f:", 20000));
+    SandboxFixture server;
+    LS_SANDBOX_FILLED(server, 20000);
+    RedisConnection &c = server.admin();
     QVERIFY(SampleLocks::plainLock(c, "lock:a", "worker-17", 60000));
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
@@ -141,10 +133,9 @@ void TestLockScanner::aScanStartingDoesNotDropARefresh()
 {
     // The monitor polls only while no refresh is in flight: a refresh whose answer were dropped because a
     // scan started meanwhile would stop its polling for good (seen in CI after a DEBUG RELOAD).
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     QVERIFY(SampleLocks::plainLock(c, "lock:a", "worker-17", 60000));
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
@@ -167,10 +158,9 @@ void TestLockScanner::aScanStartingDoesNotDropARefresh()
 
 void TestLockScanner::refreshSeesChangesAndGoneLocks()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 1, 30000));
     QVERIFY(SampleLocks::plainLock(c, "lock:b", "owner", 30000));
@@ -215,10 +205,9 @@ void TestLockScanner::refreshSeesChangesAndGoneLocks()
 
 void TestLockScanner::probeKeysFindsNewLocksAndIgnoresOthers()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(SampleLocks::redissonLock(c, "fair", client, 1, 30000));
     QVERIFY(SampleLocks::redissonFairWaiter(c, "fair", client + ":2",
@@ -279,11 +268,8 @@ void TestLockScanner::sentinelGivenAsAServerIsExplained()
 
 void TestLockScanner::serverKilledMidScan()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
-    QVERIFY(SampleLocks::fill(c, "f:", 20000));
+    SandboxFixture server;
+    LS_SANDBOX_FILLED(server, 20000);
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
     QSignalSpy pages(&scanner, &LockScanner::pageReady);
@@ -301,10 +287,9 @@ void TestLockScanner::serverKilledMidScan()
 
 void TestLockScanner::readOnlyAclUserDoesEverything()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &admin = server.admin();
     QVERIFY(admin
                 .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
                           "+@connection"})

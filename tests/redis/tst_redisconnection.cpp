@@ -1,6 +1,7 @@
 // RedisConnection against real servers: commands, pipelining, binary keys, timeouts, auth, ACL users,
 // the read-only guard, reconnects, pub/sub waits and interrupts.
 #include "testsupport.h"
+#include "sandboxfixture.h"
 
 #include <QElapsedTimer>
 
@@ -238,10 +239,9 @@ void TestRedisConnection::passwordForAServerWithoutOne()
 
 void TestRedisConnection::aclUser()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &admin = server.admin();
     QVERIFY(admin
                 .command({"ACL", "SETUSER", "reader", "on", ">reader-pw", "~*", "&*", "+@read",
                           "+@connection", "+@pubsub", "-@write"})
@@ -270,10 +270,9 @@ void TestRedisConnection::aclUser()
 
 void TestRedisConnection::readOnlyGuardRefusesBeforeSending()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &admin = server.admin();
     QVERIFY(admin.command({"SET", "lock:a", "owner"}).ok());
     const qint64 setsBefore = TestSupport::commandCalls(admin, "set");
     const qint64 writesBefore = TestSupport::writeCommandCalls(admin);
@@ -318,10 +317,9 @@ void TestRedisConnection::readOnlyGuardRefusesAWholePipeline()
 
 void TestRedisConnection::reconnectsAfterRestart()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     QVERIFY(c.command({"SET", "k", "v"}).ok());
     QVERIFY(server.restart());
     // The old socket is dead: the first command reports it, the next one reconnects by itself.

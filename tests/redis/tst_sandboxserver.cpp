@@ -2,6 +2,7 @@
 // start.
 #include "testsupport.h"
 #include "tlsfixture.h"
+#include "sandboxfixture.h"
 
 #include <QTemporaryDir>
 
@@ -97,10 +98,9 @@ void TestSandboxServer::restartKeepsThePortAndLosesTheData()
 
 void TestSandboxServer::killIsACrashForClients()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     c.setAutoReconnect(false);
     const qint64 pid = server.pid();
     server.kill();

@@ -1,5 +1,6 @@
 // ServerInfo: what the status bar shows, read from a real server with read-only commands.
 #include "redis/serverinfo.h"
+#include "sandboxfixture.h"
 #include "testsupport.h"
 
 class TestServerInfo : public QObject
@@ -13,10 +14,9 @@ private slots:
 
 void TestServerInfo::describesAStandaloneServer()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     for (int i = 0; i < 5; ++i)
         QVERIFY(c.command({"SET", "k" + QByteArray::number(i), "v"}).ok());
     RedisError error;
@@ -37,10 +37,9 @@ void TestServerInfo::describesAStandaloneServer()
 
 void TestServerInfo::worksOnAReadOnlyConnection()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &admin = server.admin();
     QVERIFY(admin
                 .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read",
                           "+@connection", "+@pubsub", "+info"})
@@ -63,10 +62,9 @@ void TestServerInfo::worksOnAReadOnlyConnection()
 
 void TestServerInfo::reportsALostServer()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     c.setAutoReconnect(false);
     server.kill();
     RedisError error;

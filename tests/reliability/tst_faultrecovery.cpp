@@ -7,6 +7,7 @@
 #include "sim/scenarioparser.h"
 #include "sim/simulation.h"
 #include "testsupport.h"
+#include "sandboxfixture.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -250,11 +251,9 @@ void TestFaultRecovery::scanOnAFrozenServerTimesOut()
 
 void TestFaultRecovery::cliInspectKilledMidScanExitsOne()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
-    QVERIFY(SampleLocks::fill(admin, "f:", 60000));
+    SandboxFixture server;
+    LS_SANDBOX_FILLED(server, 60000);
+    RedisConnection &admin = server.admin();
     QProcess cli;
     cli.start(
         TestSupport::cliPath(),

@@ -5,6 +5,7 @@
 #include "inspect/samplelocks.h"
 #include "redis/readonlyguard.h"
 #include "testsupport.h"
+#include "sandboxfixture.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -359,10 +360,9 @@ void TestReadOnlyGuardLive::writeishSubcommandsAreRefused()
 
 void TestReadOnlyGuardLive::inspectionUnderLeastPrivilegeUserExecutesNoWrites()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &admin = server.admin();
     QVERIFY(SampleLocks::writeDemoSet(admin));
     QVERIFY(SampleLocks::fill(admin, "noise:", 300));
     // The exact ACL line docs/security.md recommends.

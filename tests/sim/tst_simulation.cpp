@@ -3,6 +3,7 @@
 #include "sim/simulationrunner.h"
 #include "simtestsupport.h"
 #include "testsupport.h"
+#include "sandboxfixture.h"
 
 #include <QBuffer>
 
@@ -150,10 +151,9 @@ void TestSimulation::givenReadOnlyServerIsRefused()
 
 void TestSimulation::givenServerKeepsOtherKeysAndTheCounter()
 {
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &c = server.admin();
     QVERIFY(c.command({"SET", "users:1", "alice"}).ok());
     Simulation::Options options;
     options.server = server.connectionSettings(); // read-write, as --read-write gives
