@@ -114,7 +114,11 @@ void TestHostileInput::initTestCase()
 
     // One server holds every poisonous key; one scan reads them all, as the inspector would.
     LS_START(m_server);
-    RedisConnection admin(m_server.connectionSettings());
+    // Setting up is not under test: a 200,000-field hash built by one script takes a few hundred ms on an
+    // idle machine and several seconds on a busy one; the default 3 s would fail the set-up, not LockScope.
+    ConnectionSettings setup = m_server.connectionSettings();
+    setup.commandTimeoutMs = 120000;
+    RedisConnection admin(setup);
     LS_OPEN(admin);
     for (const QJsonObject &c : std::as_const(m_cases)) {
         if (c.value(QLatin1String("kind")).toString() != QLatin1String("keys"))

@@ -210,9 +210,9 @@ void TestExternalWorkers::anAdapterRunsOnAnotherHostOverSsh()
 
 void TestExternalWorkers::anAdapterThatNeverSaysHelloFailsTheRunClearly()
 {
-    // `sleep` reads nothing and answers nothing: no hello within the reply timeout.
+    // `sleep` reads nothing and answers nothing: no hello within the hello timeout.
     Simulation silent(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
-        "client": {"command": ["sleep", "30"], "reply_timeout_ms": 300},
+        "client": {"command": ["sleep", "30"], "hello_timeout_ms": 300},
         "workload": {"processes": 1, "duration_s": 1}})"));
     const QString never = failureOf(silent);
     QVERIFY2(never.contains(QLatin1String("did not say hello")) && never.contains(QLatin1String("unknown")),

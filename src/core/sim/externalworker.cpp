@@ -95,7 +95,7 @@ bool ExternalWorker::hello(QString *error)
                      {QStringLiteral("worker"), m_name},
                      {QStringLiteral("servers"), servers},
                      {QStringLiteral("options"), m_run.scenario.client.options}},
-        qint64(m_run.scenario.client.replyTimeoutMs) * 1000);
+        qint64(m_run.scenario.client.helloTimeoutMs) * 1000);
     if (!r.ok()) {
         *error = QStringLiteral("the adapter did not say hello (%1)").arg(r.describe());
         return false;

@@ -44,6 +44,9 @@ struct Scenario
         QStringList command; // or any program speaking the protocol (argv)
         QJsonObject options; // handed to the adapter's hello untouched
         int replyTimeoutMs = 30000; // no reply by then (after the acquire's wait): the outcome is unknown
+        // How long the adapter may take to start and answer hello: an interpreter's start-up, the library's
+        // import and its first connection take seconds on a busy machine, and that is no fault of the run's.
+        int helloTimeoutMs = 30000;
         bool isSet() const { return !adapter.isEmpty() || !command.isEmpty(); }
         // "redis-py", or the command's program name ("my_adapter.py" of ["python3", "my_adapter.py"]).
         QString name() const

@@ -308,6 +308,8 @@ void parseClient(Fields &top, Scenario::Client *client, QStringList *errors)
     client->options = f.object(QStringLiteral("options"));
     client->replyTimeoutMs = int(f.integer(QStringLiteral("reply_timeout_ms"), client->replyTimeoutMs, 100,
                                            600000, QStringLiteral("milliseconds")));
+    client->helloTimeoutMs = int(f.integer(QStringLiteral("hello_timeout_ms"), client->helloTimeoutMs, 100,
+                                           600000, QStringLiteral("milliseconds")));
     f.rejectUnknown();
     if (client->adapter.isEmpty() && client->command.isEmpty() && !client->options.isEmpty())
         // What a variant's {"client": {"options": …}} leaves once the scenario itself has no client.
@@ -969,7 +971,8 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
                         {QStringLiteral("resource"), resource},
                         {QStringLiteral("faults"), faults}};
     if (s.client.isSet()) {
-        QJsonObject client {{QStringLiteral("reply_timeout_ms"), s.client.replyTimeoutMs}};
+        QJsonObject client {{QStringLiteral("reply_timeout_ms"), s.client.replyTimeoutMs},
+                            {QStringLiteral("hello_timeout_ms"), s.client.helloTimeoutMs}};
         if (!s.client.adapter.isEmpty())
             client.insert(QStringLiteral("adapter"), s.client.adapter);
         else
