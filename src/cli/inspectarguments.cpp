@@ -5,6 +5,8 @@
 #include "inspect/formatcatalog.h"
 #include "inspect/lockdiagnostics.h"
 
+#include "commandlinestart.h"
+
 #include <QCommandLineParser>
 
 namespace {
@@ -147,14 +149,8 @@ InspectArguments InspectArguments::parse(const QStringList &arguments)
     InspectArguments out;
     QCommandLineParser parser;
     addInspectOptions(parser);
-    if (!parser.parse(arguments)) {
-        out.error = parser.errorText();
+    if (!CommandLineStart::parse(parser, arguments, &out.helpText, &out.error))
         return out;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        out.helpText = parser.helpText();
-        return out;
-    }
     if (!parser.positionalArguments().isEmpty()) {
         out.error = QStringLiteral("unexpected argument '%1'").arg(parser.positionalArguments().first());
         return out;

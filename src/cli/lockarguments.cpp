@@ -2,6 +2,8 @@
 // them.
 #include "lockarguments.h"
 
+#include "commandlinestart.h"
+
 #include <QCommandLineParser>
 
 #include <chrono>
@@ -215,14 +217,8 @@ LockArguments LockArguments::parse(const QStringList &arguments)
     LockArguments out;
     QCommandLineParser parser;
     addLockOptions(parser);
-    if (!parser.parse(arguments)) {
-        out.error = parser.errorText();
+    if (!CommandLineStart::parse(parser, arguments, &out.helpText, &out.error))
         return out;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        out.helpText = parser.helpText();
-        return out;
-    }
     if (!ConnectionOptions::read(parser, &out.connection, &out.error))
         return out;
     out.json = parser.isSet(QStringLiteral("json"));
