@@ -5,6 +5,7 @@
 #include "inspect/samplelocks.h"
 #include "testsupport.h"
 #include "tlsfixture.h"
+#include "sandboxfixture.h"
 
 #include <QProcess>
 #include <QRegularExpression>
@@ -277,10 +278,9 @@ void TestCli::pingWithAProfile()
 void TestCli::inspectScansAsTheProfileSays()
 {
     // A profile's patterns, SCAN COUNT and budget are the scan's defaults; the flags override them.
-    SandboxServer server;
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &admin = server.admin();
     QVERIFY(SampleLocks::plainLock(admin, "orders:lock:1", "worker-1", 60000));
     QVERIFY(SampleLocks::plainLock(admin, "billing:lock:1", "worker-2", 60000));
     QTemporaryDir config;
