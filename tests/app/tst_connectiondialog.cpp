@@ -101,7 +101,7 @@ void TestConnectionDialog::testButtonReportsRefusal()
 {
     ConnectionDialog dialog;
     ConnectionSettings s;
-    s.port = SandboxServer::freePort();
+    s.port = LoopbackPorts::freePort();
     dialog.setSettings(s);
     QTest::mouseClick(dialog.testButton(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(dialog.statusText().contains(QLatin1String("refused")), 10000);

@@ -361,7 +361,7 @@ void TestInspectorPlace::aFailedConnectKeepsTheConnection()
     QVERIFY(openWithOneLock(rig, "lock:a"));
     InspectorPlace &place = *rig.place;
     ConnectionSettings nowhere = rig.server->connectionSettings();
-    nowhere.port = SandboxServer::freePort(); // nothing listens there
+    nowhere.port = LoopbackPorts::freePort(); // nothing listens there
     QSignalSpy failed(rig.session.get(), &RedisSession::failed);
     rig.session->open(nowhere);
     QVERIFY(failed.wait(20000));

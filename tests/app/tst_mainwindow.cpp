@@ -85,7 +85,7 @@ void TestMainWindow::refusedServerShowsWhy()
 {
     AppOptions options;
     options.connection.serverGiven = true;
-    options.connection.settings.port = SandboxServer::freePort();
+    options.connection.settings.port = LoopbackPorts::freePort();
     MainWindow window(options);
     QTRY_COMPARE_WITH_TIMEOUT(window.serverBadge()->state(), ServerBadge::State::Failed, 20000);
     QVERIFY2(window.serverBadge()->text().contains(QLatin1String("Connection refused")),
@@ -131,7 +131,7 @@ void TestMainWindow::switchesPlaces()
 {
     AppOptions options;
     options.connection.serverGiven = true;
-    options.connection.settings.port = SandboxServer::freePort();
+    options.connection.settings.port = LoopbackPorts::freePort();
     MainWindow window(options);
     auto *stack = window.findChild<QStackedWidget *>();
     QVERIFY(stack);
@@ -150,7 +150,7 @@ void TestMainWindow::learnShortcutFocusesTheStoryList()
 {
     AppOptions options;
     options.connection.serverGiven = true;
-    options.connection.settings.port = SandboxServer::freePort();
+    options.connection.settings.port = LoopbackPorts::freePort();
     MainWindow window(options);
     window.show();
     window.activateWindow();
@@ -166,7 +166,7 @@ void TestMainWindow::helpHasTheGuideAndTheShortcuts()
 {
     AppOptions options;
     options.connection.serverGiven = true;
-    options.connection.settings.port = SandboxServer::freePort();
+    options.connection.settings.port = LoopbackPorts::freePort();
     MainWindow window(options);
     // The guide is the README, bundled: its sections are there, its pictures are not.
     const QString guide = HelpDialog::guideMarkdown();

@@ -89,7 +89,7 @@ AppOptions TestProfileKeychain::noSandbox() const
 {
     AppOptions options;
     options.connection.serverGiven = true; // start idle-ish: a refused port, not a sandbox
-    options.connection.settings.port = SandboxServer::freePort();
+    options.connection.settings.port = LoopbackPorts::freePort();
     return options;
 }
 

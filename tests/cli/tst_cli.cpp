@@ -116,7 +116,7 @@ void TestCli::pingGivenServerWithPasswordFromEnvironment()
 
 void TestCli::pingRefused()
 {
-    const int port = SandboxServer::freePort();
+    const int port = LoopbackPorts::freePort();
     const auto r = run(TestSupport::cliPath(), {"ping", "--port", QString::number(port)});
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains(QStringLiteral("Connection refused by 127.0.0.1:%1").arg(port)),

@@ -162,7 +162,7 @@ void TestInspectCommand::failOnDiagnoses()
 void TestInspectCommand::connectionFailures()
 {
     const auto refused
-        = run(TestSupport::cliPath(), {"inspect", "--port", QString::number(SandboxServer::freePort())});
+        = run(TestSupport::cliPath(), {"inspect", "--port", QString::number(LoopbackPorts::freePort())});
     QCOMPARE(refused.exitCode, 1);
     QVERIFY(refused.err.contains(QLatin1String("Connection refused")));
     SandboxServer::Options o;

@@ -167,7 +167,7 @@ void TestLockInfrastructure::watchdogReportsErrorsAndKeepsTrying()
     });
     LockWatchdog::Task task;
     ConnectionSettings nowhere = m_server.connectionSettings();
-    nowhere.port = SandboxServer::freePort(); // nobody listens there
+    nowhere.port = LoopbackPorts::freePort(); // nobody listens there
     task.server = nowhere;
     task.periodMs = 20;
     task.renew = [](RedisConnection &, LockIo &, RedisReply *, RedisError *) {
@@ -250,7 +250,7 @@ void TestLockInfrastructure::subscriberReportsAnUnreachableServer()
     FaultHooks hooks;
     LockSubscriber subscriber(hooks);
     ConnectionSettings nowhere = m_server.connectionSettings();
-    nowhere.port = SandboxServer::freePort();
+    nowhere.port = LoopbackPorts::freePort();
     RedisError error;
     QElapsedTimer t;
     t.start();

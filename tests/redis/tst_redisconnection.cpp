@@ -149,7 +149,7 @@ void TestRedisConnection::selectsTheDatabaseAndNamesTheClient()
 void TestRedisConnection::connectionRefusedNamesHostAndPort()
 {
     ConnectionSettings s;
-    s.port = SandboxServer::freePort();
+    s.port = LoopbackPorts::freePort();
     RedisConnection c(s);
     const RedisError e = c.open();
     QCOMPARE(e.code(), RedisError::Code::ConnectionRefused);

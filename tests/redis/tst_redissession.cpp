@@ -39,7 +39,7 @@ void TestRedisSession::failsWithAClearMessage()
     RedisSession session;
     QSignalSpy failed(&session, &RedisSession::failed);
     ConnectionSettings s;
-    s.port = SandboxServer::freePort();
+    s.port = LoopbackPorts::freePort();
     session.open(s);
     QVERIFY(failed.wait(10000));
     const auto error = failed.at(0).at(0).value<RedisError>();

@@ -58,7 +58,7 @@ void TestSentinelResolver::skipsASentinelThatIsDown()
 {
     ConnectionSettings s = m_group->settings();
     s.connectTimeoutMs = 500;
-    s.sentinel.nodes.prepend(QStringLiteral("127.0.0.1:%1").arg(SandboxServer::freePort()));
+    s.sentinel.nodes.prepend(QStringLiteral("127.0.0.1:%1").arg(LoopbackPorts::freePort()));
     QString host;
     int port = 0;
     const RedisError e = SentinelResolver::resolve(s, &host, &port);

@@ -289,7 +289,7 @@ void TestSshTunnel::noSshServer()
 {
     NEED_SSHD(); // needs the client config only, but keeps the environment the same as the others
     ConnectionSettings s = throughSshd(m_redis.connectionSettings());
-    s.ssh.port = SandboxServer::freePort();
+    s.ssh.port = LoopbackPorts::freePort();
     RedisConnection c(s);
     const RedisError e = c.open();
     QCOMPARE(e.code(), RedisError::Code::ConnectionRefused);
@@ -300,7 +300,7 @@ void TestSshTunnel::bastionCannotReachRedis()
 {
     NEED_SSHD();
     ConnectionSettings target = m_redis.connectionSettings();
-    target.port = SandboxServer::freePort(); // nothing listens there
+    target.port = LoopbackPorts::freePort(); // nothing listens there
     RedisConnection c(throughSshd(target));
     const RedisError e = c.open();
     QCOMPARE(e.code(), RedisError::Code::Tunnel);

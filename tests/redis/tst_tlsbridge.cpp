@@ -237,7 +237,7 @@ void TestTlsBridge::handshakeTimeout()
 void TestTlsBridge::refusedTlsPort()
 {
     ConnectionSettings s = tlsSettings();
-    s.port = SandboxServer::freePort();
+    s.port = LoopbackPorts::freePort();
     RedisConnection c(s);
     const RedisError e = c.open();
     QCOMPARE(e.code(), RedisError::Code::ConnectionRefused);

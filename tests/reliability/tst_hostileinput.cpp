@@ -236,7 +236,7 @@ void TestHostileInput::cli(const QJsonObject &c)
     QStringList args;
     for (QString a : stringsOf(c.value(QLatin1String("args")))) {
         a.replace(QLatin1String("{port}"), QString::number(m_server.port()));
-        a.replace(QLatin1String("{deadport}"), QString::number(SandboxServer::freePort()));
+        a.replace(QLatin1String("{deadport}"), QString::number(LoopbackPorts::freePort()));
         a.replace(QLatin1String("{corpus}"), corpusDir());
         args << a;
     }

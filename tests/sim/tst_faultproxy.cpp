@@ -467,7 +467,7 @@ void TestFaultProxy::setUpstreamSendsNewConnectionsElsewhere()
 
 void TestFaultProxy::refusedUpstreamClosesTheClient()
 {
-    FaultProxy nowhere(QStringLiteral("127.0.0.1"), SandboxServer::freePort());
+    FaultProxy nowhere(QStringLiteral("127.0.0.1"), LoopbackPorts::freePort());
     QString error;
     QVERIFY2(nowhere.start(&error), qPrintable(error));
     RedisConnection c(throughProxy(3000, &nowhere));

@@ -1,7 +1,7 @@
 // SshdFixture: ssh-keygen, an sshd_config that allows forwarding for the test key only, and start-and-wait.
 #include "sshdfixture.h"
 
-#include "redis/sandboxserver.h"
+#include "redis/loopbackports.h"
 
 #include <QDeadlineTimer>
 #include <QDir>
@@ -104,7 +104,7 @@ bool SshdFixture::start()
         return false;
     }
     const QString hostKey = QString::fromLatin1(hostPub.readAll()).trimmed();
-    m_port = SandboxServer::freePort();
+    m_port = LoopbackPorts::freePort();
     const QString clientConfig = QStringLiteral("Host *\n"
                                                 "  UserKnownHostsFile %1\n"
                                                 "  GlobalKnownHostsFile /dev/null\n"

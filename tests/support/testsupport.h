@@ -2,6 +2,7 @@
 // the real executables.
 #pragma once
 
+#include "redis/loopbackports.h"
 #include "redis/redisconnection.h"
 #include "redis/sandboxserver.h"
 #include "silentlistener.h"

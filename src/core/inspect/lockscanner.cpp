@@ -164,16 +164,12 @@ struct LockScanner::Shared
 
 LockScanner::LockScanner(QObject *parent)
     : QObject(parent)
+    , m_worker(QStringLiteral("LockScanner"))
     , m_shared(std::make_shared<Shared>())
 {
     qRegisterMetaType<LockRecord>();
     qRegisterMetaType<ScanProgress>();
     qRegisterMetaType<RedisError>();
-    m_thread.setObjectName(QStringLiteral("LockScanner"));
-    m_worker = new QObject;
-    m_worker->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    m_thread.start();
 }
 
 LockScanner::~LockScanner()
@@ -183,15 +179,12 @@ LockScanner::~LockScanner()
         QMutexLocker lock(&m_shared->mutex);
         m_shared->interruptConnections();
     }
-    m_thread.quit();
-    m_thread.wait();
+    m_worker.stop();
 }
 
 void LockScanner::post(std::function<void(Shared &)> job)
 {
-    std::shared_ptr<Shared> shared = m_shared;
-    QMetaObject::invokeMethod(
-        m_worker, [shared, job = std::move(job)] { job(*shared); }, Qt::QueuedConnection);
+    m_worker.post([shared = m_shared, job = std::move(job)] { job(*shared); });
 }
 
 void LockScanner::setConnectionSettings(const ConnectionSettings &settings)
@@ -199,7 +192,7 @@ void LockScanner::setConnectionSettings(const ConnectionSettings &settings)
     if (m_scanning)
         cancel();
     m_settings = settings;
-    ++m_generation;
+    m_worker.nextGeneration();
     ++m_settingsEpoch;
     m_refreshes = 0;
     {
@@ -221,7 +214,7 @@ bool LockScanner::start(const ScanOptions &options)
         return false;
     m_scanning = true;
     m_options = options;
-    const quint64 generation = ++m_generation;
+    const quint64 generation = m_worker.nextGeneration();
     emit scanStarted();
 
     // Each page re-posts the next one, so queued refreshes get their turn in between. The queued call owns
@@ -229,14 +222,8 @@ bool LockScanner::start(const ScanOptions &options)
     auto page = std::make_shared<std::function<void(Shared &)>>();
     std::weak_ptr<std::function<void(Shared &)>> weakPage = page;
     *page = [this, generation, weakPage](Shared &shared) {
-        const auto deliver = [this, generation](auto fn) {
-            QMetaObject::invokeMethod(
-                this,
-                [this, generation, fn] {
-                    if (generation == m_generation)
-                        fn();
-                },
-                Qt::QueuedConnection);
+        const auto deliver = [this, generation](std::function<void()> fn) {
+            m_worker.deliver(this, generation, std::move(fn));
         };
         if (shared.cancelGeneration >= generation || !shared.job) {
             const ScanProgress p = shared.job ? shared.job->progress() : ScanProgress {};
@@ -260,9 +247,7 @@ bool LockScanner::start(const ScanOptions &options)
         if (!records.isEmpty() || !shared.job->atEnd())
             deliver([this, records, progress] { emit pageReady(records, progress); });
         if (!shared.job->atEnd()) {
-            std::shared_ptr<Shared> keep = m_shared;
-            QMetaObject::invokeMethod(
-                m_worker, [keep, next = weakPage.lock()] { (*next)(*keep); }, Qt::QueuedConnection);
+            post([next = weakPage.lock()](Shared &keep) { (*next)(keep); });
             return;
         }
         const RedisError error = shared.job->error();
@@ -277,15 +262,10 @@ bool LockScanner::start(const ScanOptions &options)
     };
     post([this, generation, options, page](Shared &shared) {
         if (const RedisError e = shared.ensureConnection()) {
-            QMetaObject::invokeMethod(
-                this,
-                [this, generation, e] {
-                    if (generation != m_generation)
-                        return;
-                    m_scanning = false;
-                    emit scanFailed(e, {});
-                },
-                Qt::QueuedConnection);
+            m_worker.deliver(this, generation, [this, e] {
+                m_scanning = false;
+                emit scanFailed(e, {});
+            });
             return;
         }
         if (shared.cluster) {
@@ -304,7 +284,7 @@ void LockScanner::cancel()
 {
     if (!m_scanning)
         return;
-    m_shared->cancelGeneration = m_generation;
+    m_shared->cancelGeneration = m_worker.generation();
     // A page blocked on a paused server would otherwise hold the cancel for a whole command timeout.
     QMutexLocker lock(&m_shared->mutex);
     m_shared->interruptConnections();

@@ -8,10 +8,10 @@
 #include "lockscanjob.h"
 #include "redis/connectionsettings.h"
 #include "redis/rediserror.h"
+#include "redis/workerthread.h"
 #include "scanoptions.h"
 
 #include <QObject>
-#include <QThread>
 
 #include <memory>
 
@@ -64,13 +64,11 @@ private:
     void post(std::function<void(Shared &)> job);
     bool submitProbe(const QList<ProbeTarget> &targets, const QList<QByteArray> &asked);
 
-    QThread m_thread;
-    QObject *m_worker = nullptr;
+    // Its generation is the scans': a result of an older scan (or of older settings) is dropped.
+    WorkerThread m_worker;
     std::shared_ptr<Shared> m_shared;
     ConnectionSettings m_settings;
     ScanOptions m_options;
-    // Scans: a result of an older scan (or of older settings) is dropped.
-    quint64 m_generation = 0;
     // Refreshes: only new settings make their results stale. A scan starting while a refresh is in flight
     // must not drop it: its in-flight count would never come down and polling would stop for good.
     quint64 m_settingsEpoch = 0;

@@ -4,11 +4,7 @@
 #include "boundedreader.h"
 #include "logging.h"
 #include "readonlyguard.h"
-#include "sentinelresolver.h"
-#include "sentinelwatch.h"
-#include "sshtunnel.h"
-#include "sshtunnelpool.h"
-#include "tlsbridge.h"
+#include "redisdialer.h"
 
 #include <hiredis/hiredis.h>
 
@@ -81,17 +77,18 @@ QString RedisConnection::hiredisVersion()
 
 QString RedisConnection::tlsLibraryVersion()
 {
-    return TlsBridge::libraryVersion();
+    return RedisDialer::tlsLibraryVersion();
 }
 
 QString RedisConnection::tlsProtocol() const
 {
-    return m_context && m_bridge ? m_bridge->protocolDescription() : QString();
+    return m_context ? m_dialer->tlsProtocol() : QString();
 }
 
 RedisConnection::RedisConnection(const ConnectionSettings &settings)
     : m_settings(settings)
     , m_endpoint(settings.endpoint())
+    , m_dialer(std::make_unique<RedisDialer>())
 { // hiredis writes with write(), not send(MSG_NOSIGNAL): a server that died mid-write would raise SIGPIPE
     // and kill the whole app. The failed write is reported as an error value instead.
     static const bool sigpipeIgnored = [] {
@@ -125,18 +122,13 @@ void RedisConnection::dropContext()
     redisFree(m_context); // closes hiredis' end of a TLS bridge too: its pump then ends
     m_context = nullptr;
     m_pending = 0;
-    QMutexLocker lock(&m_fdMutex);
-    m_bridge.reset();
+    m_dialer->dropTls();
 }
 
 void RedisConnection::close()
 {
     dropContext();
-    {
-        QMutexLocker lock(&m_fdMutex);
-        m_bridge.reset(); // a bridge whose open() failed has no context to drop
-    }
-    m_tunnel.reset(); // the last connection through a tunnel stops its ssh
+    m_dialer->hangUp(); // also a bridge whose open() failed, which has no context to drop
 }
 
 RedisError RedisConnection::reconnect()
@@ -151,59 +143,13 @@ void RedisConnection::interrupt()
     QMutexLocker lock(&m_fdMutex);
     if (m_fd >= 0)
         ::shutdown(m_fd, SHUT_RDWR);
-    if (m_bridge)
-        m_bridge->interrupt(); // also aborts a TLS handshake in progress
-}
-
-RedisError RedisConnection::connectError(const QString &detail, int savedErrno) const
-{
-    const QString where = m_settings.endpoint();
-    if (m_tunnel && (detail.contains(QLatin1String("refused")) || savedErrno == ECONNREFUSED))
-        return {RedisError::Code::Tunnel,
-                QStringLiteral("The SSH tunnel to %1 through %2 stopped accepting connections")
-                    .arg(where, m_settings.ssh.destination())};
-    if (detail.contains(QLatin1String("refused")) || savedErrno == ECONNREFUSED)
-        return {RedisError::Code::ConnectionRefused,
-                QStringLiteral("Connection refused by %1: no Redis server is listening there "
-                               "(is redis-server running, and is the port right?)")
-                    .arg(where)};
-    if (detail.contains(QLatin1String("timed out")) || savedErrno == ETIMEDOUT || savedErrno == EINPROGRESS)
-        return {RedisError::Code::Timeout,
-                QStringLiteral("Could not connect to %1 within %2 ms "
-                               "(host unreachable or firewalled?)")
-                    .arg(where)
-                    .arg(m_settings.connectTimeoutMs)};
-    if (detail.contains(QLatin1String("not known")) || detail.contains(QLatin1String("resolve"))
-        || detail.contains(QLatin1String("No address")))
-        return {RedisError::Code::HostNotFound,
-                QStringLiteral("Host '%1' not found: %2").arg(m_settings.host, detail)};
-    if (m_settings.usesSocket() && !m_tunnel
-        && (savedErrno == ENOENT || detail.contains(QLatin1String("No such file"))))
-        return {RedisError::Code::ConnectionRefused,
-                QStringLiteral("No Unix socket at %1: %2").arg(m_settings.socketPath, detail)};
-    return {RedisError::Code::ConnectFailed, QStringLiteral("Cannot connect to %1: %2").arg(where, detail)};
-}
-
-RedisError RedisConnection::withTunnelDiagnosis(const RedisError &error) const
-{
-    if (!m_tunnel || !error.breaksConnection() || error.code() == RedisError::Code::Interrupted)
-        return error;
-    const QString bastion = m_settings.ssh.destination();
-    const QString problem = m_tunnel->forwardProblem();
-    if (!problem.isEmpty())
-        return {RedisError::Code::Tunnel,
-                QStringLiteral("The SSH bastion %1 could not reach Redis at %2: %3")
-                    .arg(bastion, m_settings.endpoint(), problem)};
-    if (!m_tunnel->isRunning())
-        return {RedisError::Code::Tunnel,
-                QStringLiteral("The SSH tunnel through %1 ended: %2")
-                    .arg(bastion, SshTunnel::errorFromLog(m_tunnel->log(), m_settings).message())};
-    return error;
+    m_dialer->interrupt();
 }
 
 RedisError RedisConnection::open()
 {
-    const std::shared_ptr<SshTunnel> previousTunnel = m_tunnel; // a reconnect reuses a running tunnel
+    // A reconnect reuses a running tunnel: held here, close() does not stop its ssh.
+    const std::shared_ptr<const void> previousTunnel = m_dialer->tunnelInUse();
     close();
     m_interrupted = false;
     m_clientId = -1;
@@ -211,66 +157,13 @@ RedisError RedisConnection::open()
     if (!problem.isEmpty())
         return fail({RedisError::Code::BadSettings, problem});
     m_staleMaster = false;
-    if (m_settings.sentinel.enabled()) {
-        // Asked on every (re)connect: after a failover the sentinels name the promoted replica.
-        if (!m_sentinelWatch)
-            m_sentinelWatch = SentinelWatch::acquire(m_settings);
-        m_switchesSeen = m_sentinelWatch->switches(); // before asking: a switch meanwhile asks again
-        QString masterHost;
-        int masterPort = 0;
-        if (const RedisError e = SentinelResolver::resolve(m_settings, &masterHost, &masterPort))
-            return fail(e);
-        if (masterHost != m_settings.host || masterPort != m_settings.port)
-            qCInfo(lcRedis) << "sentinel: master" << m_settings.sentinel.masterName << "is at" << masterHost
-                            << masterPort;
-        m_settings.host = masterHost;
-        m_settings.port = masterPort;
-        m_endpoint = m_settings.endpoint();
-    }
-
-    // Where the socket actually goes: the server, or the local end of an SSH tunnel to it.
-    QString dialHost = m_settings.host;
-    int dialPort = m_settings.port;
-    bool viaSocket = m_settings.usesSocket();
-    if (m_settings.ssh.enabled) {
-        RedisError tunnelError;
-        m_tunnel = SshTunnelPool::acquire(m_settings, &m_interrupted, &tunnelError);
-        if (!m_tunnel)
-            return fail(tunnelError);
-        dialHost = QStringLiteral("127.0.0.1");
-        dialPort = m_tunnel->localPort();
-        viaSocket = false;
-    }
 
     redisContext *c = nullptr;
-    if (m_settings.tls.enabled) {
-        {
-            QMutexLocker lock(&m_fdMutex);
-            m_bridge = std::make_unique<TlsBridge>();
-        }
-        if (const RedisError e = m_bridge->open(dialHost, dialPort, m_settings, m_settings.endpoint())) {
-            const RedisError diagnosed = withTunnelDiagnosis(e);
-            close();
-            return fail(diagnosed);
-        }
-        c = redisConnectFd(m_bridge->takeClientFd());
-    } else {
-        const timeval connectTimeout = toTimeval(m_settings.connectTimeoutMs);
-        c = viaSocket
-            ? redisConnectUnixWithTimeout(m_settings.socketPath.toLocal8Bit().constData(), connectTimeout)
-            : redisConnectWithTimeout(dialHost.toUtf8().constData(), dialPort, connectTimeout);
-    }
-    if (!c) {
+    const RedisError dialError = m_dialer->dial(&m_settings, &m_interrupted, &c);
+    m_endpoint = m_settings.endpoint(); // through Sentinel, the master's
+    if (dialError) {
         close();
-        return fail({RedisError::Code::ConnectFailed, QStringLiteral("out of memory creating a connection")});
-    }
-    if (c->err) {
-        const int savedErrno = errno;
-        const QString detail = QString::fromLocal8Bit(c->errstr);
-        redisFree(c);
-        const RedisError e = connectError(detail, savedErrno);
-        close();
-        return fail(e);
+        return fail(dialError);
     }
     m_context = c;
     BoundedReader::install(c->reader);
@@ -279,12 +172,10 @@ RedisError RedisConnection::open()
         m_fd = c->fd;
     }
     redisSetTimeout(c, toTimeval(m_settings.commandTimeoutMs));
-    if (!viaSocket && !m_bridge)
-        redisEnableKeepAlive(c); // TCP only: on a Unix socket (or a TLS bridge's socketpair) it fails
 
     const RedisError handshakeError = handshake();
     if (handshakeError) {
-        const RedisError diagnosed = withTunnelDiagnosis(handshakeError);
+        const RedisError diagnosed = m_dialer->withTunnelDiagnosis(handshakeError, m_settings);
         close();
         m_lastError = diagnosed;
         return diagnosed;
@@ -399,7 +290,7 @@ RedisError RedisConnection::guard(const RedisCommand &args) const
 RedisError RedisConnection::ensureOpen()
 {
     if (m_context && m_pending == 0 && m_autoReconnect
-        && (m_staleMaster || (m_sentinelWatch && m_sentinelWatch->switches() != m_switchesSeen)))
+        && (m_staleMaster || m_dialer->masterMayHaveMoved()))
         return open(); // the master we knew was demoted or replaced: ask the sentinels again
     if (m_context)
         return {};
@@ -420,9 +311,9 @@ RedisError RedisConnection::takeContextError()
     if (!m_context)
         return {RedisError::Code::NotConnected, QStringLiteral("Not connected to %1").arg(where)};
     const QString detail = QString::fromLocal8Bit(m_context->errstr);
-    if (m_bridge && (m_context->err == REDIS_ERR_EOF || m_context->err == REDIS_ERR_IO)) {
-        // The bridge records a TLS failure (e.g. an alert) before hiredis sees its end close.
-        const QString tlsFailure = m_bridge->failure();
+    if (m_context->err == REDIS_ERR_EOF || m_context->err == REDIS_ERR_IO) {
+        // A TLS bridge records a TLS failure (e.g. an alert) before hiredis sees its end close.
+        const QString tlsFailure = m_dialer->tlsFailure();
         if (!tlsFailure.isEmpty())
             return {RedisError::Code::Tls,
                     QStringLiteral("TLS connection to %1 failed: %2").arg(where, tlsFailure)};

@@ -1,6 +1,6 @@
 // One blocking connection to one Redis server (RAII over a hiredis context), over TCP, a Unix socket, TLS
-// (TlsBridge) and/or an SSH tunnel (SshTunnelPool). Use it from one thread only; interrupt() is the one call
-// that is safe from another thread.
+// and/or an SSH tunnel, through Sentinel or not: RedisDialer reaches the server, this class speaks the
+// protocol. Use it from one thread only; interrupt() is the one call that is safe from another thread.
 #pragma once
 
 #include "connectionsettings.h"
@@ -15,9 +15,7 @@
 #include <memory>
 
 struct redisContext;
-class SentinelWatch;
-class SshTunnel;
-class TlsBridge;
+class RedisDialer;
 
 using RedisCommand = QList<QByteArray>;
 
@@ -86,9 +84,6 @@ private:
     RedisResult resultFromRaw(void *raw);
     RedisError handshake();
     RedisError fail(const RedisError &error);
-    RedisError connectError(const QString &detail, int savedErrno) const;
-    // A failure while opening through a tunnel, completed with what ssh said about it.
-    RedisError withTunnelDiagnosis(const RedisError &error) const;
     void dropContext();
 
     ConnectionSettings m_settings;
@@ -100,17 +95,14 @@ private:
     bool m_scriptsByEval = false;
     bool m_everOpened = false;
     bool m_staleMaster = false; // through Sentinel: a replica refused a write, reopen before the next command
-    std::shared_ptr<SentinelWatch>
-        m_sentinelWatch; // through Sentinel: +switch-master, kept across reconnects
-    quint64 m_switchesSeen = 0;
     int m_pending = 0;
     quint64 m_commandsSent = 0;
     qint64 m_clientId = -1;
-    // interrupt() shuts the socket down from another thread; the mutex keeps the fd (and bridge) valid
-    // meanwhile.
+    // interrupt() shuts the socket down from another thread; the mutex keeps the fd valid meanwhile.
     QMutex m_fdMutex;
     int m_fd = -1;
-    std::unique_ptr<TlsBridge> m_bridge; // while open over TLS
-    std::shared_ptr<SshTunnel> m_tunnel; // while open through SSH; kept across reconnects
+    // Sentinel, SSH tunnel and TLS bridge; kept across reconnects (a tunnel and a Sentinel watch are
+    // reused). Set once in the constructor: interrupt() calls it from another thread.
+    const std::unique_ptr<RedisDialer> m_dialer;
     std::atomic_bool m_interrupted = false;
 };

@@ -16,15 +16,11 @@ struct RedisSession::Shared
 
 RedisSession::RedisSession(QObject *parent)
     : QObject(parent)
+    , m_worker(QStringLiteral("RedisSession"))
     , m_shared(std::make_shared<Shared>())
 {
     qRegisterMetaType<ServerInfo>();
     qRegisterMetaType<RedisError>();
-    m_thread.setObjectName(QStringLiteral("RedisSession"));
-    m_worker = new QObject;
-    m_worker->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    m_thread.start();
 }
 
 RedisSession::~RedisSession()
@@ -34,20 +30,17 @@ RedisSession::~RedisSession()
         if (m_shared->connection)
             m_shared->connection->interrupt(); // do not wait out a command timeout on exit
     }
-    m_thread.quit();
-    m_thread.wait();
+    m_worker.stop();
 }
 
 void RedisSession::post(std::function<void(Shared &)> job)
 {
-    std::shared_ptr<Shared> shared = m_shared;
-    QMetaObject::invokeMethod(
-        m_worker, [shared, job = std::move(job)] { job(*shared); }, Qt::QueuedConnection);
+    m_worker.post([shared = m_shared, job = std::move(job)] { job(*shared); });
 }
 
 void RedisSession::open(const ConnectionSettings &settings)
 {
-    const quint64 generation = ++m_generation;
+    const quint64 generation = m_worker.nextGeneration();
     m_busy = true;
     // The current connection stays until the new one works: a Connect that fails keeps what worked (its
     // settings, info and open state change only on success).
@@ -62,28 +55,24 @@ void RedisSession::open(const ConnectionSettings &settings)
             QMutexLocker lock(&shared.mutex);
             shared.connection = std::move(connection);
         }
-        QMetaObject::invokeMethod(
-            this,
-            [this, generation, error, info, settings] {
-                if (generation != m_generation)
-                    return; // a newer open() superseded this one
-                m_busy = false;
-                if (error) {
-                    emit failed(error);
-                    return;
-                }
-                m_settings = settings;
-                m_open = true;
-                m_info = info;
-                emit opened(info);
-            },
-            Qt::QueuedConnection);
+        // Dropped when a newer open() or a close() came meanwhile.
+        m_worker.deliver(this, generation, [this, error, info, settings] {
+            m_busy = false;
+            if (error) {
+                emit failed(error);
+                return;
+            }
+            m_settings = settings;
+            m_open = true;
+            m_info = info;
+            emit opened(info);
+        });
     });
 }
 
 void RedisSession::close()
 {
-    ++m_generation;
+    m_worker.nextGeneration();
     const bool wasOpen = m_open;
     m_open = false;
     m_busy = false;
@@ -103,7 +92,7 @@ void RedisSession::close()
 
 void RedisSession::refreshInfo()
 {
-    const quint64 generation = m_generation;
+    const quint64 generation = m_worker.generation();
     post([this, generation](Shared &shared) {
         RedisError error;
         ServerInfo info;
@@ -111,26 +100,21 @@ void RedisSession::refreshInfo()
             error = {RedisError::Code::NotConnected, QStringLiteral("not connected")};
         else
             info = ServerInfo::fetch(*shared.connection, &error); // reconnects by itself after a drop
-        QMetaObject::invokeMethod(
-            this,
-            [this, generation, error, info] {
-                if (generation != m_generation)
-                    return;
-                if (error) {
-                    if (m_open) {
-                        m_open = false;
-                        emit connectionLost(error);
-                    }
-                    return;
+        m_worker.deliver(this, generation, [this, error, info] {
+            if (error) {
+                if (m_open) {
+                    m_open = false;
+                    emit connectionLost(error);
                 }
-                const bool regained = !m_open;
-                m_open = true;
-                m_info = info;
-                if (regained)
-                    emit opened(info);
-                emit infoChanged(info);
-            },
-            Qt::QueuedConnection);
+                return;
+            }
+            const bool regained = !m_open;
+            m_open = true;
+            m_info = info;
+            if (regained)
+                emit opened(info);
+            emit infoChanged(info);
+        });
     });
 }
 

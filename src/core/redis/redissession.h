@@ -6,9 +6,9 @@
 #include "rediserror.h"
 #include "redisresult.h"
 #include "serverinfo.h"
+#include "workerthread.h"
 
 #include <QObject>
-#include <QThread>
 
 #include <functional>
 #include <memory>
@@ -49,12 +49,10 @@ private:
     struct Shared;
     void post(std::function<void(Shared &)> job);
 
-    QThread m_thread;
-    QObject *m_worker = nullptr; // lives on m_thread; jobs are queued to it
+    WorkerThread m_worker; // its generation: the open() or close() whose results are current
     std::shared_ptr<Shared> m_shared;
     ConnectionSettings m_settings;
     ServerInfo m_info;
-    quint64 m_generation = 0;
     bool m_open = false;
     bool m_busy = false;
 };

@@ -2,6 +2,7 @@
 #include "sandboxserver.h"
 
 #include "logging.h"
+#include "loopbackports.h"
 #include "redisconnection.h"
 
 #include <QDeadlineTimer>
@@ -11,10 +12,6 @@
 #include <QStandardPaths>
 #include <QThread>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 SandboxServer::SandboxServer()
     : SandboxServer(Options())
@@ -55,36 +52,12 @@ QString SandboxServer::installHint()
         "LOCKSCOPE_REDIS_SERVER to its full path.");
 }
 
-// Binds `port` on loopback (0: any) and returns the port bound, or 0 when it is taken.
-static int bindLoopback(int port)
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return 0;
-    sockaddr_in addr {};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(quint16(port));
-    socklen_t len = sizeof(addr);
-    int bound = 0;
-    if (::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)) == 0
-        && ::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len) == 0)
-        bound = ntohs(addr.sin_port);
-    ::close(fd);
-    return bound;
-}
-
-int SandboxServer::freePort()
-{
-    return bindLoopback(0);
-}
-
 int SandboxServer::freeClusterPort()
 {
     // Redis refuses a cluster node above 55535 (its bus listens 10000 higher): pick in 20000..55535.
     for (int attempt = 0; attempt < 200; ++attempt) {
         const int port = 20000 + int(QRandomGenerator::global()->bounded(35536));
-        if (bindLoopback(port) == port && bindLoopback(port + 10000) == port + 10000)
+        if (LoopbackPorts::bind(port) == port && LoopbackPorts::bind(port + 10000) == port + 10000)
             return port;
     }
     return 0;
@@ -196,7 +169,7 @@ bool SandboxServer::start()
     // A port picked by us can be taken by someone else before redis binds it: then pick another.
     for (int attempt = 0; attempt < 8; ++attempt) {
         if (m_portChosenByUs && m_port == 0)
-            m_port = m_options.clusterBus ? freeClusterPort() : freePort();
+            m_port = m_options.clusterBus ? freeClusterPort() : LoopbackPorts::freePort();
         if (m_port == 0) {
             m_error = QStringLiteral("no free TCP port on 127.0.0.1");
             return false;

@@ -72,8 +72,6 @@ public:
     // Full path of redis-server, or empty (then installHint() says how to get it).
     static QString findExecutable();
     static QString installHint();
-    // A TCP port on 127.0.0.1 that was free a moment ago.
-    static int freePort();
     // A free port P ≤ 55535 with P + 10000 free too, for a cluster node and its cluster bus; 0 if none found.
     static int freeClusterPort();
 

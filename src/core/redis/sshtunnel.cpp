@@ -2,7 +2,7 @@
 #include "sshtunnel.h"
 
 #include "logging.h"
-#include "sandboxserver.h"
+#include "loopbackports.h"
 
 #include <QDeadlineTimer>
 #include <QFile>
@@ -209,7 +209,7 @@ RedisError SshTunnel::start(int timeoutMs, const std::atomic_bool *interrupted)
     // The free port can be taken before ssh binds it: ExitOnForwardFailure makes ssh say so, then retry.
     for (int attempt = 0; attempt < 4; ++attempt) {
         QFile::remove(logFile);
-        m_localPort = SandboxServer::freePort();
+        m_localPort = LoopbackPorts::freePort();
         if (m_localPort == 0)
             return {RedisError::Code::Tunnel, QStringLiteral("SSH tunnel: no free TCP port on 127.0.0.1")};
         QStringList args = command(ssh, m_settings, m_localPort, timeoutMs);
