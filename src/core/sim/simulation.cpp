@@ -211,13 +211,18 @@ qint64 Simulation::elapsedUs() const
     const qint64 end = m_endUs.load();
     if (end >= 0)
         return end;
-    return m_run && (state() == State::Running || state() == State::Stopping) ? m_run->clock.nowUs() : 0;
+    // The state first: setup() creates m_run on the controller thread before the state says Running, and
+    // another thread (the GUI's, a test's) may ask meanwhile.
+    const State s = state();
+    return (s == State::Running || s == State::Stopping) && m_run ? m_run->clock.nowUs() : 0;
 }
 
 double Simulation::progress() const
 {
     if (isFinished())
         return 1.0;
+    if (state() == State::Idle || state() == State::Starting)
+        return 0.0; // nothing has run yet (and m_plannedUs is being set)
     return m_plannedUs > 0 ? std::clamp(double(elapsedUs()) / double(m_plannedUs), 0.0, 1.0) : 0.0;
 }
 
