@@ -3,6 +3,8 @@
 
 #include "clientcatalog.h"
 
+#include "locks/lockcatalog.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -70,8 +72,10 @@ QString joinChoices(const QStringList &choices)
         + choices.last();
 }
 
+} // namespace
+
 // Reads the fields of one JSON object, remembering which ones were asked for.
-class Fields
+class ScenarioParser::Fields
 {
 public:
     Fields(const QJsonObject &object, const QString &path, QStringList *errors)
@@ -253,6 +257,8 @@ private:
     QSet<QString> m_known;
 };
 
+namespace {
+
 const QStringList kKinds {QStringLiteral("workload"), QStringLiteral("story")};
 const QStringList kServerModes {QStringLiteral("sandbox"), QStringLiteral("given")};
 const QStringList kStrategies {QStringLiteral("spin"), QStringLiteral("fixed"), QStringLiteral("jitter"),
@@ -286,49 +292,6 @@ const QStringList kActions {
     QStringLiteral("note"),         QStringLiteral("partition"),   QStringLiteral("restart")};
 
 constexpr double kMaxMs = 3600.0 * 1000.0; // an hour: anything longer is a typo in a simulation
-
-// The "client" section: a shipped adapter or a command, the adapter's options, the reply timeout. null (a
-// variant going back to a built-in algorithm) and absence both mean no client.
-void parseClient(Fields &top, Scenario::Client *client, QStringList *errors)
-{
-    top.markKnown(QStringLiteral("client"));
-    if (!top.has(QStringLiteral("client")) || top.value(QStringLiteral("client")).isNull())
-        return;
-    Fields f(top.object(QStringLiteral("client")), QStringLiteral("client"), errors);
-    client->adapter = f.string(QStringLiteral("adapter"), QString(), false, 100);
-    const QJsonArray command = f.array(QStringLiteral("command"));
-    for (const QJsonValue &v : command) {
-        if (!v.isString() || v.toString().isEmpty()) {
-            f.error(QStringLiteral("command"), QStringLiteral("expected a list of non-empty strings (argv)"));
-            client->command.clear();
-            break;
-        }
-        client->command << v.toString();
-    }
-    client->options = f.object(QStringLiteral("options"));
-    client->replyTimeoutMs = int(f.integer(QStringLiteral("reply_timeout_ms"), client->replyTimeoutMs, 100,
-                                           600000, QStringLiteral("milliseconds")));
-    client->helloTimeoutMs = int(f.integer(QStringLiteral("hello_timeout_ms"), client->helloTimeoutMs, 100,
-                                           600000, QStringLiteral("milliseconds")));
-    f.rejectUnknown();
-    if (client->adapter.isEmpty() && client->command.isEmpty() && !client->options.isEmpty())
-        // What a variant's {"client": {"options": …}} leaves once the scenario itself has no client.
-        f.error(QStringLiteral("adapter"),
-                QStringLiteral("options are given for a client, but no client is named (adapter or command): "
-                               "a variant may be changing the options of a client the scenario no longer has"));
-    else if (client->adapter.isEmpty() == client->command.isEmpty())
-        f.error(client->adapter.isEmpty() ? QStringLiteral("adapter") : QStringLiteral("command"),
-                QStringLiteral("give either adapter (a shipped adapter: %1) or command (any program speaking "
-                               "the client protocol), not both")
-                    .arg(ClientCatalog::ids().join(QStringLiteral(", "))));
-    else if (!client->adapter.isEmpty() && !ClientCatalog::find(client->adapter)) {
-        const QString hint = closest(client->adapter, ClientCatalog::ids());
-        f.error(QStringLiteral("adapter"),
-                QStringLiteral("'%1' is not a shipped adapter; use %2%3")
-                    .arg(client->adapter, joinChoices(ClientCatalog::ids()),
-                         hint.isEmpty() ? QString() : QStringLiteral(" (did you mean %1?)").arg(hint)));
-    }
-}
 
 // What a scenario asks that its workers cannot do: external clients run one worker per process and cannot
 // be made to show LockScope's own implementation flaws; built-in workers cannot restart a process.
@@ -392,17 +355,8 @@ ScenarioParser::ScenarioParser(QStringList algorithmIds)
 
 QStringList ScenarioParser::defaultAlgorithmIds()
 {
-    return {QStringLiteral("setnx-expire"),
-            QStringLiteral("set-nx-px-del"),
-            QStringLiteral("set-nx-px-get-del"),
-            QStringLiteral("set-nx-px-lua"),
-            QStringLiteral("set-nx-px-lua-watchdog"),
-            QStringLiteral("redisson-reentrant"),
-            QStringLiteral("redisson-fair"),
-            QStringLiteral("redisson-rw"),
-            QStringLiteral("fenced"),
-            QStringLiteral("redlock"),
-            QStringLiteral("none")};
+    // The catalog's algorithms in its order, then "none", which is no algorithm of the catalog's.
+    return LockCatalog::ids() << QStringLiteral("none");
 }
 
 bool ScenarioParser::parse(const QByteArray &json, Scenario *out, QStringList *errors) const
@@ -438,6 +392,40 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
     const qsizetype errorsBefore = errors->size();
     Scenario s;
     Fields top(object, QString(), errors);
+    // Section by section; the errors come out in this order.
+    parseHeader(top, object, &s, errors);
+    parseServers(top, &s, errors);
+    parseAlgorithm(top, object, &s, errors);
+    parseClient(top, &s.client, errors);
+    parseWorkload(top, &s, errors);
+    parseResource(top, &s, errors);
+    parseFaults(top, &s, errors);
+    parseStory(top, &s, errors);
+    parseVariants(top, &s, errors);
+    parseExpectations(top, &s, errors);
+    top.rejectUnknown();
+    checkAcrossSections(s, errors);
+    if (errors->size() > errorsBefore)
+        return false;
+    // Every variant must itself be a valid scenario.
+    for (qsizetype i = 0; i < s.variants.size(); ++i) {
+        Scenario resolved;
+        QStringList variantErrors;
+        if (!variant(s, int(i), &resolved, &variantErrors)) {
+            for (const QString &e : variantErrors)
+                errors->append(QStringLiteral("variants[%1] (%2): %3").arg(i).arg(s.variants.at(i).name, e));
+        }
+    }
+    if (errors->size() > errorsBefore)
+        return false;
+    *out = s;
+    return true;
+}
+
+// lockscope_scenario (the format's version), id, title, the prose and the kind.
+void ScenarioParser::parseHeader(Fields &top, const QJsonObject &object, Scenario *out, QStringList *errors)
+{
+    Scenario &s = *out;
     if (!object.contains(QStringLiteral("lockscope_scenario")))
         errors->append(QStringLiteral("lockscope_scenario: is required (the format version, currently %1)")
                            .arg(kFormatVersion));
@@ -453,117 +441,176 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
     s.summary = top.string(QStringLiteral("summary"), QString());
     s.teaching = top.string(QStringLiteral("teaching"), QString());
     s.kind = Scenario::Kind(top.choice(QStringLiteral("kind"), 0, kKinds));
+}
 
-    {
-        Fields f(top.object(QStringLiteral("servers")), QStringLiteral("servers"), errors);
-        s.servers.mode = Scenario::Servers::Mode(f.choice(QStringLiteral("mode"), 0, kServerModes));
-        s.servers.count = int(f.integer(QStringLiteral("count"), 1, 1, 9));
-        s.servers.replicas = int(f.integer(QStringLiteral("replicas"), 0, 0, 2));
-        s.servers.keyspaceEvents = f.boolean(QStringLiteral("keyspace_events"), false);
-        s.servers.cluster = f.boolean(QStringLiteral("cluster"), false);
-        s.servers.sentinel = f.boolean(QStringLiteral("sentinel"), false);
-        s.servers.proxy = f.boolean(QStringLiteral("proxy"), false);
-        s.servers.restartDelayMs
-            = f.number(QStringLiteral("restart_delay_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
-        f.rejectUnknown();
+void ScenarioParser::parseServers(Fields &top, Scenario *out, QStringList *errors)
+{
+    Scenario &s = *out;
+    Fields f(top.object(QStringLiteral("servers")), QStringLiteral("servers"), errors);
+    s.servers.mode = Scenario::Servers::Mode(f.choice(QStringLiteral("mode"), 0, kServerModes));
+    s.servers.count = int(f.integer(QStringLiteral("count"), 1, 1, 9));
+    s.servers.replicas = int(f.integer(QStringLiteral("replicas"), 0, 0, 2));
+    s.servers.keyspaceEvents = f.boolean(QStringLiteral("keyspace_events"), false);
+    s.servers.cluster = f.boolean(QStringLiteral("cluster"), false);
+    s.servers.sentinel = f.boolean(QStringLiteral("sentinel"), false);
+    s.servers.proxy = f.boolean(QStringLiteral("proxy"), false);
+    s.servers.restartDelayMs
+        = f.number(QStringLiteral("restart_delay_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+    f.rejectUnknown();
+}
+
+void ScenarioParser::parseAlgorithm(Fields &top, const QJsonObject &object, Scenario *out,
+                                    QStringList *errors) const
+{
+    Scenario &s = *out;
+    Fields f(top.object(QStringLiteral("algorithm")), QStringLiteral("algorithm"), errors);
+    // With a client, the library is the algorithm: the id is not needed (and not used).
+    const bool client = object.contains(QStringLiteral("client"))
+        && !object.value(QStringLiteral("client")).isNull();
+    if (!object.contains(QStringLiteral("algorithm")) && !client)
+        errors->append(QStringLiteral("algorithm: is required (an object with at least an id)"));
+    Scenario::Algorithm &a = s.algorithm;
+    a.id = f.string(QStringLiteral("id"), a.id, object.contains(QStringLiteral("algorithm")) && !client);
+    if (f.has(QStringLiteral("id")) && !m_algorithmIds.contains(a.id)) {
+        const QString hint = closest(a.id, m_algorithmIds);
+        f.error(QStringLiteral("id"),
+                QStringLiteral("'%1' is not an algorithm; use one of: %2%3")
+                    .arg(a.id, m_algorithmIds.join(QStringLiteral(", ")),
+                         hint.isEmpty() ? QString() : QStringLiteral(" (did you mean %1?)").arg(hint)));
     }
-    {
-        Fields f(top.object(QStringLiteral("algorithm")), QStringLiteral("algorithm"), errors);
-        // With a client, the library is the algorithm: the id is not needed (and not used).
-        const bool client = object.contains(QStringLiteral("client"))
-            && !object.value(QStringLiteral("client")).isNull();
-        if (!object.contains(QStringLiteral("algorithm")) && !client)
-            errors->append(QStringLiteral("algorithm: is required (an object with at least an id)"));
-        Scenario::Algorithm &a = s.algorithm;
-        a.id = f.string(QStringLiteral("id"), a.id, object.contains(QStringLiteral("algorithm")) && !client);
-        if (f.has(QStringLiteral("id")) && !m_algorithmIds.contains(a.id)) {
-            const QString hint = closest(a.id, m_algorithmIds);
-            f.error(QStringLiteral("id"),
-                    QStringLiteral("'%1' is not an algorithm; use one of: %2%3")
-                        .arg(a.id, m_algorithmIds.join(QStringLiteral(", ")),
-                             hint.isEmpty() ? QString() : QStringLiteral(" (did you mean %1?)").arg(hint)));
+    // 0 is a lock without expiry: a real library may make one (its adapter says no_lease); LockScope's own
+    // algorithms always set a lease.
+    a.leaseMs = int(f.integer(QStringLiteral("lease_ms"), a.leaseMs, client ? 0 : 1, qint64(kMaxMs),
+                              QStringLiteral("milliseconds")));
+    a.watchdog = f.boolean(QStringLiteral("watchdog"), a.watchdog);
+    a.watchdogPeriodMs = int(f.integer(QStringLiteral("watchdog_period_ms"), 0, 0, qint64(kMaxMs),
+                                       QStringLiteral("milliseconds")));
+    a.acquireTimeoutMs = int(f.integer(QStringLiteral("acquire_timeout_ms"), a.acquireTimeoutMs, 0,
+                                       qint64(kMaxMs), QStringLiteral("milliseconds")));
+    a.reentrancy = int(f.integer(QStringLiteral("reentrancy"), 1, 1, 100));
+    a.poolSize = int(f.integer(QStringLiteral("pool_size"), 0, 0, 1000));
+    a.clock = Scenario::Algorithm::Clock(f.choice(QStringLiteral("clock"), 0, kClocks));
+    a.fencing = f.boolean(QStringLiteral("fencing"), a.id == QLatin1String("fenced"));
+    Fields r(f.object(QStringLiteral("retry")), f.path(QStringLiteral("retry")), errors);
+    a.retry.strategy = Scenario::Retry::Strategy(r.choice(QStringLiteral("strategy"), 1, kStrategies));
+    a.retry.intervalMs
+        = int(r.integer(QStringLiteral("interval_ms"), 50, 0, 600000, QStringLiteral("milliseconds")));
+    a.retry.jitterMs
+        = int(r.integer(QStringLiteral("jitter_ms"), 0, 0, 600000, QStringLiteral("milliseconds")));
+    a.retry.maxMs
+        = int(r.integer(QStringLiteral("max_ms"), 1000, 1, 600000, QStringLiteral("milliseconds")));
+    r.rejectUnknown();
+    f.rejectUnknown();
+    if (a.watchdogPeriodMs > 0 && a.watchdogPeriodMs >= a.leaseMs)
+        f.error(
+            QStringLiteral("watchdog_period_ms"),
+            QStringLiteral(
+                "%1 ms is not shorter than lease_ms (%2 ms): the lock would expire before its renewal")
+                .arg(a.watchdogPeriodMs)
+                .arg(a.leaseMs));
+}
+
+// The "client" section: a shipped adapter or a command, the adapter's options, the reply and hello timeouts. null (a
+// variant going back to a built-in algorithm) and absence both mean no client.
+void ScenarioParser::parseClient(Fields &top, Scenario::Client *client, QStringList *errors)
+{
+    top.markKnown(QStringLiteral("client"));
+    if (!top.has(QStringLiteral("client")) || top.value(QStringLiteral("client")).isNull())
+        return;
+    Fields f(top.object(QStringLiteral("client")), QStringLiteral("client"), errors);
+    client->adapter = f.string(QStringLiteral("adapter"), QString(), false, 100);
+    const QJsonArray command = f.array(QStringLiteral("command"));
+    for (const QJsonValue &v : command) {
+        if (!v.isString() || v.toString().isEmpty()) {
+            f.error(QStringLiteral("command"), QStringLiteral("expected a list of non-empty strings (argv)"));
+            client->command.clear();
+            break;
         }
-        // 0 is a lock without expiry: a real library may make one (its adapter says no_lease); LockScope's own
-        // algorithms always set a lease.
-        a.leaseMs = int(f.integer(QStringLiteral("lease_ms"), a.leaseMs, client ? 0 : 1, qint64(kMaxMs),
-                                  QStringLiteral("milliseconds")));
-        a.watchdog = f.boolean(QStringLiteral("watchdog"), a.watchdog);
-        a.watchdogPeriodMs = int(f.integer(QStringLiteral("watchdog_period_ms"), 0, 0, qint64(kMaxMs),
-                                           QStringLiteral("milliseconds")));
-        a.acquireTimeoutMs = int(f.integer(QStringLiteral("acquire_timeout_ms"), a.acquireTimeoutMs, 0,
-                                           qint64(kMaxMs), QStringLiteral("milliseconds")));
-        a.reentrancy = int(f.integer(QStringLiteral("reentrancy"), 1, 1, 100));
-        a.poolSize = int(f.integer(QStringLiteral("pool_size"), 0, 0, 1000));
-        a.clock = Scenario::Algorithm::Clock(f.choice(QStringLiteral("clock"), 0, kClocks));
-        a.fencing = f.boolean(QStringLiteral("fencing"), a.id == QLatin1String("fenced"));
-        Fields r(f.object(QStringLiteral("retry")), f.path(QStringLiteral("retry")), errors);
-        a.retry.strategy = Scenario::Retry::Strategy(r.choice(QStringLiteral("strategy"), 1, kStrategies));
-        a.retry.intervalMs
-            = int(r.integer(QStringLiteral("interval_ms"), 50, 0, 600000, QStringLiteral("milliseconds")));
-        a.retry.jitterMs
-            = int(r.integer(QStringLiteral("jitter_ms"), 0, 0, 600000, QStringLiteral("milliseconds")));
-        a.retry.maxMs
-            = int(r.integer(QStringLiteral("max_ms"), 1000, 1, 600000, QStringLiteral("milliseconds")));
-        r.rejectUnknown();
-        f.rejectUnknown();
-        if (a.watchdogPeriodMs > 0 && a.watchdogPeriodMs >= a.leaseMs)
-            f.error(
-                QStringLiteral("watchdog_period_ms"),
+        client->command << v.toString();
+    }
+    client->options = f.object(QStringLiteral("options"));
+    client->replyTimeoutMs = int(f.integer(QStringLiteral("reply_timeout_ms"), client->replyTimeoutMs, 100,
+                                           600000, QStringLiteral("milliseconds")));
+    client->helloTimeoutMs = int(f.integer(QStringLiteral("hello_timeout_ms"), client->helloTimeoutMs, 100,
+                                           600000, QStringLiteral("milliseconds")));
+    f.rejectUnknown();
+    if (client->adapter.isEmpty() && client->command.isEmpty() && !client->options.isEmpty())
+        // What a variant's {"client": {"options": …}} leaves once the scenario itself has no client.
+        f.error(QStringLiteral("adapter"),
+                QStringLiteral("options are given for a client, but no client is named (adapter or command): "
+                               "a variant may be changing the options of a client the scenario no longer has"));
+    else if (client->adapter.isEmpty() == client->command.isEmpty())
+        f.error(client->adapter.isEmpty() ? QStringLiteral("adapter") : QStringLiteral("command"),
+                QStringLiteral("give either adapter (a shipped adapter: %1) or command (any program speaking "
+                               "the client protocol), not both")
+                    .arg(ClientCatalog::ids().join(QStringLiteral(", "))));
+    else if (!client->adapter.isEmpty() && !ClientCatalog::find(client->adapter)) {
+        const QString hint = closest(client->adapter, ClientCatalog::ids());
+        f.error(QStringLiteral("adapter"),
+                QStringLiteral("'%1' is not a shipped adapter; use %2%3")
+                    .arg(client->adapter, joinChoices(ClientCatalog::ids()),
+                         hint.isEmpty() ? QString() : QStringLiteral(" (did you mean %1?)").arg(hint)));
+    }
+}
+
+void ScenarioParser::parseWorkload(Fields &top, Scenario *out, QStringList *errors)
+{
+    Scenario &s = *out;
+    Fields f(top.object(QStringLiteral("workload")), QStringLiteral("workload"), errors);
+    Scenario::Workload &w = s.workload;
+    w.processes = int(f.integer(QStringLiteral("processes"), w.processes, 1, 64));
+    w.threadsPerProcess
+        = int(f.integer(QStringLiteral("threads_per_process"), s.client.isSet() ? 1 : w.threadsPerProcess, 1, 512));
+    if (w.processes * w.threadsPerProcess > 1024)
+        f.error(QStringLiteral("threads_per_process"),
                 QStringLiteral(
-                    "%1 ms is not shorter than lease_ms (%2 ms): the lock would expire before its renewal")
-                    .arg(a.watchdogPeriodMs)
-                    .arg(a.leaseMs));
-    }
-    parseClient(top, &s.client, errors);
-    {
-        Fields f(top.object(QStringLiteral("workload")), QStringLiteral("workload"), errors);
-        Scenario::Workload &w = s.workload;
-        w.processes = int(f.integer(QStringLiteral("processes"), w.processes, 1, 64));
-        w.threadsPerProcess
-            = int(f.integer(QStringLiteral("threads_per_process"), s.client.isSet() ? 1 : w.threadsPerProcess, 1, 512));
-        if (w.processes * w.threadsPerProcess > 1024)
-            f.error(QStringLiteral("threads_per_process"),
-                    QStringLiteral(
-                        "%1 workers in all is too many; at most 1024 (processes × threads_per_process)")
-                        .arg(w.processes * w.threadsPerProcess));
-        w.locks = int(f.integer(QStringLiteral("locks"), w.locks, 1, 100000));
-        w.lockChoice
-            = Scenario::Workload::LockChoice(f.choice(QStringLiteral("lock_choice"), 0, kLockChoices));
-        w.keyPrefix = f.string(QStringLiteral("key_prefix"), w.keyPrefix);
-        if (w.keyPrefix.isEmpty())
-            f.error(QStringLiteral("key_prefix"),
-                    QStringLiteral("must not be empty (the run would use bare key names)"));
-        w.durationS
-            = f.number(QStringLiteral("duration_s"), w.durationS, 0.1, 3600, QStringLiteral("seconds"));
-        w.operations = f.integer(QStringLiteral("operations"), 0, 0, 100000000);
-        w.thinkMs = f.number(QStringLiteral("think_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
-        w.seed = quint64(f.integer(QStringLiteral("seed"), 1, 0, (qint64(1) << 53)));
-        Fields c(f.object(QStringLiteral("critical_section")), f.path(QStringLiteral("critical_section")),
-                 errors);
-        Scenario::CriticalSection &cs = w.criticalSection;
-        cs.distribution = Scenario::CriticalSection::Distribution(
-            c.choice(QStringLiteral("distribution"), 0, kDistributions));
-        cs.ms = c.number(QStringLiteral("ms"), 1, 0, kMaxMs, QStringLiteral("milliseconds"));
-        cs.minMs = c.number(QStringLiteral("min_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
-        cs.maxMs = c.number(QStringLiteral("max_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
-        cs.meanMs = c.number(QStringLiteral("mean_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
-        if (cs.distribution == Scenario::CriticalSection::Distribution::Uniform && cs.minMs > cs.maxMs)
-            c.error(QStringLiteral("min_ms"),
-                    QStringLiteral("%1 is above max_ms (%2)").arg(cs.minMs).arg(cs.maxMs));
-        if (cs.distribution == Scenario::CriticalSection::Distribution::Exponential && cs.meanMs <= 0)
-            c.error(QStringLiteral("mean_ms"),
-                    QStringLiteral("an exponential critical section needs a mean above 0"));
-        c.rejectUnknown();
-        f.rejectUnknown();
-    }
-    {
-        Fields f(top.object(QStringLiteral("resource")), QStringLiteral("resource"), errors);
-        s.resource.counter = f.boolean(QStringLiteral("counter"), true);
-        s.resource.counterInitial
-            = f.integer(QStringLiteral("counter_initial"), 1000, -(qint64(1) << 53), qint64(1) << 53);
-        s.resource.fencedStore = f.boolean(QStringLiteral("fenced_store"), false);
-        f.rejectUnknown();
-    }
+                    "%1 workers in all is too many; at most 1024 (processes × threads_per_process)")
+                    .arg(w.processes * w.threadsPerProcess));
+    w.locks = int(f.integer(QStringLiteral("locks"), w.locks, 1, 100000));
+    w.lockChoice
+        = Scenario::Workload::LockChoice(f.choice(QStringLiteral("lock_choice"), 0, kLockChoices));
+    w.keyPrefix = f.string(QStringLiteral("key_prefix"), w.keyPrefix);
+    if (w.keyPrefix.isEmpty())
+        f.error(QStringLiteral("key_prefix"),
+                QStringLiteral("must not be empty (the run would use bare key names)"));
+    w.durationS
+        = f.number(QStringLiteral("duration_s"), w.durationS, 0.1, 3600, QStringLiteral("seconds"));
+    w.operations = f.integer(QStringLiteral("operations"), 0, 0, 100000000);
+    w.thinkMs = f.number(QStringLiteral("think_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+    w.seed = quint64(f.integer(QStringLiteral("seed"), 1, 0, (qint64(1) << 53)));
+    Fields c(f.object(QStringLiteral("critical_section")), f.path(QStringLiteral("critical_section")),
+             errors);
+    Scenario::CriticalSection &cs = w.criticalSection;
+    cs.distribution = Scenario::CriticalSection::Distribution(
+        c.choice(QStringLiteral("distribution"), 0, kDistributions));
+    cs.ms = c.number(QStringLiteral("ms"), 1, 0, kMaxMs, QStringLiteral("milliseconds"));
+    cs.minMs = c.number(QStringLiteral("min_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+    cs.maxMs = c.number(QStringLiteral("max_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+    cs.meanMs = c.number(QStringLiteral("mean_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+    if (cs.distribution == Scenario::CriticalSection::Distribution::Uniform && cs.minMs > cs.maxMs)
+        c.error(QStringLiteral("min_ms"),
+                QStringLiteral("%1 is above max_ms (%2)").arg(cs.minMs).arg(cs.maxMs));
+    if (cs.distribution == Scenario::CriticalSection::Distribution::Exponential && cs.meanMs <= 0)
+        c.error(QStringLiteral("mean_ms"),
+                QStringLiteral("an exponential critical section needs a mean above 0"));
+    c.rejectUnknown();
+    f.rejectUnknown();
+}
+
+void ScenarioParser::parseResource(Fields &top, Scenario *out, QStringList *errors)
+{
+    Scenario &s = *out;
+    Fields f(top.object(QStringLiteral("resource")), QStringLiteral("resource"), errors);
+    s.resource.counter = f.boolean(QStringLiteral("counter"), true);
+    s.resource.counterInitial
+        = f.integer(QStringLiteral("counter_initial"), 1000, -(qint64(1) << 53), qint64(1) << 53);
+    s.resource.fencedStore = f.boolean(QStringLiteral("fenced_store"), false);
+    f.rejectUnknown();
+}
+
+void ScenarioParser::parseFaults(Fields &top, Scenario *out, QStringList *errors)
+{
+    Scenario &s = *out;
     const QJsonArray faults = top.array(QStringLiteral("faults"));
     for (qsizetype i = 0; i < faults.size(); ++i) {
         const QString path = QStringLiteral("faults[%1]").arg(i);
@@ -618,71 +665,79 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
                     QStringLiteral("a %1 fault needs delay_ms above 0").arg(kFaultTypes.at(int(fault.type))));
         s.faults.append(fault);
     }
-    {
-        Fields f(top.object(QStringLiteral("story")), QStringLiteral("story"), errors);
-        const QJsonArray actors = f.array(QStringLiteral("actors"));
-        for (qsizetype i = 0; i < actors.size(); ++i) {
-            const QString name = actors.at(i).toString();
-            if (name.isEmpty() || s.story.actors.contains(name))
-                errors->append(QStringLiteral("story.actors[%1]: expected a unique, non-empty name").arg(i));
-            else
-                s.story.actors << name;
-        }
-        const QJsonArray steps = f.array(QStringLiteral("steps"));
-        for (qsizetype i = 0; i < steps.size(); ++i) {
-            const QString path = QStringLiteral("story.steps[%1]").arg(i);
-            Fields st(steps.at(i).toObject(), path, errors);
-            if (!steps.at(i).isObject()) {
-                errors->append(path + QStringLiteral(": expected an object"));
-                continue;
-            }
-            Scenario::Step step;
-            step.atMs = st.number(QStringLiteral("at_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
-            if (!st.has(QStringLiteral("action")))
-                st.error(QStringLiteral("action"),
-                         QStringLiteral("is required; use %1").arg(joinChoices(kActions)));
-            step.action = Scenario::Step::Action(
-                st.choice(QStringLiteral("action"), int(Scenario::Step::Action::Note), kActions));
-            step.actor = st.string(QStringLiteral("actor"), QString());
-            step.ms = st.number(QStringLiteral("ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
-            step.server = int(st.integer(QStringLiteral("server"), 0, 0, 8));
-            step.replica = st.boolean(QStringLiteral("replica"), false);
-            step.note = st.string(QStringLiteral("note"), QString());
-            st.rejectUnknown();
-            const bool serverAction = step.action == Scenario::Step::Action::ServerRestart
-                || step.action == Scenario::Step::Action::ServerPause
-                || step.action == Scenario::Step::Action::ServerKill
-                || step.action == Scenario::Step::Action::Failover
-                || step.action == Scenario::Step::Action::Note;
-            if (!serverAction && !s.story.actors.contains(step.actor))
-                st.error(QStringLiteral("actor"),
-                         step.actor.isEmpty()
-                             ? QStringLiteral("is required for '%1'").arg(kActions.at(int(step.action)))
-                             : QStringLiteral("'%1' is not one of story.actors (%2)")
-                                   .arg(step.actor, s.story.actors.join(QStringLiteral(", "))));
-            const bool needsMs = step.action == Scenario::Step::Action::Work
-                || step.action == Scenario::Step::Action::Pause
-                || step.action == Scenario::Step::Action::Delay
-                || step.action == Scenario::Step::Action::ServerPause
-                || step.action == Scenario::Step::Action::Partition;
-            if (needsMs && step.ms <= 0)
-                st.error(QStringLiteral("ms"),
-                         QStringLiteral("'%1' needs ms above 0").arg(kActions.at(int(step.action))));
-            // Against the last step kept, not steps[i - 1]: a step that is not an object was skipped.
-            if (!s.story.steps.isEmpty() && step.atMs < s.story.steps.last().atMs)
-                st.error(
-                    QStringLiteral("at_ms"),
-                    QStringLiteral("%1 is earlier than the step before it (%2); list steps in time order")
-                        .arg(step.atMs)
-                        .arg(s.story.steps.last().atMs));
-            s.story.steps.append(step);
-        }
-        f.rejectUnknown();
-        if (s.kind == Scenario::Kind::Story && (s.story.actors.isEmpty() || s.story.steps.isEmpty()))
-            errors->append(QStringLiteral("story: a story scenario needs actors and steps"));
-        if (s.kind == Scenario::Kind::Workload && !s.story.steps.isEmpty())
-            errors->append(QStringLiteral("story: steps are only used when kind is \"story\""));
+}
+
+void ScenarioParser::parseStory(Fields &top, Scenario *out, QStringList *errors)
+{
+    Scenario &s = *out;
+    Fields f(top.object(QStringLiteral("story")), QStringLiteral("story"), errors);
+    const QJsonArray actors = f.array(QStringLiteral("actors"));
+    for (qsizetype i = 0; i < actors.size(); ++i) {
+        const QString name = actors.at(i).toString();
+        if (name.isEmpty() || s.story.actors.contains(name))
+            errors->append(QStringLiteral("story.actors[%1]: expected a unique, non-empty name").arg(i));
+        else
+            s.story.actors << name;
     }
+    const QJsonArray steps = f.array(QStringLiteral("steps"));
+    for (qsizetype i = 0; i < steps.size(); ++i) {
+        const QString path = QStringLiteral("story.steps[%1]").arg(i);
+        Fields st(steps.at(i).toObject(), path, errors);
+        if (!steps.at(i).isObject()) {
+            errors->append(path + QStringLiteral(": expected an object"));
+            continue;
+        }
+        Scenario::Step step;
+        step.atMs = st.number(QStringLiteral("at_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+        if (!st.has(QStringLiteral("action")))
+            st.error(QStringLiteral("action"),
+                     QStringLiteral("is required; use %1").arg(joinChoices(kActions)));
+        step.action = Scenario::Step::Action(
+            st.choice(QStringLiteral("action"), int(Scenario::Step::Action::Note), kActions));
+        step.actor = st.string(QStringLiteral("actor"), QString());
+        step.ms = st.number(QStringLiteral("ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+        step.server = int(st.integer(QStringLiteral("server"), 0, 0, 8));
+        step.replica = st.boolean(QStringLiteral("replica"), false);
+        step.note = st.string(QStringLiteral("note"), QString());
+        st.rejectUnknown();
+        const bool serverAction = step.action == Scenario::Step::Action::ServerRestart
+            || step.action == Scenario::Step::Action::ServerPause
+            || step.action == Scenario::Step::Action::ServerKill
+            || step.action == Scenario::Step::Action::Failover
+            || step.action == Scenario::Step::Action::Note;
+        if (!serverAction && !s.story.actors.contains(step.actor))
+            st.error(QStringLiteral("actor"),
+                     step.actor.isEmpty()
+                         ? QStringLiteral("is required for '%1'").arg(kActions.at(int(step.action)))
+                         : QStringLiteral("'%1' is not one of story.actors (%2)")
+                               .arg(step.actor, s.story.actors.join(QStringLiteral(", "))));
+        const bool needsMs = step.action == Scenario::Step::Action::Work
+            || step.action == Scenario::Step::Action::Pause
+            || step.action == Scenario::Step::Action::Delay
+            || step.action == Scenario::Step::Action::ServerPause
+            || step.action == Scenario::Step::Action::Partition;
+        if (needsMs && step.ms <= 0)
+            st.error(QStringLiteral("ms"),
+                     QStringLiteral("'%1' needs ms above 0").arg(kActions.at(int(step.action))));
+        // Against the last step kept, not steps[i - 1]: a step that is not an object was skipped.
+        if (!s.story.steps.isEmpty() && step.atMs < s.story.steps.last().atMs)
+            st.error(
+                QStringLiteral("at_ms"),
+                QStringLiteral("%1 is earlier than the step before it (%2); list steps in time order")
+                    .arg(step.atMs)
+                    .arg(s.story.steps.last().atMs));
+        s.story.steps.append(step);
+    }
+    f.rejectUnknown();
+    if (s.kind == Scenario::Kind::Story && (s.story.actors.isEmpty() || s.story.steps.isEmpty()))
+        errors->append(QStringLiteral("story: a story scenario needs actors and steps"));
+    if (s.kind == Scenario::Kind::Workload && !s.story.steps.isEmpty())
+        errors->append(QStringLiteral("story: steps are only used when kind is \"story\""));
+}
+
+void ScenarioParser::parseVariants(Fields &top, Scenario *out, QStringList *errors)
+{
+    Scenario &s = *out;
     const QJsonArray variants = top.array(QStringLiteral("variants"));
     for (qsizetype i = 0; i < variants.size(); ++i) {
         const QString path = QStringLiteral("variants[%1]").arg(i);
@@ -705,6 +760,11 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         else
             s.variants.append(Scenario::Variant {name, overrides});
     }
+}
+
+void ScenarioParser::parseExpectations(Fields &top, Scenario *out, QStringList *errors)
+{
+    Scenario &s = *out;
     const QJsonArray expect = top.array(QStringLiteral("expect"));
     for (qsizetype i = 0; i < expect.size(); ++i) {
         Expectation e;
@@ -716,9 +776,12 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         else
             s.expect.append(e);
     }
-    top.rejectUnknown();
+}
 
-    // Checks across sections.
+// What one section cannot check alone: fault and step numbers against the servers and processes, and
+// what the servers, the algorithm and the client ask of one another.
+void ScenarioParser::checkAcrossSections(const Scenario &s, QStringList *errors)
+{
     for (qsizetype i = 0; i < s.faults.size(); ++i) {
         const Scenario::Fault &f = s.faults.at(i);
         if (f.process >= s.processCount())
@@ -798,22 +861,6 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
         errors->append(
             QStringLiteral("resource.fenced_store: needs a fencing token; set algorithm.fencing to true "
                            "(or use the \"fenced\" algorithm)"));
-
-    if (errors->size() > errorsBefore)
-        return false;
-    // Every variant must itself be a valid scenario.
-    for (qsizetype i = 0; i < s.variants.size(); ++i) {
-        Scenario resolved;
-        QStringList variantErrors;
-        if (!variant(s, int(i), &resolved, &variantErrors)) {
-            for (const QString &e : variantErrors)
-                errors->append(QStringLiteral("variants[%1] (%2): %3").arg(i).arg(s.variants.at(i).name, e));
-        }
-    }
-    if (errors->size() > errorsBefore)
-        return false;
-    *out = s;
-    return true;
 }
 
 QStringList ScenarioParser::clusterProblems(const Scenario &s)

@@ -36,5 +36,21 @@ public:
     static QStringList clusterProblems(const Scenario &scenario);
 
 private:
+    class Fields; // reads one JSON object's fields, remembering which were asked for (scenarioparser.cpp)
+
+    // One section of the scenario each, into `out`; every problem goes to `errors` (through `top` and the
+    // section's own Fields).
+    static void parseHeader(Fields &top, const QJsonObject &object, Scenario *out, QStringList *errors);
+    static void parseServers(Fields &top, Scenario *out, QStringList *errors);
+    void parseAlgorithm(Fields &top, const QJsonObject &object, Scenario *out, QStringList *errors) const;
+    static void parseClient(Fields &top, Scenario::Client *client, QStringList *errors);
+    static void parseWorkload(Fields &top, Scenario *out, QStringList *errors);
+    static void parseResource(Fields &top, Scenario *out, QStringList *errors);
+    static void parseFaults(Fields &top, Scenario *out, QStringList *errors);
+    static void parseStory(Fields &top, Scenario *out, QStringList *errors);
+    static void parseVariants(Fields &top, Scenario *out, QStringList *errors);
+    static void parseExpectations(Fields &top, Scenario *out, QStringList *errors);
+    static void checkAcrossSections(const Scenario &scenario, QStringList *errors);
+
     QStringList m_algorithmIds;
 };

@@ -3,11 +3,12 @@
 
 #include "clientcatalog.h"
 #include "externalworker.h"
-#include "faultproxy.h"
+#include "faultinjector.h"
 #include "runcontext.h"
 #include "simulatedprocess.h"
 #include "simulationservers.h"
 #include "simulationworker.h"
+#include "storydirector.h"
 #include "storysnapshotter.h"
 
 #include "inspect/lockscanjob.h"
@@ -18,11 +19,8 @@
 #include "redis/redisconnection.h"
 #include "scenarioparser.h"
 
-#include <QSet>
 #include <QTemporaryDir>
 
-#include <limits>
-#include <random>
 
 namespace {
 
@@ -127,11 +125,6 @@ private:
     std::unique_ptr<RedisConnection> m_single;
 };
 
-QString seconds(qint64 us)
-{
-    return QString::number(double(us) / 1e6, 'f', 2) + QStringLiteral(" s");
-}
-
 } // namespace
 
 Simulation::Simulation(const Scenario &scenario)
@@ -218,13 +211,18 @@ qint64 Simulation::elapsedUs() const
     const qint64 end = m_endUs.load();
     if (end >= 0)
         return end;
-    return m_run && (state() == State::Running || state() == State::Stopping) ? m_run->clock.nowUs() : 0;
+    // The state first: setup() creates m_run on the controller thread before the state says Running, and
+    // another thread (the GUI's, a test's) may ask meanwhile.
+    const State s = state();
+    return (s == State::Running || s == State::Stopping) && m_run ? m_run->clock.nowUs() : 0;
 }
 
 double Simulation::progress() const
 {
     if (isFinished())
         return 1.0;
+    if (state() == State::Idle || state() == State::Starting)
+        return 0.0; // nothing has run yet (and m_plannedUs is being set)
     return m_plannedUs > 0 ? std::clamp(double(elapsedUs()) / double(m_plannedUs), 0.0, 1.0) : 0.0;
 }
 
@@ -337,7 +335,8 @@ bool Simulation::setup(QString *error)
     if (!m_servers->start(so, error))
         return false;
     m_run->servers = m_servers.get();
-    if (s.usesProxy() && !startProxies(error))
+    m_faults = std::make_unique<FaultInjector>(*m_run, m_timeline, m_processes, m_external, m_processNames);
+    if (s.usesProxy() && !m_faults->startProxies(error))
         return false;
     PersistentErrorTracker::Policy errorPolicy;
     errorPolicy.readOnlyIsTransient = m_servers->settings(0).sentinel.enabled(); // until a failover is found
@@ -459,62 +458,14 @@ bool Simulation::setup(QString *error)
         m_snapshotter = std::move(snapshotter);
     }
     m_state = State::Running;
-    scheduleFaults();
-    scheduleStory();
+    m_faults->scheduleFaults();
+    if (s.kind == Scenario::Kind::Story) {
+        m_story = std::make_unique<StoryDirector>(m_scenario, m_timeline, *m_faults, m_workers);
+        m_story->setSnapshotter(m_snapshotter.get());
+        m_story->scheduleSteps();
+    }
     m_run->releaseGo();
     return true;
-}
-
-// A FaultProxy per process and server: delays, partitions and dropped connections then reach every byte
-// the process exchanges with Redis — replies, pub/sub and keyspace notifications too — whatever its client.
-bool Simulation::startProxies(QString *error)
-{
-    m_proxiedGeneration = m_servers->generation();
-    for (int p = 0; p < m_scenario.processCount(); ++p) {
-        std::vector<std::unique_ptr<FaultProxy>> row;
-        QList<QPair<QString, int>> endpoints;
-        for (int server = 0; server < m_servers->count(); ++server) {
-            const ConnectionSettings target = m_servers->settings(server);
-            auto proxy = std::make_unique<FaultProxy>(target.host, target.port);
-            QString why;
-            if (!proxy->start(&why)) {
-                *error = QStringLiteral("cannot start the network proxy for %1: %2").arg(target.endpoint(), why);
-                return false;
-            }
-            endpoints.append({proxy->host(), proxy->port()});
-            row.push_back(std::move(proxy));
-        }
-        m_run->proxies.append(endpoints);
-        m_proxies.push_back(std::move(row));
-    }
-    return true;
-}
-
-QList<FaultProxy *> Simulation::proxiesOf(int process, const QList<int> &servers) const
-{
-    QList<FaultProxy *> list;
-    if (process < 0 || process >= int(m_proxies.size()))
-        return list;
-    for (int server = 0; server < int(m_proxies.at(size_t(process)).size()); ++server) {
-        if (servers.isEmpty() || servers.contains(server))
-            list << m_proxies.at(size_t(process)).at(size_t(server)).get();
-    }
-    return list;
-}
-
-// A failover or a restart on another port moved a server: the proxies send later connections to where it is
-// now (the clients' connections to the old address fail and reconnect, as they would).
-void Simulation::followServerAddresses()
-{
-    if (m_proxies.empty() || m_servers->generation() == m_proxiedGeneration)
-        return;
-    m_proxiedGeneration = m_servers->generation();
-    for (const auto &row : m_proxies) {
-        for (int server = 0; server < int(row.size()); ++server) {
-            const ConnectionSettings target = m_servers->settings(server);
-            row.at(size_t(server))->setUpstream(target.host, target.port);
-        }
-    }
 }
 
 // One process per worker, each running the scenario's client: a shipped adapter (unpacked, its library
@@ -611,459 +562,6 @@ bool Simulation::clearKeys(QString *error)
     return true;
 }
 
-void Simulation::schedule(qint64 atUs, std::function<void()> action)
-{
-    m_timeline.emplace(atUs, std::move(action));
-}
-
-// The sentinels promote the replica while the run goes on: look every 50 ms, put the outcome in the history
-// when it is known (the failover thread gives up after 15 s), then run the story steps held meanwhile.
-void Simulation::watchSentinelFailover(int server)
-{
-    schedule(runNowUs() + 50000, [this, server] {
-        if (const auto result = m_servers->sentinelFailoverResult()) {
-            recordFault(HistoryEvent::FaultType::Failover, -1, server, result->second);
-            m_awaitingFailover = false;
-            const QList<int> held = std::exchange(m_heldSteps, {});
-            if (!m_draining) {
-                for (int i : held)
-                    runStep(i);
-            }
-            return;
-        }
-        if (!m_draining)
-            watchSentinelFailover(server);
-    });
-}
-
-void Simulation::recordFault(HistoryEvent::FaultType type, int process, qint64 value, const QString &text,
-                             int lock)
-{
-    const int log = m_history->logCount() - 1;
-    HistoryEvent e;
-    e.timeUs = m_run->clock.nowUs();
-    e.kind = HistoryEvent::Kind::Fault;
-    e.phase = HistoryEvent::Phase::Ok;
-    e.outcome = quint8(type);
-    e.process = process;
-    e.lock = lock;
-    e.value = value;
-    e.detail = m_history->addText(log, text.toUtf8());
-    m_history->record(log, e);
-}
-
-void Simulation::scheduleFaults()
-{
-    for (const Scenario::Fault &f : m_scenario.faults) {
-        if (f.type == Scenario::Fault::Type::ClockSkew) {
-            schedule(0, [this, f] {
-                recordFault(HistoryEvent::FaultType::ClockSkew, f.process, qint64(f.skewMs),
-                            QStringLiteral("the clock of %1 runs at %2× and is off by %3 ms")
-                                .arg(f.process < 0 ? QStringLiteral("every process")
-                                                   : m_processNames.value(f.process))
-                                .arg(f.rate)
-                                .arg(f.skewMs));
-            });
-            continue;
-        }
-        if (f.atMs < 0)
-            continue; // probabilistic: decided on the controller's ticks
-        schedule(qint64(f.atMs * 1000), [this, f] {
-            using T = Scenario::Fault::Type;
-            const bool serverFault = f.type == T::ServerRestart || f.type == T::ServerPause
-                || f.type == T::ServerKill || f.type == T::Failover;
-            if (f.process >= 0 || serverFault) {
-                applyFault(f, f.process); // a server fault happens once, whatever the processes
-                return;
-            }
-            for (int p = 0; p < int(m_processes.size()); ++p)
-                applyFault(f, p);
-        });
-    }
-}
-
-void Simulation::applyFault(const Scenario::Fault &f, int p)
-{
-    using T = Scenario::Fault::Type;
-    using FT = HistoryEvent::FaultType;
-    SimulatedProcess *process
-        = p >= 0 && p < int(m_processes.size()) ? m_processes.at(size_t(p)).get() : nullptr;
-    const QString who = process ? process->name() : QString();
-    if (!m_external.empty() && applyExternalFault(f, p))
-        return;
-    if (!m_proxies.empty() && applyNetworkFault(f, p))
-        return;
-    switch (f.type) {
-    case T::Pause:
-        if (!process || process->isPaused() || process->isCrashed())
-            return;
-        process->pause();
-        recordFault(FT::PauseStart, p, qint64(f.durationMs),
-                    QStringLiteral("%1 stops the world for %2 ms: its threads and its watchdog freeze")
-                        .arg(who)
-                        .arg(f.durationMs));
-        schedule(runNowUs() + qint64(f.durationMs * 1000), [this, p, process, who] {
-            // Recorded before the threads run again, so every event of theirs comes after it.
-            recordFault(FT::PauseEnd, p, 0, QStringLiteral("%1 runs again").arg(who));
-            process->resume();
-        });
-        return;
-    case T::Crash:
-        if (!process || process->isCrashed())
-            return;
-        process->crash();
-        recordFault(FT::Crash, p, 0, QStringLiteral("%1 crashed: it never releases what it holds").arg(who));
-        return;
-    case T::Delay: {
-        if (!process)
-            return;
-        QSet<QString> endpoints;
-        for (int server : f.servers)
-            endpoints << m_servers->settings(server).endpoint();
-        process->setDelay(f.delayMs, f.where == Scenario::Fault::Where::BeforeSend, endpoints);
-        recordFault(FT::NetworkDelay, p, qint64(f.delayMs),
-                    QStringLiteral("%1's network adds %2 ms %3 every command%4")
-                        .arg(who)
-                        .arg(f.delayMs)
-                        .arg(f.where == Scenario::Fault::Where::BeforeSend ? QStringLiteral("before")
-                                                                           : QStringLiteral("after"))
-                        .arg(f.servers.isEmpty() ? QString() : QStringLiteral(" to some servers")));
-        return;
-    }
-    case T::CrashAfterSetnx:
-        if (process)
-            process->armCrashAfterSetnx();
-        return;
-    case T::GetDelDelay:
-        if (process)
-            process->setGetDelDelay(f.delayMs);
-        return;
-    case T::DropNotifications:
-        if (process)
-            process->setDropNotifications(true);
-        recordFault(FT::NetworkDelay, p, 0, QStringLiteral("%1 loses every release notification").arg(who));
-        return;
-    case T::ServerRestart:
-        serverRestart(f.server, f.restartDelayMs > 0 ? f.restartDelayMs : m_scenario.servers.restartDelayMs);
-        return;
-    case T::ServerPause:
-        serverPause(f.server, f.replica, f.durationMs);
-        return;
-    case T::ServerKill: {
-        QString what, error;
-        const qint64 downAt = m_run->clock.nowUs(); // before the kill: see serverRestart()
-        if (m_servers->kill(f.server, &what, &error)) {
-            recordFault(FT::ServerKill, -1, f.server, what);
-            m_outages << QStringLiteral("server %1 killed at %2").arg(f.server).arg(seconds(downAt));
-            m_injectedDownUs.append({downAt, std::numeric_limits<qint64>::max()});
-        } else {
-            recordFault(FT::ServerKill, -1, f.server, error);
-        }
-        return;
-    }
-    case T::Failover: {
-        QString what, error;
-        const qint64 downAt = m_run->clock.nowUs(); // before the master goes: see serverRestart()
-        const bool ok = m_servers->failover(f.server, &what, &error);
-        recordFault(FT::Failover, -1, f.server, ok ? what : error);
-        // The old master is gone for good: what the workers see from here on is this fault's doing.
-        m_injectedDownUs.append({downAt, std::numeric_limits<qint64>::max()});
-        if (ok && m_servers->isSentinel()) {
-            m_awaitingFailover = true;
-            watchSentinelFailover(f.server);
-        }
-        return;
-    }
-    case T::Partition: {
-        if (!process || process->isCrashed())
-            return;
-        QSet<QString> endpoints;
-        for (int server : f.servers)
-            endpoints << m_servers->settings(server).endpoint();
-        process->setPartitioned(true, endpoints);
-        recordFault(
-            FT::PartitionStart, p, qint64(f.durationMs),
-            QStringLiteral("%1 is cut off from %2 for %3 ms: its commands get no reply")
-                .arg(who,
-                     f.servers.isEmpty() ? QStringLiteral("the servers") : QStringLiteral("some servers"))
-                .arg(f.durationMs));
-        schedule(runNowUs() + qint64(f.durationMs * 1000), [this, p, process, who] {
-            process->setPartitioned(false);
-            recordFault(FT::PartitionEnd, p, 0, QStringLiteral("%1's network is back").arg(who));
-        });
-        return;
-    }
-    case T::ClockSkew:
-    case T::Restart:
-    case T::DropConnections:
-        return;
-    }
-}
-
-bool Simulation::applyNetworkFault(const Scenario::Fault &f, int p)
-{
-    using T = Scenario::Fault::Type;
-    using FT = HistoryEvent::FaultType;
-    const QList<FaultProxy *> proxies = proxiesOf(p, f.servers);
-    if (proxies.isEmpty())
-        return false;
-    const QString who = m_processNames.value(p);
-    const QString where = f.servers.isEmpty() ? QStringLiteral("the servers") : QStringLiteral("some servers");
-    switch (f.type) {
-    case T::Delay: {
-        const FaultProxy::Direction d = f.where == Scenario::Fault::Where::BeforeSend ? FaultProxy::Direction::ToServer
-                                                                                      : FaultProxy::Direction::FromServer;
-        for (FaultProxy *proxy : proxies)
-            proxy->setDelay(int(f.delayMs), d);
-        recordFault(FT::NetworkDelay, p, qint64(f.delayMs),
-                    QStringLiteral("the network between %1 and %2 adds %3 ms to every packet %4 (proxy)")
-                        .arg(who, where)
-                        .arg(f.delayMs)
-                        .arg(d == FaultProxy::Direction::ToServer ? QStringLiteral("towards Redis")
-                                                                  : QStringLiteral("back from Redis")));
-        return true;
-    }
-    case T::Partition: {
-        const FaultProxy::Direction d = f.direction == Scenario::Fault::Direction::ToServer ? FaultProxy::Direction::ToServer
-            : f.direction == Scenario::Fault::Direction::FromServer                         ? FaultProxy::Direction::FromServer
-                                                                                            : FaultProxy::Direction::Both;
-        for (FaultProxy *proxy : proxies)
-            proxy->setCut(d, true);
-        recordFault(FT::PartitionStart, p, qint64(f.durationMs),
-                    QStringLiteral("%1 is cut off from %2 for %3 ms (%4): %5")
-                        .arg(who, where)
-                        .arg(f.durationMs)
-                        .arg(FaultProxy::directionName(d),
-                             d == FaultProxy::Direction::FromServer
-                                 ? QStringLiteral("its commands reach Redis, the replies never come back")
-                                 : d == FaultProxy::Direction::ToServer ? QStringLiteral("its commands never reach Redis")
-                                                                        : QStringLiteral("nothing gets through either way")));
-        schedule(runNowUs() + qint64(f.durationMs * 1000), [this, p, proxies, d, who] {
-            for (FaultProxy *proxy : proxies)
-                proxy->setCut(d, false);
-            recordFault(FT::PartitionEnd, p, 0, QStringLiteral("%1's network is back; what was held arrives now").arg(who));
-        });
-        return true;
-    }
-    case T::DropConnections:
-        for (FaultProxy *proxy : proxies)
-            proxy->dropConnections();
-        recordFault(FT::ConnectionsDropped, p, 0,
-                    QStringLiteral("%1's connections to %2 are reset: its client must reconnect").arg(who, where));
-        return true;
-    default:
-        return false;
-    }
-}
-
-bool Simulation::applyExternalFault(const Scenario::Fault &f, int p)
-{
-    using T = Scenario::Fault::Type;
-    using FT = HistoryEvent::FaultType;
-    ExternalWorker *x = p >= 0 && p < int(m_external.size()) ? m_external.at(size_t(p)) : nullptr;
-    if (!x)
-        return f.type == T::Pause || f.type == T::Crash || f.type == T::Restart;
-    const QString who = x->name();
-    switch (f.type) {
-    case T::Pause:
-        if (x->isCrashed() || x->isPaused())
-            return true;
-        x->pause();
-        recordFault(FT::PauseStart, p, qint64(f.durationMs),
-                    QStringLiteral("%1 (pid %2) stopped with SIGSTOP for %3 ms: the library's timers and "
-                                   "connections freeze with it")
-                        .arg(who)
-                        .arg(x->pid())
-                        .arg(f.durationMs));
-        schedule(runNowUs() + qint64(f.durationMs * 1000), [this, p, x, who] {
-            recordFault(FT::PauseEnd, p, 0, QStringLiteral("%1 runs again (SIGCONT)").arg(who));
-            x->resume();
-        });
-        return true;
-    case T::Crash:
-        if (x->isCrashed())
-            return true;
-        recordFault(FT::Crash, p, 0,
-                    QStringLiteral("%1 (pid %2) killed with SIGKILL: what it holds stays in Redis")
-                        .arg(who)
-                        .arg(x->pid()));
-        x->crash();
-        return true;
-    case T::Restart:
-        recordFault(FT::ProcessRestart, p, 0,
-                    QStringLiteral("%1 starts again as a new process%2")
-                        .arg(who, x->isCrashed() ? QString() : QStringLiteral(" (the old one is killed first)")));
-        x->restart();
-        return true;
-    default:
-        return false;
-    }
-}
-
-void Simulation::serverRestart(int server, double stayDownMs)
-{
-    QString what, error;
-    // Down from before the kill: workers see it die while crashForRestart still waits for the process to go,
-    // and a failure window that opened and closed in that moment (an answer recorded late closes it) must
-    // count as this outage, not as one nobody scheduled (seen once in CI on a loaded machine).
-    const qint64 downAt = m_run->clock.nowUs();
-    if (!m_servers->crashForRestart(server, &what, &error)) {
-        recordFault(HistoryEvent::FaultType::ServerRestart, -1, server, error);
-        return;
-    }
-    recordFault(HistoryEvent::FaultType::ServerRestart, -1, server,
-                stayDownMs > 0 ? what + QStringLiteral(" after staying down %1 ms").arg(stayDownMs) : what);
-    const auto bringBack = [this, server, downAt] {
-        QString back, failure;
-        const bool ok = m_servers->startAgain(server, &back, &failure);
-        recordFault(HistoryEvent::FaultType::ServerResume, -1, server, ok ? back : failure);
-        m_outages << QStringLiteral("server %1 down from %2 to %3 (restart without persistence)")
-                         .arg(server)
-                         .arg(seconds(downAt), seconds(m_run->clock.nowUs()));
-        m_injectedDownUs.append({downAt, m_run->clock.nowUs()});
-    };
-    if (stayDownMs > 0)
-        schedule(runNowUs() + qint64(stayDownMs * 1000), bringBack);
-    else
-        bringBack();
-}
-
-void Simulation::serverPause(int server, bool replica, double ms)
-{
-    QString what, error;
-    const qint64 downAt = m_run->clock.nowUs(); // before the pause: see serverRestart()
-    if (!m_servers->pause(server, replica, &what, &error)) {
-        recordFault(HistoryEvent::FaultType::ServerPause, -1, server, error);
-        return;
-    }
-    recordFault(HistoryEvent::FaultType::ServerPause, -1, server,
-                what + QStringLiteral(" for %1 ms").arg(ms));
-    m_injectedDownUs.append({downAt, m_run->clock.nowUs() + qint64(ms * 1000)});
-    schedule(runNowUs() + qint64(ms * 1000), [this, server, replica] {
-        QString resumed, failure;
-        const bool ok = m_servers->resume(server, replica, &resumed, &failure);
-        recordFault(HistoryEvent::FaultType::ServerResume, -1, server, ok ? resumed : failure);
-    });
-}
-
-void Simulation::scheduleStory()
-{
-    if (m_scenario.kind != Scenario::Kind::Story)
-        return;
-    m_stepsLeft = int(m_scenario.story.steps.size());
-    for (int i = 0; i < m_scenario.story.steps.size(); ++i)
-        scheduleStep(i, qint64(m_scenario.story.steps.at(i).atMs * 1000));
-}
-
-// A step comes due at `atUs`. While the sentinels are failing over (which takes them about a second, more
-// on a loaded machine) the story holds its steps, in order, until the failover's outcome is in the history:
-// what it tells then happens in the same order on any machine.
-void Simulation::scheduleStep(int i, qint64 atUs)
-{
-    schedule(atUs, [this, i] {
-        // A stopped run drains its timeline for the server resumes and restarts only: the story's remaining
-        // steps did not happen (they were recorded at the stop's moment, as if they had).
-        if (m_draining)
-            return;
-        if (m_awaitingFailover) {
-            m_heldSteps.append(i); // released by watchSentinelFailover()
-            return;
-        }
-        runStep(i);
-    });
-}
-
-void Simulation::runStep(int i)
-{
-    const Scenario::Step &step = m_scenario.story.steps.at(i);
-    // The keys as this step comes due, read before it acts (a slow server delays the story at most this
-    // long; the reading then says it is late). The same in every run, stepped through afterwards or not.
-    constexpr int kSnapshotWaitMs = 100;
-    if (m_snapshotter && !step.note.isEmpty())
-        m_snapshotter->readBefore(i, kSnapshotWaitMs);
-    dispatchStep(i, step);
-    --m_stepsLeft;
-}
-
-void Simulation::dispatchStep(int index, const Scenario::Step &step)
-{
-    using A = Scenario::Step::Action;
-    const int actor = int(m_scenario.story.actors.indexOf(step.actor));
-    if (!step.note.isEmpty() || step.action != A::Note)
-        recordFault(HistoryEvent::FaultType::StoryStep, actor, index, step.note);
-    switch (step.action) {
-    case A::Acquire:
-    case A::Release:
-    case A::Work:
-    case A::Read:
-    case A::Write:
-        if (actor >= 0)
-            m_workers.at(size_t(actor))->post(step);
-        return;
-    case A::Pause: {
-        Scenario::Fault f;
-        f.type = Scenario::Fault::Type::Pause;
-        f.durationMs = step.ms;
-        applyFault(f, actor);
-        return;
-    }
-    case A::Crash: {
-        Scenario::Fault f;
-        f.type = Scenario::Fault::Type::Crash;
-        applyFault(f, actor);
-        return;
-    }
-    case A::Delay: {
-        Scenario::Fault f;
-        f.type = Scenario::Fault::Type::Delay;
-        f.delayMs = step.ms;
-        applyFault(f, actor);
-        return;
-    }
-    case A::Partition: {
-        Scenario::Fault f;
-        f.type = Scenario::Fault::Type::Partition;
-        f.durationMs = step.ms;
-        applyFault(f, actor);
-        return;
-    }
-    case A::ServerRestart:
-        serverRestart(step.server, step.ms > 0 ? step.ms : m_scenario.servers.restartDelayMs);
-        return;
-    case A::ServerPause:
-        serverPause(step.server, step.replica, step.ms);
-        return;
-    case A::Restart: {
-        Scenario::Fault f;
-        f.type = Scenario::Fault::Type::Restart;
-        applyFault(f, actor);
-        return;
-    }
-    case A::ServerKill:
-    case A::Failover: {
-        Scenario::Fault f;
-        f.type = step.action == A::Failover ? Scenario::Fault::Type::Failover
-                                            : Scenario::Fault::Type::ServerKill;
-        f.server = step.server;
-        applyFault(f, -1);
-        return;
-    }
-    case A::Note:
-        return;
-    }
-}
-
-bool Simulation::storyDone() const
-{
-    if (m_stepsLeft > 0)
-        return false;
-    for (const auto &w : m_workers) {
-        if (!w->isIdle())
-            return false;
-    }
-    return true;
-}
-
 void Simulation::loop()
 {
     const bool story = m_scenario.kind == Scenario::Kind::Story;
@@ -1076,31 +574,14 @@ void Simulation::loop()
             last = std::max(last, st.atMs);
         storyCapUs = qint64((last + m_scenario.algorithm.acquireTimeoutMs + 5000) * 1000);
     }
-    std::mt19937_64 random(m_scenario.workload.seed ^ 0x5eedf00dULL);
-    std::uniform_real_distribution<double> chance(0, 1);
     qint64 nextTickUs = 100000;
     qint64 doneSinceUs = -1;
-    m_draining = false;
-    m_awaitingFailover = false;
-    m_heldSteps.clear();
     for (;;) {
         const qint64 now = runNowUs();
-        while (!m_timeline.empty() && m_timeline.begin()->first <= now) {
-            auto action = std::move(m_timeline.begin()->second);
-            m_timeline.erase(m_timeline.begin());
-            action();
-        }
-        followServerAddresses();
+        m_timeline.runDue(now);
+        m_faults->followServerAddresses();
         if (now >= nextTickUs) {
-            // Probabilistic faults: `probability` is the chance per second, checked every 100 ms.
-            for (const Scenario::Fault &f : m_scenario.faults) {
-                if (f.atMs >= 0 || f.probability <= 0 || chance(random) >= f.probability / 10.0)
-                    continue;
-                const int p = f.process >= 0
-                    ? f.process
-                    : std::uniform_int_distribution<int>(0, int(m_processes.size()) - 1)(random);
-                applyFault(f, p);
-            }
+            m_faults->injectChanceFaults(); // `probability` is the chance per second, checked every 100 ms
             nextTickUs += 100000;
         }
         bool stop = false;
@@ -1111,7 +592,7 @@ void Simulation::loop()
         if (stop || m_run->persistentErrors.hasGivenUp()) // the report says why (collect())
             return;
         if (story) {
-            if (storyDone()) {
+            if (m_story->isDone()) {
                 if (doneSinceUs < 0)
                     doneSinceUs = now;
                 if (now - doneSinceUs >= 500000) // a moment of aftermath on the timeline
@@ -1133,8 +614,8 @@ void Simulation::loop()
             }
         }
         qint64 wakeUs = nextTickUs;
-        if (!m_timeline.empty())
-            wakeUs = std::min(wakeUs, m_timeline.begin()->first);
+        if (!m_timeline.isEmpty())
+            wakeUs = std::min(wakeUs, m_timeline.nextDueUs());
         wakeUs = std::min(wakeUs, now + 20000); // look at the workers at least every 20 ms
         std::unique_lock lock(m_mutex);
         m_wake.wait_for(lock, std::chrono::microseconds(std::max<qint64>(0, wakeUs - now)),
@@ -1150,6 +631,7 @@ void Simulation::finish()
         // The story's end as it stands, before the workers let go of anything.
         m_snapshotter->request(-1);
         m_snapshotter->waitIdle(5000);
+        m_story->setSnapshotter(nullptr);
         std::unique_ptr<StorySnapshotter> done;
         {
             std::lock_guard lock(m_mutex);
@@ -1186,12 +668,7 @@ void Simulation::finish()
     for (ExternalWorker *x : m_external)
         x->close(); // end of input: the adapter exits (killed if it does not within 2 s)
     // Pending server resumes and restarts still run, so no sandbox stays frozen or down.
-    m_draining = true;
-    while (!m_timeline.empty()) {
-        auto action = std::move(m_timeline.begin()->second);
-        m_timeline.erase(m_timeline.begin());
-        action();
-    }
+    m_timeline.drain();
     m_endUs = m_scenario.kind == Scenario::Kind::Story ? m_run->clock.nowUs() : stoppedAt;
 }
 
@@ -1206,8 +683,7 @@ void Simulation::collect()
     report.servers = m_servers->count();
     report.failedRounds = m_run->failedRounds.load();
     report.countedCycles = m_run->cycles.load();
-    report.outages = m_outages;
-    addUnscheduledOutages(&report);
+    m_faults->addOutages(&report, m_endUs.load());
     if (const auto refused = m_run->persistentErrors.failure())
         report.setPersistentError(*refused);
 
@@ -1296,38 +772,6 @@ void Simulation::findStuckClientLocks(RunReport *report) const
         }
     }
 }
-
-void Simulation::addUnscheduledOutages(RunReport *report) const
-{
-    // Workers keep failing for a moment after a scheduled outage ends (reconnects, timeouts in flight):
-    // those failures belong to it.
-    constexpr qint64 kRecoveryUs = 2000000;
-    const qint64 end = m_endUs.load();
-    for (const OutageTracker::Window &w : m_run->outages.windows()) {
-        const qint64 stop = w.endUs >= 0 ? w.endUs : end;
-        bool scheduled = false;
-        for (const auto &[from, to] : m_injectedDownUs) {
-            const qint64 until = to == std::numeric_limits<qint64>::max() ? to : to + kRecoveryUs;
-            scheduled = scheduled || (w.startUs <= until && stop >= from);
-        }
-        if (scheduled)
-            continue;
-        report->outages << QStringLiteral("servers unreachable from %1 %2 (%3 failed requests; first: %4)")
-                               .arg(seconds(w.startUs),
-                                    w.endUs >= 0 ? QStringLiteral("to ") + seconds(w.endUs)
-                                                 : QStringLiteral("until the end"))
-                               .arg(w.failures)
-                               .arg(w.firstError);
-        if (w.endUs < 0) {
-            report->serverLost = true;
-            report->stopReason
-                = QStringLiteral("the servers stopped answering at %1 and had not come back when "
-                                 "the run ended: %2")
-                      .arg(seconds(w.startUs), w.firstError);
-        }
-    }
-}
-
 void Simulation::teardown()
 {
     if (m_run)
@@ -1340,7 +784,8 @@ void Simulation::teardown()
         w->interruptConnections();
     m_external.clear();
     m_workers.clear(); // joins the threads and closes their connections (external adapters are killed)
-    m_proxies.clear(); // after the workers: nothing of theirs goes through a proxy any more
+    if (m_faults)
+        m_faults->closeProxies(); // after the workers: nothing of theirs goes through a proxy any more
     m_pools.clear();
     m_processes.clear(); // stops the watchdogs and listeners
     // The servers stay until the Simulation goes: the GUI may look at them after the run.

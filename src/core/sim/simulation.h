@@ -1,6 +1,7 @@
 // One simulation run of one scenario (no variants — SimulationRunner handles those): starts the servers,
-// the simulated processes and their worker threads, injects the faults on schedule (or dispatches the
-// story's steps), stops everyone cleanly, reads the counters back and produces the report.
+// the simulated processes and their worker threads, runs the timeline on which a FaultInjector injects the
+// faults (and a StoryDirector dispatches the story's steps), stops everyone cleanly, reads the counters back
+// and produces the report.
 //
 // Everything blocking happens on the run's own controller thread: start() returns at once, so the GUI
 // can call it. The history can be read live while the run goes on.
@@ -8,6 +9,7 @@
 
 #include "eventhistory.h"
 #include "runreport.h"
+#include "runtimeline.h"
 #include "scenario.h"
 #include "storysnapshot.h"
 
@@ -33,8 +35,9 @@ class RunWorker;
 class ExternalWorker;
 class ConnectionPool;
 class QTemporaryDir;
-class FaultProxy;
 class StorySnapshotter;
+class FaultInjector;
+class StoryDirector;
 
 class Simulation
 {
@@ -93,7 +96,6 @@ public:
     RunReport report() const;
 
 private:
-    struct Timed;
     void run();
     bool setup(QString *error);
     // Deletes the run's keys (every lock with its companions, the counters) and sets the counters.
@@ -102,32 +104,7 @@ private:
     void finish();
     void collect();
     void teardown();
-    void schedule(qint64 atUs, std::function<void()> action);
-    void scheduleFaults();
-    void scheduleStory();
-    void applyFault(const Scenario::Fault &fault, int process);
-    // The same faults on an external client's process (SIGSTOP, SIGKILL, a new process); false when the
-    // fault is not one for a process (the caller goes on).
-    bool applyExternalFault(const Scenario::Fault &fault, int process);
     bool prepareClients(QString *error);
-    // Delay, partition and dropped connections through the process's proxies; false when there are none or
-    // the fault is not a network one.
-    bool applyNetworkFault(const Scenario::Fault &fault, int process);
-    bool startProxies(QString *error);
-    QList<FaultProxy *> proxiesOf(int process, const QList<int> &servers) const; // servers empty: all
-    void followServerAddresses();
-    void dispatchStep(int index, const Scenario::Step &step);
-    void serverRestart(int server, double stayDownMs);
-    void serverPause(int server, bool replica, double ms);
-    void watchSentinelFailover(int server);
-    void scheduleStep(int index, qint64 atUs);
-    void runStep(int index);
-    void recordFault(HistoryEvent::FaultType type, int process, qint64 value, const QString &text,
-                     int lock = -1);
-    bool storyDone() const;
-    // Outages the workers saw that no scheduled fault explains (a server killed from outside); one still
-    // going on at the end means the run lost its server.
-    void addUnscheduledOutages(RunReport *report) const;
     void findStuckClientLocks(RunReport *report) const;
     qint64 runNowUs() const; // the run clock, as the story and faults schedule on it
 
@@ -146,21 +123,16 @@ private:
     std::vector<std::unique_ptr<RunWorker>> m_workers;
     std::vector<ExternalWorker *> m_external; // by process, when the scenario names a client (else empty)
     std::unique_ptr<QTemporaryDir> m_clientLogs; // the adapters' standard error, kept until the run goes
-    std::vector<std::vector<std::unique_ptr<FaultProxy>>> m_proxies; // [process][server] (Scenario::usesProxy)
-    quint64 m_proxiedGeneration = 0; // the servers' addresses the proxies forward to
     QStringList m_workerNames;
     QList<int> m_workerProcesses;
     QStringList m_processNames;
     QStringList m_lockNames;
     qint64 m_plannedUs = 0;
     std::atomic<qint64> m_endUs = -1;
-    std::multimap<qint64, std::function<void()>> m_timeline; // controller thread only
-    bool m_awaitingFailover = false; // a Sentinel failover's outcome is not in the history yet
-    QList<int> m_heldSteps; // story steps due while the sentinels fail over, in order (controller thread)
-    bool m_draining = false; // the run has ended: pending actions run once and schedule nothing more
-    int m_stepsLeft = 0;
-    QStringList m_outages;
-    QList<QPair<qint64, qint64>> m_injectedDownUs; // run time spans of scheduled outages (kill: to the end)
+    // Controller thread only, from setup to teardown: the faults and the story's steps, by run time.
+    RunTimeline m_timeline;
+    std::unique_ptr<FaultInjector> m_faults; // owns the processes' proxies (Scenario::usesProxy)
+    std::unique_ptr<StoryDirector> m_story; // stories only
 
     mutable std::mutex m_mutex; // guards the fields below and wakes the controller
     std::condition_variable m_wake;

@@ -613,8 +613,13 @@ bool SimulationWorker::lostInPartition(const RedisConnection &connection)
     return true;
 }
 
-RedisConnection *SimulationWorker::dataConnection(int lock)
+RedisConnection *SimulationWorker::dataConnection(int lock, std::optional<ConnectionPool::Lease> *borrowed)
 {
+    if (m_pool) {
+        RedisError error; // a failed borrow is a null connection: the caller says so in the history
+        borrowed->emplace(m_pool->borrow(&error));
+        return (*borrowed)->get();
+    }
     ensureConnections();
     if (m_cluster) {
         RedisError error;
@@ -631,14 +636,7 @@ bool SimulationWorker::readCounter(int lock)
         return false;
     const QByteArray &key = m_run.counterKeys.at(lock);
     std::optional<ConnectionPool::Lease> borrowed;
-    RedisConnection *connection = nullptr;
-    if (m_pool) {
-        RedisError error;
-        borrowed.emplace(m_pool->borrow(&error));
-        connection = borrowed->get();
-    } else {
-        connection = dataConnection(lock);
-    }
+    RedisConnection *connection = dataConnection(lock, &borrowed);
     if (!connection) {
         single(Kind::Error, lock, 0, 0, "no connection for the counter");
         return false;
@@ -683,14 +681,7 @@ bool SimulationWorker::writeCounter(int lock)
     const qint64 fence = m_fence.at(lock);
     const QByteArray &key = m_run.counterKeys.at(lock);
     std::optional<ConnectionPool::Lease> borrowed;
-    RedisConnection *connection = nullptr;
-    if (m_pool) {
-        RedisError error;
-        borrowed.emplace(m_pool->borrow(&error));
-        connection = borrowed->get();
-    } else {
-        connection = dataConnection(lock);
-    }
+    RedisConnection *connection = dataConnection(lock, &borrowed);
     const qint64 op = invoke(Kind::Write, lock, value, fence);
     if (!connection) {
         complete(op, Kind::Write, Phase::Info, lock, value, fence, 0, 0, "no connection for the counter");

@@ -11,6 +11,7 @@
 #include "runworker.h"
 #include "scenario.h"
 
+#include "locks/connectionpool.h"
 #include "locks/distributedlock.h"
 
 #include <QList>
@@ -21,12 +22,12 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>
 
 class ClusterConnection;
-class ConnectionPool;
 class SimulatedProcess;
 
 class SimulationWorker : public RunWorker
@@ -62,7 +63,9 @@ private:
     // One lock cycle; false when the worker must stop (crashed, stopped). `completed`: the work got done.
     bool cycle(int lock, bool *completed);
     bool leaveAndRelease(int lock);
-    RedisConnection *dataConnection(int lock); // where the counter lives (server 0, or its slot's master)
+    // Where the counter lives (server 0, or its slot's master); with a pool, a connection borrowed into
+    // `borrowed`, which the caller keeps while it uses it. nullptr when there is none.
+    RedisConnection *dataConnection(int lock, std::optional<ConnectionPool::Lease> *borrowed);
     // A network partition cuts this worker's process off from `connection`'s server: waits the command
     // timeout and returns true (the command must not be sent).
     bool lostInPartition(const RedisConnection &connection);
