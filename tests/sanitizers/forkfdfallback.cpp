@@ -6,7 +6,8 @@
 // ("CHECK failed: tsan_rtl.cpp:234"). forkfd decides once whether pidfds work by asking waitid(P_PIDFD); this
 // definition of syscall() (found before libc's) answers that one question "not supported", so forkfd falls
 // back to plain fork(), which TSan intercepts and handles. Every other syscall goes to libc unchanged.
-// LockScope itself never uses QProcess (its children go through ChildProcess, which calls fork()).
+// LockScope itself starts its children through ChildProcess, which calls fork(); QProcess is left only for
+// `lockscope-cli clients` asking an adapter its version, on the main thread.
 #include <dlfcn.h>
 
 #include <cerrno>
