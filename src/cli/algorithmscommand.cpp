@@ -2,14 +2,19 @@
 #include "algorithmscommand.h"
 
 #include "cliio.h"
+#include "commandlinestart.h"
 #include "locks/lockcatalog.h"
 #include "locks/luascript.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
 
 namespace {
+
+const QString kName = QStringLiteral("lockscope-cli algorithms");
 
 // Wraps `text` at `width` columns, every line but the first indented by `indent` spaces.
 QString wrap(const QString &text, int indent, int width = 100)
@@ -31,9 +36,8 @@ QString wrap(const QString &text, int indent, int width = 100)
     return out;
 }
 
-void printDetails(const LockAlgorithmInfo &a, bool withScripts)
+void printDetails(QTextStream &out, const LockAlgorithmInfo &a, bool withScripts)
 {
-    QTextStream &out = CliIo::out();
     out << a.id << " — " << a.title << "\n"
         << "  origin:   " << wrap(a.origin, 12) << "\n\n"
         << "  " << wrap(a.explanation, 2) << "\n\n"
@@ -78,8 +82,9 @@ void printDetails(const LockAlgorithmInfo &a, bool withScripts)
 
 } // namespace
 
-int runAlgorithmsCommand(const QStringList &arguments)
+AlgorithmsArguments AlgorithmsArguments::parse(const QStringList &arguments)
 {
+    AlgorithmsArguments out;
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "List the lock algorithms LockScope can run: id, title, where it comes from and its known flaw.\n"
@@ -89,57 +94,36 @@ int runAlgorithmsCommand(const QStringList &arguments)
                                  QStringLiteral("[ID]"));
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print JSON instead of text.")});
     parser.addOption({QStringLiteral("scripts"), QStringLiteral("With an ID: also print its Lua scripts.")});
-    if (!parser.parse(arguments)) {
-        CliIo::err() << "lockscope-cli algorithms: " << parser.errorText() << "\n" << Qt::flush;
-        return CliIo::Usage;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        CliIo::out() << parser.helpText() << Qt::flush;
-        return CliIo::Ok;
-    }
+    if (!CommandLineStart::parse(parser, arguments, &out.helpText, &out.error))
+        return out;
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1) {
-        CliIo::err() << "lockscope-cli algorithms: give at most one algorithm id\n" << Qt::flush;
-        return CliIo::Usage;
+        out.error = QStringLiteral("give at most one algorithm id");
+        return out;
     }
-    const bool json = parser.isSet(QStringLiteral("json"));
+    out.json = parser.isSet(QStringLiteral("json"));
+    out.scripts = parser.isSet(QStringLiteral("scripts"));
     if (positional.size() == 1) {
-        const LockAlgorithmInfo *a = LockCatalog::find(positional.first());
-        if (!a) {
-            CliIo::err() << "lockscope-cli algorithms: unknown algorithm '" << positional.first()
-                         << "'; known: " << LockCatalog::ids().join(QStringLiteral(", ")) << "\n"
-                         << Qt::flush;
-            return CliIo::Usage;
-        }
-        if (json) {
-            QJsonObject o = a->toJson();
-            if (parser.isSet(QStringLiteral("scripts"))) {
-                QJsonObject sources;
-                for (const QString &name : a->scripts) {
-                    if (const LuaScript *s = LuaScript::find(name))
-                        sources.insert(name, QString::fromUtf8(s->source()));
-                }
-                o.insert(QStringLiteral("script_sources"), sources);
-            }
-            CliIo::out() << QJsonDocument(o).toJson(QJsonDocument::Indented) << Qt::flush;
-        } else {
-            printDetails(*a, parser.isSet(QStringLiteral("scripts")));
-        }
-        return CliIo::Ok;
+        out.algorithm = LockCatalog::find(positional.first());
+        if (!out.algorithm)
+            out.error = QStringLiteral("unknown algorithm '%1'; known: %2")
+                            .arg(positional.first(), LockCatalog::ids().join(QStringLiteral(", ")));
+    } else if (out.scripts) {
+        out.error = QStringLiteral("--scripts needs an algorithm id");
     }
-    if (parser.isSet(QStringLiteral("scripts"))) {
-        CliIo::err() << "lockscope-cli algorithms: --scripts needs an algorithm id\n" << Qt::flush;
-        return CliIo::Usage;
-    }
+    return out;
+}
+
+void AlgorithmsCommand::printCatalog(QTextStream &out, const QList<LockAlgorithmInfo> &algorithms, bool json)
+{
     if (json) {
         QJsonArray list;
-        for (const LockAlgorithmInfo &a : LockCatalog::all())
+        for (const LockAlgorithmInfo &a : algorithms)
             list.append(a.toJson());
-        CliIo::out() << QJsonDocument(list).toJson(QJsonDocument::Indented) << Qt::flush;
-        return CliIo::Ok;
+        out << QJsonDocument(list).toJson(QJsonDocument::Indented) << Qt::flush;
+        return;
     }
-    QTextStream &out = CliIo::out();
-    for (const LockAlgorithmInfo &a : LockCatalog::all()) {
+    for (const LockAlgorithmInfo &a : algorithms) {
         out << a.id << "\n"
             << "    " << a.title << "\n"
             << "    origin: " << wrap(a.origin, 12) << "\n"
@@ -149,5 +133,34 @@ int runAlgorithmsCommand(const QStringList &arguments)
            "--sandbox' to run "
            "it.\n"
         << Qt::flush;
+}
+
+void AlgorithmsCommand::printAlgorithm(QTextStream &out, const LockAlgorithmInfo &a, bool json, bool scripts)
+{
+    if (!json) {
+        printDetails(out, a, scripts);
+        return;
+    }
+    QJsonObject o = a.toJson();
+    if (scripts) {
+        QJsonObject sources;
+        for (const QString &name : a.scripts) {
+            if (const LuaScript *s = LuaScript::find(name))
+                sources.insert(name, QString::fromUtf8(s->source()));
+        }
+        o.insert(QStringLiteral("script_sources"), sources);
+    }
+    out << QJsonDocument(o).toJson(QJsonDocument::Indented) << Qt::flush;
+}
+
+int runAlgorithmsCommand(const QStringList &arguments)
+{
+    const AlgorithmsArguments args = AlgorithmsArguments::parse(arguments);
+    if (const std::optional<int> exitCode = CommandLineStart::earlyExit(kName, args.helpText, args.error))
+        return *exitCode;
+    if (args.algorithm)
+        AlgorithmsCommand::printAlgorithm(CliIo::out(), *args.algorithm, args.json, args.scripts);
+    else
+        AlgorithmsCommand::printCatalog(CliIo::out(), LockCatalog::all(), args.json);
     return CliIo::Ok;
 }

@@ -1,5 +1,8 @@
-// CommandLineStart: QCommandLineParser's own error text, and its help text, returned rather than printed.
+// CommandLineStart: QCommandLineParser's own error text, and its help text, returned rather than printed;
+// printed only once the command has decided to stop.
 #include "commandlinestart.h"
+
+#include "cliio.h"
 
 #include <QCommandLineParser>
 
@@ -15,4 +18,18 @@ bool CommandLineStart::parse(QCommandLineParser &parser, const QStringList &argu
         return false;
     }
     return true;
+}
+
+std::optional<int> CommandLineStart::earlyExit(const QString &command, const QString &helpText,
+                                               const QString &error)
+{
+    if (!helpText.isEmpty()) {
+        CliIo::out() << helpText << Qt::flush;
+        return CliIo::Ok;
+    }
+    if (!error.isEmpty()) {
+        CliIo::err() << command << ": " << error << "\n" << Qt::flush;
+        return CliIo::Usage;
+    }
+    return std::nullopt;
 }

@@ -3,53 +3,51 @@
 
 #include "cliio.h"
 #include "cliserver.h"
-#include "redis/serverinfo.h"
+#include "commandlinestart.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 
 #include <algorithm>
 
-int runPingCommand(const QStringList &arguments)
+namespace {
+
+const QString kName = QStringLiteral("lockscope-cli ping");
+
+} // namespace
+
+PingArguments PingArguments::parse(const QStringList &arguments)
 {
+    PingArguments out;
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Connect to a Redis server and measure the round trip."));
     parser.addHelpOption();
     ConnectionOptions::addTo(parser);
     parser.addOption(
         {QStringLiteral("count"), QStringLiteral("Number of PINGs (default 3)."), QStringLiteral("n")});
-    if (!parser.parse(arguments)) {
-        CliIo::err() << "lockscope-cli ping: " << parser.errorText() << "\n" << Qt::flush;
-        return CliIo::Usage;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        CliIo::out() << parser.helpText() << Qt::flush;
-        return CliIo::Ok;
-    }
-    ConnectionOptions options;
-    QString error;
-    if (!ConnectionOptions::read(parser, &options, &error)) {
-        CliIo::err() << "lockscope-cli ping: " << error << "\n" << Qt::flush;
-        return CliIo::Usage;
-    }
+    if (!CommandLineStart::parse(parser, arguments, &out.helpText, &out.error))
+        return out;
+    if (!ConnectionOptions::read(parser, &out.connection, &out.error))
+        return out;
     bool countOk = true;
-    const int count
-        = parser.isSet(QStringLiteral("count")) ? parser.value(QStringLiteral("count")).toInt(&countOk) : 3;
-    if (!countOk || count < 1 || count > 1000) {
-        CliIo::err() << "lockscope-cli ping: --count expects a whole number from 1 to 1000\n" << Qt::flush;
-        return CliIo::Usage;
-    }
+    if (parser.isSet(QStringLiteral("count")))
+        out.count = parser.value(QStringLiteral("count")).toInt(&countOk);
+    if (!countOk || out.count < 1 || out.count > 1000)
+        out.error = QStringLiteral("--count expects a whole number from 1 to 1000");
+    return out;
+}
 
-    CliServer server;
-    if (!server.open(options, &error)) {
-        CliIo::err() << "lockscope-cli ping: " << error << "\n" << Qt::flush;
-        return CliIo::Failure;
-    }
+std::optional<PingResult> PingCommand::run(CliServer &server, int count, QString *error)
+{
+    PingResult result;
+    result.server = server.settings().describe();
+    result.sandbox = server.sandbox() != nullptr;
+    result.count = count;
     RedisError infoError;
-    const ServerInfo info = ServerInfo::fetch(server.connection(), &infoError);
+    result.info = ServerInfo::fetch(server.connection(), &infoError);
     if (infoError) {
-        CliIo::err() << "lockscope-cli ping: " << infoError.message() << "\n" << Qt::flush;
-        return CliIo::Failure;
+        *error = infoError.message();
+        return std::nullopt;
     }
     QList<double> samples;
     for (int i = 0; i < count; ++i) {
@@ -57,18 +55,42 @@ int runPingCommand(const QStringList &arguments)
         timer.start();
         const RedisResult r = server.connection().command({"PING"});
         if (!r.ok()) {
-            CliIo::err() << "lockscope-cli ping: " << r.error.message() << "\n" << Qt::flush;
-            return CliIo::Failure;
+            *error = r.error.message();
+            return std::nullopt;
         }
         samples << double(timer.nsecsElapsed()) / 1e6;
     }
     std::sort(samples.begin(), samples.end());
-    const double median = samples.at(samples.size() / 2);
-    CliIo::out() << "PONG from " << server.settings().describe() << (server.sandbox() ? " (sandbox)" : "")
-                 << "\n"
-                 << "  " << info.summary() << (info.readOnly ? " · read-only" : " · read-write") << "\n"
-                 << "  round trip: median " << QString::number(median, 'f', 3) << " ms over " << count
-                 << (count == 1 ? " PING" : " PINGs") << "\n"
-                 << Qt::flush;
+    result.medianMs = samples.at(samples.size() / 2);
+    return result;
+}
+
+void PingCommand::print(QTextStream &out, const PingResult &result)
+{
+    const ServerInfo &info = result.info;
+    out << "PONG from " << result.server << (result.sandbox ? " (sandbox)" : "") << "\n"
+        << "  " << info.summary() << (info.readOnly ? " · read-only" : " · read-write") << "\n"
+        << "  round trip: median " << QString::number(result.medianMs, 'f', 3) << " ms over " << result.count
+        << (result.count == 1 ? " PING" : " PINGs") << "\n"
+        << Qt::flush;
+}
+
+int runPingCommand(const QStringList &arguments)
+{
+    const PingArguments args = PingArguments::parse(arguments);
+    if (const std::optional<int> exitCode = CommandLineStart::earlyExit(kName, args.helpText, args.error))
+        return *exitCode;
+    CliServer server;
+    QString error;
+    if (!server.open(args.connection, &error)) {
+        CliIo::err() << kName << ": " << error << "\n" << Qt::flush;
+        return CliIo::Failure;
+    }
+    const std::optional<PingResult> result = PingCommand::run(server, args.count, &error);
+    if (!result) {
+        CliIo::err() << kName << ": " << error << "\n" << Qt::flush;
+        return CliIo::Failure;
+    }
+    PingCommand::print(CliIo::out(), *result);
     return CliIo::Ok;
 }

@@ -3,13 +3,13 @@
 
 #include "checkedoutput.h"
 #include "cliio.h"
+#include "commandlinestart.h"
 #include "connectionoptions.h"
 #include "interruptwatcher.h"
 #include "outputfile.h"
 #include "sim/historycsv.h"
 #include "sim/presetlibrary.h"
 #include "sim/scenarioparser.h"
-#include "sim/simulationrunner.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -22,31 +22,16 @@
 
 namespace {
 
-void progressBar(int run, int runs, const QString &variant, const Simulation &simulation)
+const QString kName = QStringLiteral("lockscope-cli simulate");
+
+int usage(const QString &message)
 {
-    if (::isatty(STDERR_FILENO) != 1)
-        return;
-    const double fraction = simulation.progress();
-    const int width = 30;
-    const int filled = int(fraction * width);
-    const EventHistory *history = simulation.history();
-    QString label = simulation.scenario().id;
-    if (!variant.isEmpty())
-        label += QStringLiteral(" [%1 %2/%3]").arg(variant).arg(run + 1).arg(runs);
-    const QString line = QStringLiteral("\r%1 [%2%3] %4% %5 s, %6 events ")
-                             .arg(label)
-                             .arg(QString(filled, u'#'), QString(width - filled, u'.'))
-                             .arg(int(fraction * 100), 3)
-                             .arg(double(simulation.elapsedUs()) / 1e6, 0, 'f', 1)
-                             .arg(history ? history->size() : 0);
-    CliIo::err() << line << Qt::flush;
+    CliIo::err() << kName << ": " << message << "\n" << Qt::flush;
+    return CliIo::Usage;
 }
 
-} // namespace
-
-int runSimulateCommand(const QStringList &arguments)
+void addSimulateOptions(QCommandLineParser &parser)
 {
-    QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Run a contention scenario (a JSON file, or --preset ID) on private sandbox servers (the default) "
         "or on a server you give with connection options and --read-write (a Redis Cluster with --cluster "
@@ -72,115 +57,170 @@ int runSimulateCommand(const QStringList &arguments)
         {QStringLiteral("no-history"),
          QStringLiteral("Do not record the history (only to measure its cost: no checks).")},
     });
-    if (!parser.parse(arguments)) {
-        CliIo::err() << "lockscope-cli simulate: " << parser.errorText() << "\n" << Qt::flush;
-        return CliIo::Usage;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        CliIo::out() << parser.helpText() << Qt::flush;
-        return CliIo::Ok;
-    }
-    const auto usage = [](const QString &message) {
-        CliIo::err() << "lockscope-cli simulate: " << message << "\n" << Qt::flush;
-        return int(CliIo::Usage);
-    };
-    ConnectionOptions connection;
-    QString error;
-    if (!ConnectionOptions::read(parser, &connection, &error))
-        return usage(error);
-    if (connection.settings.sentinel.enabled() && connection.settings.sentinel.masterName.isEmpty())
-        return usage(QStringLiteral("--sentinel needs --master NAME for a simulation (lockscope-cli inspect "
-                                    "--sentinel … lists the names)"));
+}
 
-    // The scenario: a file or a preset, never both.
+// The scenario: a file or a preset, never both. Empty when it is read, else why not.
+QString readScenario(const QCommandLineParser &parser, Scenario *scenario)
+{
     const QStringList files = parser.positionalArguments();
     const bool preset = parser.isSet(QStringLiteral("preset"));
     if (files.size() > 1 || (preset && !files.isEmpty()) || (!preset && files.isEmpty()))
-        return usage(
-            QStringLiteral("give one scenario: a JSON file or --preset ID (see 'lockscope-cli presets')"));
-    Scenario scenario;
+        return QStringLiteral("give one scenario: a JSON file or --preset ID (see 'lockscope-cli presets')");
     if (preset) {
         const PresetLibrary::Preset *p = PresetLibrary::find(parser.value(QStringLiteral("preset")));
         if (!p)
-            return usage(QStringLiteral("no preset '%1'; the presets are: %2")
-                             .arg(parser.value(QStringLiteral("preset")),
-                                  PresetLibrary::ids().join(QStringLiteral(", "))));
-        scenario = p->scenario;
-    } else {
-        QFile file(files.first());
-        if (!file.open(QIODevice::ReadOnly))
-            return usage(QStringLiteral("cannot read %1: %2").arg(files.first(), file.errorString()));
-        QStringList errors;
-        if (!ScenarioParser().parse(file.readAll(), &scenario, &errors)) {
-            CliIo::err() << "lockscope-cli simulate: " << files.first() << " is not a valid scenario:\n";
-            for (const QString &e : errors)
-                CliIo::err() << "  " << e << "\n";
-            CliIo::err() << Qt::flush;
-            return CliIo::Usage;
-        }
+            return QStringLiteral("no preset '%1'; the presets are: %2")
+                .arg(parser.value(QStringLiteral("preset")), PresetLibrary::ids().join(QStringLiteral(", ")));
+        *scenario = p->scenario;
+        return {};
     }
+    QFile file(files.first());
+    if (!file.open(QIODevice::ReadOnly))
+        return QStringLiteral("cannot read %1: %2").arg(files.first(), file.errorString());
+    QStringList errors;
+    if (!ScenarioParser().parse(file.readAll(), scenario, &errors)) {
+        QString problem = files.first() + QStringLiteral(" is not a valid scenario:");
+        for (const QString &e : errors)
+            problem += QStringLiteral("\n  ") + e;
+        return problem;
+    }
+    return {};
+}
 
-    Simulation::Options options;
-    if (connection.serverGiven)
-        options.server = connection.settings;
+// Reads --seed, --duration and --no-history into `options`. Empty when they are good, else why not.
+QString readRunOptions(const QCommandLineParser &parser, Simulation::Options *options)
+{
     if (parser.isSet(QStringLiteral("seed"))) {
         bool ok = false;
         const qulonglong seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
         if (!ok)
-            return usage(QStringLiteral("--seed expects a whole number"));
-        options.seed = seed;
+            return QStringLiteral("--seed expects a whole number");
+        options->seed = seed;
     }
     if (parser.isSet(QStringLiteral("duration"))) {
         bool ok = false;
         const double duration = parser.value(QStringLiteral("duration")).toDouble(&ok);
         if (!ok || duration < 0.1 || duration > 3600)
-            return usage(QStringLiteral("--duration expects seconds from 0.1 to 3600"));
-        options.durationS = duration;
+            return QStringLiteral("--duration expects seconds from 0.1 to 3600");
+        options->durationS = duration;
     }
-    options.recordHistory = !parser.isSet(QStringLiteral("no-history"));
+    options->recordHistory = !parser.isSet(QStringLiteral("no-history"));
+    return {};
+}
 
+void progressBar(QTextStream &progress, int run, int runs, const QString &variant,
+                 const Simulation &simulation)
+{
+    const double fraction = simulation.progress();
+    const int width = 30;
+    const int filled = int(fraction * width);
+    const EventHistory *history = simulation.history();
+    QString label = simulation.scenario().id;
+    if (!variant.isEmpty())
+        label += QStringLiteral(" [%1 %2/%3]").arg(variant).arg(run + 1).arg(runs);
+    const QString line = QStringLiteral("\r%1 [%2%3] %4% %5 s, %6 events ")
+                             .arg(label)
+                             .arg(QString(filled, u'#'), QString(width - filled, u'.'))
+                             .arg(int(fraction * 100), 3)
+                             .arg(double(simulation.elapsedUs()) / 1e6, 0, 'f', 1)
+                             .arg(history ? history->size() : 0);
+    progress << line << Qt::flush;
+}
+
+} // namespace
+
+SimulateArguments SimulateArguments::parse(const QStringList &arguments)
+{
+    SimulateArguments out;
+    QCommandLineParser parser;
+    addSimulateOptions(parser);
+    if (!CommandLineStart::parse(parser, arguments, &out.helpText, &out.error))
+        return out;
+    ConnectionOptions connection;
+    if (!ConnectionOptions::read(parser, &connection, &out.error))
+        return out;
+    if (connection.settings.sentinel.enabled() && connection.settings.sentinel.masterName.isEmpty()) {
+        out.error = QStringLiteral("--sentinel needs --master NAME for a simulation (lockscope-cli inspect "
+                                   "--sentinel … lists the names)");
+        return out;
+    }
+    out.error = readScenario(parser, &out.scenario);
+    if (!out.error.isEmpty())
+        return out;
+    if (connection.serverGiven)
+        out.options.server = connection.settings;
+    out.error = readRunOptions(parser, &out.options);
+    if (parser.isSet(QStringLiteral("events")))
+        out.eventsPath = parser.value(QStringLiteral("events"));
+    out.jsonPath = parser.value(QStringLiteral("json"));
+    return out;
+}
+
+SimulationRunner::Outcome SimulateCommand::run(const SimulateArguments &args, QIODevice *events,
+                                               QTextStream *progress)
+{
+    InterruptWatcher interrupts;
+    std::atomic_bool stop = false;
+    const auto onProgress = [&](int run, int runs, const QString &variant, const Simulation &simulation) {
+        QCoreApplication::processEvents(); // lets Ctrl-C reach the watcher
+        if (interrupts.wasInterrupted())
+            stop = true;
+        if (progress)
+            progressBar(*progress, run, runs, variant, simulation);
+    };
+    const auto finished = [&](const QString &variant, const Simulation &simulation) {
+        if (events)
+            HistoryCsv::write(*events, simulation, variant);
+    };
+    SimulationRunner::Outcome outcome
+        = SimulationRunner::run(args.scenario, args.options, &stop, onProgress, finished);
+    if (progress)
+        *progress << "\r" << QString(100, u' ') << "\r" << Qt::flush;
+    return outcome;
+}
+
+QByteArray SimulateCommand::jsonReport(const SimulationRunner::Outcome &outcome)
+{
+    return QJsonDocument(outcome.toJson()).toJson(QJsonDocument::Indented);
+}
+
+void SimulateCommand::print(QTextStream &out, const SimulationRunner::Outcome &outcome, bool json)
+{
+    if (json)
+        out << jsonReport(outcome) << Qt::flush;
+    else
+        out << outcome.summaryText() << Qt::flush;
+}
+
+int runSimulateCommand(const QStringList &arguments)
+{
+    const SimulateArguments args = SimulateArguments::parse(arguments);
+    if (const std::optional<int> exitCode = CommandLineStart::earlyExit(kName, args.helpText, args.error))
+        return *exitCode;
     // Every output path is opened before the run: a path that cannot be written is found now, not after it.
     std::unique_ptr<OutputFile> events;
-    if (parser.isSet(QStringLiteral("events"))) {
-        events = std::make_unique<OutputFile>(parser.value(QStringLiteral("events")));
+    if (args.eventsPath) {
+        events = std::make_unique<OutputFile>(*args.eventsPath);
         if (!events->open())
             return usage(events->errorText());
         events->device()->write(HistoryCsv::header());
     }
-    const QString jsonPath = parser.value(QStringLiteral("json"));
-    const bool jsonToStdout = jsonPath == QLatin1String("-");
+    const bool jsonToStdout = args.jsonPath == QLatin1String("-");
     std::unique_ptr<OutputFile> report;
-    if (!jsonPath.isEmpty() && !jsonToStdout) {
-        report = std::make_unique<OutputFile>(jsonPath);
+    if (!args.jsonPath.isEmpty() && !jsonToStdout) {
+        report = std::make_unique<OutputFile>(args.jsonPath);
         if (!report->open())
             return usage(report->errorText());
     }
 
-    InterruptWatcher interrupts;
-    std::atomic_bool stop = false;
-    const auto progress = [&](int run, int runs, const QString &variant, const Simulation &simulation) {
-        QCoreApplication::processEvents(); // lets Ctrl-C reach the watcher
-        if (interrupts.wasInterrupted())
-            stop = true;
-        progressBar(run, runs, variant, simulation);
-    };
-    const auto finished = [&](const QString &variant, const Simulation &simulation) {
-        if (events)
-            HistoryCsv::write(*events->device(), simulation, variant);
-    };
-    const SimulationRunner::Outcome outcome
-        = SimulationRunner::run(scenario, options, &stop, progress, finished);
-    if (::isatty(STDERR_FILENO) == 1)
-        CliIo::err() << "\r" << QString(100, u' ') << "\r" << Qt::flush;
-
-    const QByteArray json = QJsonDocument(outcome.toJson()).toJson(QJsonDocument::Indented);
-    if (jsonToStdout) {
+    const bool progressToTerminal = ::isatty(STDERR_FILENO) == 1;
+    const SimulationRunner::Outcome outcome = SimulateCommand::run(
+        args, events ? events->device() : nullptr, progressToTerminal ? &CliIo::err() : nullptr);
+    if (jsonToStdout)
         CliIo::stdoutDevice().beginDocument();
-        CliIo::out() << json << Qt::flush;
+    SimulateCommand::print(CliIo::out(), outcome, jsonToStdout);
+    if (jsonToStdout)
         CliIo::stdoutDevice().endDocument();
-    } else {
-        CliIo::out() << outcome.summaryText() << Qt::flush;
-    }
     // The files are complete now (an interrupted run's too: they hold what ran). A file that could not be
     // written whole is not left behind, and the run fails whatever its checks said.
     int exitCode = CliIo::Ok;
@@ -188,18 +228,18 @@ int runSimulateCommand(const QStringList &arguments)
         if (!file)
             continue;
         if (file == report.get())
-            file->write(json);
+            file->write(SimulateCommand::jsonReport(outcome));
         if (!file->commit()) {
-            CliIo::err() << "lockscope-cli simulate: " << file->errorText() << "\n" << Qt::flush;
+            CliIo::err() << kName << ": " << file->errorText() << "\n" << Qt::flush;
             exitCode = CliIo::Failure;
         }
     }
     if (!outcome.ok()) {
-        CliIo::err() << "lockscope-cli simulate: " << outcome.error << "\n" << Qt::flush;
+        CliIo::err() << kName << ": " << outcome.error << "\n" << Qt::flush;
         return CliIo::Failure;
     }
     if (outcome.interrupted) {
-        CliIo::err() << "lockscope-cli simulate: interrupted\n" << Qt::flush;
+        CliIo::err() << kName << ": interrupted\n" << Qt::flush;
         return CliIo::Failure;
     }
     if (exitCode != CliIo::Ok)
