@@ -218,11 +218,7 @@ void TestInspectorPlace::streamsRowsWithoutResets()
 {
     Rig rig;
     QVERIFY2(rig.start(), qPrintable(rig.setupError));
-    QList<RedisCommand> locks;
-    for (int i = 0; i < 5000; ++i)
-        locks.append({"SET", "lock:" + QByteArray::number(i), SampleLocks::uuid1Hex(), "PX", "600000"});
-    for (const RedisResult &r : rig.server->admin().pipeline(locks))
-        QVERIFY(r.ok());
+    QVERIFY(TestSupport::writePlainLocks(rig.server->admin(), 5000));
     rig.session = std::make_unique<RedisSession>();
     rig.place = std::make_unique<InspectorPlace>(rig.session.get());
     rig.place->show();
@@ -246,9 +242,7 @@ void TestInspectorPlace::streamsRowsWithoutResets()
 void TestInspectorPlace::liveWithNotifications()
 {
     Rig rig;
-    SandboxServer::Options o;
-    o.configLines << QStringLiteral("notify-keyspace-events KEA");
-    QVERIFY2(rig.start(o), qPrintable(rig.setupError));
+    QVERIFY2(rig.start(SandboxFixture::withKeyspaceEvents()), qPrintable(rig.setupError));
     QVERIFY(open(rig, rig.server->connectionSettings()));
     InspectorPlace &place = *rig.place;
     QTRY_COMPARE_WITH_TIMEOUT(place.watcher()->state(), KeyspaceWatcher::State::Listening, 10000);
@@ -559,14 +553,9 @@ void TestInspectorPlace::refusedWhenTheLockChanged()
 void TestInspectorPlace::readOnlyAclUserSendsNoWrites()
 {
     Rig rig;
-    SandboxServer::Options o;
-    o.configLines << QStringLiteral("notify-keyspace-events KEA");
-    QVERIFY2(rig.startWithDemoSet(o), qPrintable(rig.setupError));
+    QVERIFY2(rig.startWithDemoSet(SandboxFixture::withKeyspaceEvents()), qPrintable(rig.setupError));
     RedisConnection &admin = rig.server->admin();
-    QVERIFY(admin
-                .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
-                          "+@connection"})
-                .ok());
+    QVERIFY(TestSupport::addViewerUser(admin));
     const qint64 writesBefore = TestSupport::writeCommandCalls(admin);
     ConnectionSettings s = rig.server->connectionSettings();
     s.user = QStringLiteral("viewer");
@@ -594,9 +583,7 @@ void TestInspectorPlace::screenshots()
     if (dir.isEmpty())
         QSKIP("set LOCKSCOPE_SCREENSHOT_DIR to save pictures of the Inspector");
     Rig rig;
-    SandboxServer::Options o;
-    o.configLines << QStringLiteral("notify-keyspace-events KEA");
-    QVERIFY2(rig.startWithDemoSet(o), qPrintable(rig.setupError));
+    QVERIFY2(rig.startWithDemoSet(SandboxFixture::withKeyspaceEvents()), qPrintable(rig.setupError));
     RedisConnection &c = rig.server->admin();
     ConnectionSettings s = rig.server->connectionSettings();
     s.readOnly = false;
