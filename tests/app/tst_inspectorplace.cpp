@@ -16,6 +16,7 @@
 #include "redis/redissession.h"
 #include "redis/sandboxcluster.h"
 #include "outputfile.h"
+#include "sandboxfixture.h"
 #include "inspector/serverpanel.h"
 #include "testsupport.h"
 
@@ -70,9 +71,16 @@ private slots:
 private:
     struct Rig
     {
-        std::unique_ptr<SandboxServer> server;
+        std::unique_ptr<SandboxFixture> server;
         std::unique_ptr<RedisSession> session;
         std::unique_ptr<InspectorPlace> place;
+        QString setupError; // why start() or startWithDemoSet() failed
+
+        // A fresh sandbox (with `options`) and its admin connection, which stays open for the test's own
+        // writes. False with setupError.
+        bool start(const SandboxServer::Options &options = {});
+        // start(), then SampleLocks' demo set (15 locks of every library) written through the admin.
+        bool startWithDemoSet(const SandboxServer::Options &options = {});
     };
     static bool open(Rig &rig, const ConnectionSettings &settings);
     // A fresh sandbox holding one plain lock `key` (60 s) of `owner`, shown in a new place (read-only
@@ -105,20 +113,35 @@ bool TestInspectorPlace::open(Rig &rig, const ConnectionSettings &settings)
 
 bool TestInspectorPlace::openWithOneLock(Rig &rig, const QByteArray &key, const QByteArray &owner, bool writable)
 {
-    rig.server = std::make_unique<SandboxServer>();
-    if (!rig.server->start()) {
-        qWarning() << "sandbox did not start:" << rig.server->errorString();
-        return false;
-    }
-    RedisConnection c(rig.server->connectionSettings());
-    if (const RedisError e = c.open()) {
-        qWarning() << "cannot connect:" << e.message();
+    if (!rig.start()) {
+        qWarning() << qPrintable(rig.setupError);
         return false;
     }
     ConnectionSettings settings = rig.server->connectionSettings();
     if (writable)
         settings.readOnly = false;
-    return SampleLocks::plainLock(c, key, owner, 60000) && open(rig, settings);
+    return SampleLocks::plainLock(rig.server->admin(), key, owner, 60000) && open(rig, settings);
+}
+
+bool TestInspectorPlace::Rig::start(const SandboxServer::Options &options)
+{
+    server = std::make_unique<SandboxFixture>(options);
+    if (!server->startAndConnect()) {
+        setupError = server->setupError();
+        return false;
+    }
+    return true;
+}
+
+bool TestInspectorPlace::Rig::startWithDemoSet(const SandboxServer::Options &options)
+{
+    if (!start(options))
+        return false;
+    if (!SampleLocks::writeDemoSet(server->admin())) {
+        setupError = QStringLiteral("writing the demo set failed");
+        return false;
+    }
+    return true;
 }
 
 ActionConfirmDialog *TestInspectorPlace::dialogOf(InspectorPlace &place)
@@ -129,13 +152,7 @@ ActionConfirmDialog *TestInspectorPlace::dialogOf(InspectorPlace &place)
 void TestInspectorPlace::readOnlyByDefault()
 {
     Rig rig;
-    rig.server = std::make_unique<SandboxServer>();
-    LS_START(*rig.server);
-    {
-        RedisConnection c(rig.server->connectionSettings());
-        LS_OPEN(c);
-        QVERIFY(SampleLocks::writeDemoSet(c));
-    }
+    QVERIFY2(rig.startWithDemoSet(), qPrintable(rig.setupError));
     ConnectionSettings s = rig.server->connectionSettings();
     s.readOnly = true;
     QVERIFY(open(rig, s));
@@ -186,13 +203,7 @@ void TestInspectorPlace::readOnlyByDefault()
 void TestInspectorPlace::detailsWrapInANarrowWindow()
 {
     Rig rig;
-    rig.server = std::make_unique<SandboxServer>();
-    LS_START(*rig.server);
-    {
-        RedisConnection c(rig.server->connectionSettings());
-        LS_OPEN(c);
-        QVERIFY(SampleLocks::writeDemoSet(c));
-    }
+    QVERIFY2(rig.startWithDemoSet(), qPrintable(rig.setupError));
     QVERIFY(open(rig, rig.server->connectionSettings()));
     rig.place->resize(880, 600); // the place's share of a 1024 × 700 window
     QVERIFY(rig.place->selectKey("demo:lock:broken"));
@@ -206,17 +217,8 @@ void TestInspectorPlace::detailsWrapInANarrowWindow()
 void TestInspectorPlace::streamsRowsWithoutResets()
 {
     Rig rig;
-    rig.server = std::make_unique<SandboxServer>();
-    LS_START(*rig.server);
-    {
-        RedisConnection c(rig.server->connectionSettings());
-        LS_OPEN(c);
-        QList<RedisCommand> locks;
-        for (int i = 0; i < 5000; ++i)
-            locks.append({"SET", "lock:" + QByteArray::number(i), SampleLocks::uuid1Hex(), "PX", "600000"});
-        for (const RedisResult &r : c.pipeline(locks))
-            QVERIFY(r.ok());
-    }
+    QVERIFY2(rig.start(), qPrintable(rig.setupError));
+    QVERIFY(TestSupport::writePlainLocks(rig.server->admin(), 5000));
     rig.session = std::make_unique<RedisSession>();
     rig.place = std::make_unique<InspectorPlace>(rig.session.get());
     rig.place->show();
@@ -240,16 +242,12 @@ void TestInspectorPlace::streamsRowsWithoutResets()
 void TestInspectorPlace::liveWithNotifications()
 {
     Rig rig;
-    SandboxServer::Options o;
-    o.configLines << QStringLiteral("notify-keyspace-events KEA");
-    rig.server = std::make_unique<SandboxServer>(o);
-    LS_START(*rig.server);
+    QVERIFY2(rig.start(SandboxFixture::withKeyspaceEvents()), qPrintable(rig.setupError));
     QVERIFY(open(rig, rig.server->connectionSettings()));
     InspectorPlace &place = *rig.place;
     QTRY_COMPARE_WITH_TIMEOUT(place.watcher()->state(), KeyspaceWatcher::State::Listening, 10000);
     QCOMPARE(place.model()->rowCount(), 0);
-    RedisConnection c(rig.server->connectionSettings());
-    LS_OPEN(c);
+    RedisConnection &c = rig.server->admin();
     const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(SampleLocks::redissonLock(c, "order:9", client, 3, 30000));
     QTRY_COMPARE_WITH_TIMEOUT(place.model()->rowCount(), 1, 10000);
@@ -280,10 +278,8 @@ void TestInspectorPlace::liveWithNotifications()
 void TestInspectorPlace::liveByPolling()
 {
     Rig rig;
-    rig.server = std::make_unique<SandboxServer>(); // notifications off
-    LS_START(*rig.server);
-    RedisConnection c(rig.server->connectionSettings());
-    LS_OPEN(c);
+    QVERIFY2(rig.start(), qPrintable(rig.setupError)); // notifications off
+    RedisConnection &c = rig.server->admin();
     const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 1, 3000));
     QVERIFY(open(rig, rig.server->connectionSettings()));
@@ -310,8 +306,7 @@ void TestInspectorPlace::newLocksAppearWithoutNotifications()
     // Notifications off: a lock taken after the scan shows at the next periodic rescan, without F5, and the
     // live line says when the last full scan was.
     Rig rig;
-    rig.server = std::make_unique<SandboxServer>();
-    LS_START(*rig.server);
+    QVERIFY2(rig.start(), qPrintable(rig.setupError));
     rig.session = std::make_unique<RedisSession>();
     rig.place = std::make_unique<InspectorPlace>(rig.session.get());
     LockMonitor::Timing fast;
@@ -323,9 +318,7 @@ void TestInspectorPlace::newLocksAppearWithoutNotifications()
     QVERIFY(finished.wait(20000));
     InspectorPlace &place = *rig.place;
     QTRY_VERIFY_WITH_TIMEOUT(place.liveText().contains(QLatin1String("Last full scan")), 5000);
-    RedisConnection c(rig.server->connectionSettings());
-    LS_OPEN(c);
-    QVERIFY(SampleLocks::plainLock(c, "lock:late", "worker-1", 60000));
+    QVERIFY(SampleLocks::plainLock(rig.server->admin(), "lock:late", "worker-1", 60000));
     QTRY_VERIFY_WITH_TIMEOUT(place.model()->rowOf("lock:late") >= 0, 10000);
     QVERIFY(place.tracker().history("lock:late"));
 }
@@ -379,14 +372,10 @@ void TestInspectorPlace::aFailedConnectKeepsTheConnection()
 void TestInspectorPlace::rowMenuAndExport()
 {
     Rig rig;
-    rig.server = std::make_unique<SandboxServer>();
-    LS_START(*rig.server);
-    {
-        RedisConnection c(rig.server->connectionSettings());
-        LS_OPEN(c);
-        QVERIFY(SampleLocks::writeDemoSet(c));
-        QVERIFY(c.command({"SET", "lock:App\\Jobs\\Send,\"x\"", "owner-1", "PX", "600000"}).ok());
-    }
+    QVERIFY2(rig.startWithDemoSet(), qPrintable(rig.setupError));
+    QVERIFY(rig.server->admin()
+                .command({"SET", "lock:App\\Jobs\\Send,\"x\"", "owner-1", "PX", "600000"})
+                .ok());
     ConnectionSettings readOnly = rig.server->connectionSettings();
     readOnly.readOnly = true;
     QVERIFY(open(rig, readOnly));
@@ -458,13 +447,10 @@ void TestInspectorPlace::userFormatsAreListedAndUsed()
                                    R"json({"lockscope_formats": 1, "formats": [{"id": "x", "needs_ttl": "yes"}]})json",
                                    nullptr));
     Rig rig;
-    rig.server = std::make_unique<SandboxServer>();
-    LS_START(*rig.server);
-    {
-        RedisConnection c(rig.server->connectionSettings());
-        LS_OPEN(c);
-        QVERIFY(c.command({"SET", "acme:lock:orders", "web-1/4242/0123456789abcdef", "PX", "60000"}).ok());
-    }
+    QVERIFY2(rig.start(), qPrintable(rig.setupError));
+    QVERIFY(rig.server->admin()
+                .command({"SET", "acme:lock:orders", "web-1/4242/0123456789abcdef", "PX", "60000"})
+                .ok());
     QVERIFY(open(rig, rig.server->connectionSettings()));
     InspectorPlace &place = *rig.place;
     place.showFormats();
@@ -487,10 +473,8 @@ void TestInspectorPlace::userFormatsAreListedAndUsed()
 void TestInspectorPlace::forceUnlockThroughTheDialog()
 {
     Rig rig;
-    rig.server = std::make_unique<SandboxServer>();
-    LS_START(*rig.server);
-    RedisConnection c(rig.server->connectionSettings());
-    LS_OPEN(c);
+    QVERIFY2(rig.start(), qPrintable(rig.setupError));
+    RedisConnection &c = rig.server->admin();
     const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(SampleLocks::redissonLock(c, "order:1", client, 7, 60000));
     ConnectionSettings s = rig.server->connectionSettings();
@@ -518,8 +502,7 @@ void TestInspectorPlace::forceUnlockOnProductionWantsTheName()
 {
     Rig rig;
     QVERIFY(openWithOneLock(rig, "lock:pay", "owner-a", true));
-    RedisConnection c(rig.server->connectionSettings());
-    LS_OPEN(c);
+    RedisConnection &c = rig.server->admin();
     InspectorPlace &place = *rig.place;
     place.setProductionName(QStringLiteral("payments-prod"));
     QVERIFY(place.selectKey("lock:pay"));
@@ -542,10 +525,8 @@ void TestInspectorPlace::forceUnlockOnProductionWantsTheName()
 void TestInspectorPlace::refusedWhenTheLockChanged()
 {
     Rig rig;
-    rig.server = std::make_unique<SandboxServer>();
-    LS_START(*rig.server);
-    RedisConnection c(rig.server->connectionSettings());
-    LS_OPEN(c);
+    QVERIFY2(rig.start(), qPrintable(rig.setupError));
+    RedisConnection &c = rig.server->admin();
     QVERIFY(SampleLocks::plainLock(c, "lock:pay", "owner-a", 60000));
     ConnectionSettings s = rig.server->connectionSettings();
     s.readOnly = false;
@@ -572,17 +553,9 @@ void TestInspectorPlace::refusedWhenTheLockChanged()
 void TestInspectorPlace::readOnlyAclUserSendsNoWrites()
 {
     Rig rig;
-    SandboxServer::Options o;
-    o.configLines << QStringLiteral("notify-keyspace-events KEA");
-    rig.server = std::make_unique<SandboxServer>(o);
-    LS_START(*rig.server);
-    RedisConnection admin(rig.server->connectionSettings());
-    LS_OPEN(admin);
-    QVERIFY(admin
-                .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
-                          "+@connection"})
-                .ok());
-    QVERIFY(SampleLocks::writeDemoSet(admin));
+    QVERIFY2(rig.startWithDemoSet(SandboxFixture::withKeyspaceEvents()), qPrintable(rig.setupError));
+    RedisConnection &admin = rig.server->admin();
+    QVERIFY(TestSupport::addViewerUser(admin));
     const qint64 writesBefore = TestSupport::writeCommandCalls(admin);
     ConnectionSettings s = rig.server->connectionSettings();
     s.user = QStringLiteral("viewer");
@@ -610,13 +583,8 @@ void TestInspectorPlace::screenshots()
     if (dir.isEmpty())
         QSKIP("set LOCKSCOPE_SCREENSHOT_DIR to save pictures of the Inspector");
     Rig rig;
-    SandboxServer::Options o;
-    o.configLines << QStringLiteral("notify-keyspace-events KEA");
-    rig.server = std::make_unique<SandboxServer>(o);
-    LS_START(*rig.server);
-    RedisConnection c(rig.server->connectionSettings());
-    LS_OPEN(c);
-    QVERIFY(SampleLocks::writeDemoSet(c));
+    QVERIFY2(rig.startWithDemoSet(SandboxFixture::withKeyspaceEvents()), qPrintable(rig.setupError));
+    RedisConnection &c = rig.server->admin();
     ConnectionSettings s = rig.server->connectionSettings();
     s.readOnly = false;
     QVERIFY(open(rig, s));

@@ -9,6 +9,7 @@
 #include "connection/serverbadge.h"
 #include "simulator/simulationcontroller.h"
 #include "simulator/simulatorplace.h"
+#include "sandboxfixture.h"
 #include "testsupport.h"
 #include "timeline/timelinepanel.h"
 #include "timeline/timelineview.h"
@@ -95,9 +96,7 @@ void TestMainWindow::refusedServerShowsWhy()
 
 void TestMainWindow::wrongPasswordShowsWhy()
 {
-    SandboxServer::Options so;
-    so.configLines << QStringLiteral("requirepass good");
-    SandboxServer server(so);
+    SandboxServer server(SandboxFixture::withPassword(QStringLiteral("good")));
     LS_START(server);
     AppOptions options;
     options.connection.serverGiven = true;

@@ -37,17 +37,6 @@ private slots:
 
 using TestSupport::run;
 
-// A zombie still answers kill(pid, 0): alive means present and not in state Z.
-static bool processAlive(pid_t pid)
-{
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return false;
-    const QByteArray line = stat.readAll();
-    const qsizetype close = line.lastIndexOf(')');
-    return close > 0 && close + 2 < line.size() && line.at(close + 2) != 'Z';
-}
-
 void TestCli::initTestCase()
 {
     QVERIFY2(QFileInfo(TestSupport::cliPath()).isExecutable(), "LOCKSCOPE_CLI must point at lockscope-cli");
@@ -100,9 +89,7 @@ void TestCli::pingSandbox()
 
 void TestCli::pingGivenServerWithPasswordFromEnvironment()
 {
-    SandboxServer::Options so;
-    so.configLines << QStringLiteral("requirepass from-env");
-    SandboxServer server(so);
+    SandboxServer server(SandboxFixture::withPassword(QStringLiteral("from-env")));
     LS_START(server);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("LS_PW"), QStringLiteral("from-env"));
@@ -125,9 +112,7 @@ void TestCli::pingRefused()
 
 void TestCli::pingWrongPassword()
 {
-    SandboxServer::Options so;
-    so.configLines << QStringLiteral("requirepass right");
-    SandboxServer server(so);
+    SandboxServer server(SandboxFixture::withPassword(QStringLiteral("right")));
     LS_START(server);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("LS_PW"), QStringLiteral("wrong-pw-7f3a"));
@@ -174,22 +159,20 @@ void TestCli::sandboxDiesWithItsOwner()
         output += QString::fromUtf8(cli.readAllStandardOutput());
     }
     const pid_t serverPid = pid_t(match.captured(2).toLongLong());
-    QVERIFY(processAlive(serverPid));
+    QVERIFY(TestSupport::processAlive(serverPid));
     ::kill(pid_t(cli.processId()), SIGKILL); // a crash: no destructor runs in the CLI
     QVERIFY(cli.waitForFinished(10000));
     // The kernel delivers the parent-death signal; the server must disappear without our help.
-    QTRY_VERIFY_WITH_TIMEOUT(!processAlive(serverPid), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!TestSupport::processAlive(serverPid), 10000);
 }
 
 void TestCli::pingOverTlsWithAnAclUser()
 {
     TlsFixture certs;
     QVERIFY2(certs.create(), qPrintable(certs.errorString()));
-    SandboxServer server(certs.sandboxOptions());
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
-    QVERIFY(TestSupport::addReadOnlyUser(admin, "oncall", "tls-cli-pw"));
+    SandboxFixture server(certs.sandboxOptions());
+    LS_SANDBOX(server);
+    QVERIFY(TestSupport::addReadOnlyUser(server.admin(), "oncall", "tls-cli-pw"));
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("LS_PW"), QStringLiteral("tls-cli-pw"));
     const auto r = run(TestSupport::cliPath(),
@@ -242,9 +225,7 @@ void TestCli::insecureTlsIsWarnedAbout()
 
 void TestCli::pingWithAProfile()
 {
-    SandboxServer::Options so;
-    so.configLines << QStringLiteral("requirepass profile-pw");
-    SandboxServer server(so);
+    SandboxServer server(SandboxFixture::withPassword(QStringLiteral("profile-pw")));
     LS_START(server);
     QTemporaryDir config;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -311,11 +292,9 @@ void TestCli::pingWithAProfileWhosePasswordIsInTheKeychain()
         QSKIP(qPrintable(QStringLiteral("no private keychain: ") + keychain.errorString()));
     TlsFixture certs;
     QVERIFY2(certs.create(), qPrintable(certs.errorString()));
-    SandboxServer server(certs.sandboxOptions());
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
-    QVERIFY(TestSupport::addReadOnlyUser(admin, "oncall", "kc-cli-pw"));
+    SandboxFixture server(certs.sandboxOptions());
+    LS_SANDBOX(server);
+    QVERIFY(TestSupport::addReadOnlyUser(server.admin(), "oncall", "kc-cli-pw"));
     QTemporaryDir config;
     ProfileStore store(config.filePath(QStringLiteral("LockScope/connections.conf")));
     ConnectionProfile p = ConnectionProfile::create(QStringLiteral("prod"));

@@ -2,6 +2,7 @@
 // a full device or a file-size limit ends the command with exit 1 and one clear line, no half-written file
 // is left behind, SIGHUP writes the report like SIGTERM, and output paths are checked before the run.
 #include "inspect/samplelocks.h"
+#include "sandboxfixture.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -35,7 +36,7 @@ private:
     // Runs `script` with bash; $CLI and $PORT are set.
     TestSupport::ProcessRun bash(const QString &script, int timeoutMs = 60000);
 
-    SandboxServer m_server;
+    SandboxFixture m_server;
 };
 
 namespace {
@@ -66,25 +67,13 @@ QList<qint64> redisChildren(qint64 parent)
     return pids;
 }
 
-// Present and not a zombie.
-bool alive(qint64 pid)
-{
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return false;
-    const QByteArray line = stat.readAll();
-    const qsizetype close = line.lastIndexOf(')');
-    return close > 0 && close + 2 < line.size() && line.at(close + 2) != 'Z';
-}
-
 } // namespace
 
 void TestCliOutput::initTestCase()
 {
     QVERIFY(QFileInfo(TestSupport::cliPath()).isExecutable());
-    LS_START(m_server);
-    RedisConnection c(m_server.connectionSettings());
-    LS_OPEN(c);
+    LS_SANDBOX(m_server);
+    RedisConnection &c = m_server.admin();
     QVERIFY(SampleLocks::writeDemoSet(c));
     // Enough locks that the table and the JSON are far bigger than a pipe's or a limit's few kilobytes.
     for (int i = 0; i < 400; ++i)
@@ -123,9 +112,7 @@ void TestCliOutput::watchEndsWhenTheReaderLeaves()
              qPrintable(r.out));
 
     // And nothing of it keeps reading the server: its connections are gone with it.
-    RedisConnection admin(m_server.connectionSettings());
-    LS_OPEN(admin);
-    const QByteArray clients = admin.command({"CLIENT", "LIST"}).reply.bytes();
+    const QByteArray clients = m_server.admin().command({"CLIENT", "LIST"}).reply.bytes();
     QVERIFY2(!clients.contains("lockscope-inspector"), clients.constData());
 }
 
@@ -258,7 +245,7 @@ void TestCliOutput::sighupWritesTheReportAndStopsTheSandbox()
     const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
     QCOMPARE(o.value(QLatin1String("interrupted")).toBool(), true);
     for (qint64 pid : sandboxes)
-        QVERIFY2(!alive(pid), "the sandbox outlived the run");
+        QVERIFY2(!TestSupport::processAlive(pid), "the sandbox outlived the run");
 }
 
 void TestCliOutput::outputPathsAreCheckedBeforeTheRun_data()

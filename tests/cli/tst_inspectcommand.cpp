@@ -1,6 +1,7 @@
 // `lockscope-cli inspect` for real: the JSON shape, the table, --watch until interrupted, exit codes, bad
 // arguments, wrong passwords and a read-only ACL user that writes nothing.
 #include "inspect/samplelocks.h"
+#include "sandboxfixture.h"
 #include "testsupport.h"
 
 #include <QJsonArray>
@@ -25,7 +26,7 @@ private slots:
     void watchPrintsChangesUntilInterrupted();
 
 private:
-    SandboxServer m_server;
+    SandboxFixture m_server;
 };
 
 using TestSupport::run;
@@ -42,9 +43,8 @@ QStringList keysOf(const QJsonObject &o)
 void TestInspectCommand::initTestCase()
 {
     QVERIFY(QFileInfo(TestSupport::cliPath()).isExecutable());
-    LS_START(m_server);
-    RedisConnection c(m_server.connectionSettings());
-    LS_OPEN(c);
+    LS_SANDBOX(m_server);
+    RedisConnection &c = m_server.admin();
     QVERIFY(SampleLocks::writeDemoSet(c));
     QVERIFY(c.command({"SET", QByteArray("lock:\xff\xfe", 7), "owner", "PX", "600000"}).ok());
     QVERIFY(SampleLocks::fill(c, "user:", 300));
@@ -165,9 +165,7 @@ void TestInspectCommand::connectionFailures()
         = run(TestSupport::cliPath(), {"inspect", "--port", QString::number(LoopbackPorts::freePort())});
     QCOMPARE(refused.exitCode, 1);
     QVERIFY(refused.err.contains(QLatin1String("Connection refused")));
-    SandboxServer::Options o;
-    o.configLines << QStringLiteral("requirepass right");
-    SandboxServer locked(o);
+    SandboxServer locked(SandboxFixture::withPassword(QStringLiteral("right")));
     LS_START(locked);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("PW"), QStringLiteral("wrong"));
@@ -180,12 +178,8 @@ void TestInspectCommand::connectionFailures()
 
 void TestInspectCommand::readOnlyAclUser()
 {
-    RedisConnection admin(m_server.connectionSettings());
-    LS_OPEN(admin);
-    QVERIFY(admin
-                .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
-                          "+@connection"})
-                .ok());
+    RedisConnection &admin = m_server.admin();
+    QVERIFY(TestSupport::addViewerUser(admin));
     const qint64 writes = TestSupport::writeCommandCalls(admin);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("PW"), QStringLiteral("pw"));
@@ -200,9 +194,7 @@ void TestInspectCommand::readOnlyAclUser()
 
 void TestInspectCommand::watchPrintsChangesUntilInterrupted()
 {
-    SandboxServer::Options o;
-    o.configLines << QStringLiteral("notify-keyspace-events KEA");
-    SandboxServer server(o);
+    SandboxServer server(SandboxFixture::withKeyspaceEvents());
     LS_START(server);
     QProcess cli;
     cli.start(TestSupport::cliPath(),

@@ -81,10 +81,26 @@ private slots:
     void clusterDownLeavesTheResultIncomplete();
 
 private:
+    // Thirty Redisson locks res:0… held by m_client, spread over the masters; `nodeOf` gets each lock's
+    // master. False if a write failed.
+    bool writeLocks(ClusterConnection &cluster, QHash<QByteArray, QString> *nodeOf) const;
+
     std::unique_ptr<SandboxCluster> m_cluster;
     QHash<QByteArray, QString> m_nodeOf; // lock → its master's endpoint
     QByteArray m_client;
 };
+
+bool TestClusterScanJob::writeLocks(ClusterConnection &cluster, QHash<QByteArray, QString> *nodeOf) const
+{
+    for (int i = 0; i < 30; ++i) {
+        const QByteArray name = "res:" + QByteArray::number(i);
+        if (!cluster.command({"HSET", name, m_client + ":1", "1"}).ok()
+            || !cluster.command({"PEXPIRE", name, "600000"}).ok())
+            return false;
+        nodeOf->insert(name, cluster.slotMap().masterOfKey(name)->endpoint());
+    }
+    return true;
+}
 
 void TestClusterScanJob::initTestCase()
 {
@@ -97,12 +113,7 @@ void TestClusterScanJob::initTestCase()
     ClusterConnection cluster(m_cluster->seedSettings());
     LS_OPEN(cluster);
     m_client = SampleLocks::redissonClientId();
-    for (int i = 0; i < 30; ++i) {
-        const QByteArray name = "res:" + QByteArray::number(i);
-        QVERIFY(cluster.command({"HSET", name, m_client + ":1", "1"}).ok());
-        QVERIFY(cluster.command({"PEXPIRE", name, "600000"}).ok());
-        m_nodeOf.insert(name, cluster.slotMap().masterOfKey(name)->endpoint());
-    }
+    QVERIFY(writeLocks(cluster, &m_nodeOf));
     QVERIFY(cluster.command({"RPUSH", "redisson_lock_queue:{res:4}", m_client + ":2"}).ok());
     QVERIFY(
         cluster.command({"ZADD", "redisson_lock_timeout:{res:4}", "9999999999999", m_client + ":2"}).ok());
@@ -315,12 +326,7 @@ void TestClusterScanJob::skipsAMasterThatIsDown()
     ClusterConnection writer(cluster.seedSettings());
     LS_OPEN(writer);
     QHash<QByteArray, QString> nodeOf;
-    for (int i = 0; i < 30; ++i) {
-        const QByteArray name = "res:" + QByteArray::number(i);
-        QVERIFY(writer.command({"HSET", name, m_client + ":1", "1"}).ok());
-        QVERIFY(writer.command({"PEXPIRE", name, "600000"}).ok());
-        nodeOf.insert(name, writer.slotMap().masterOfKey(name)->endpoint());
-    }
+    QVERIFY(writeLocks(writer, &nodeOf));
     const ClusterSlotMap map = writer.slotMap();
     ClusterSlotMap::Node dead;
     dead.host = cluster.master(1).host(); // not the seed: the slot map is read from master 0
@@ -375,12 +381,7 @@ void TestClusterScanJob::clusterDownLeavesTheResultIncomplete()
     ClusterConnection writer(cluster.seedSettings());
     LS_OPEN(writer);
     QHash<QByteArray, QString> nodeOf;
-    for (int i = 0; i < 30; ++i) {
-        const QByteArray name = "res:" + QByteArray::number(i);
-        QVERIFY(writer.command({"HSET", name, m_client + ":1", "1"}).ok());
-        QVERIFY(writer.command({"PEXPIRE", name, "600000"}).ok());
-        nodeOf.insert(name, writer.slotMap().masterOfKey(name)->endpoint());
-    }
+    QVERIFY(writeLocks(writer, &nodeOf));
     const QString dead = cluster.master(2).connectionSettings().endpoint();
     cluster.master(2).kill();
     QTRY_VERIFY_WITH_TIMEOUT(

@@ -3,6 +3,7 @@
 #include "inspect/keyspacewatcher.h"
 #include "redis/clusterconnection.h"
 #include "redis/sandboxcluster.h"
+#include "sandboxfixture.h"
 #include "testsupport.h"
 
 #include <QSignalSpy>
@@ -36,13 +37,6 @@ QList<QByteArray> eventsFor(const QSignalSpy &spy, const QByteArray &key)
     return out;
 }
 
-SandboxServer::Options withNotifications()
-{
-    SandboxServer::Options o;
-    o.configLines << QStringLiteral("notify-keyspace-events KEA");
-    return o;
-}
-
 } // namespace
 
 void TestKeyspaceWatcher::initTestCase()
@@ -64,16 +58,15 @@ void TestKeyspaceWatcher::flags()
 
 void TestKeyspaceWatcher::deliversLockEvents()
 {
-    SandboxServer server(withNotifications());
-    LS_START(server);
+    SandboxFixture server(SandboxFixture::withKeyspaceEvents());
+    LS_SANDBOX(server);
     KeyspaceWatcher watcher;
     QSignalSpy events(&watcher, &KeyspaceWatcher::events);
     watcher.start(server.connectionSettings());
     QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Listening, 10000);
     QVERIFY(watcher.configReadable());
     QCOMPARE(watcher.flags(), QStringLiteral("AKE"));
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
+    RedisConnection &c = server.admin();
     QVERIFY(c.command({"SET", "lock:a", "owner", "NX", "PX", "60000"}).ok());
     QVERIFY(c.command({"PEXPIRE", "lock:a", "30000"}).ok());
     QVERIFY(c.command({"DEL", "lock:a"}).ok());
@@ -90,30 +83,24 @@ void TestKeyspaceWatcher::deliversLockEvents()
 
 void TestKeyspaceWatcher::notificationsOff()
 {
-    SandboxServer server;
-    LS_START(server);
+    SandboxFixture server;
+    LS_SANDBOX(server);
     KeyspaceWatcher watcher;
     watcher.start(server.connectionSettings());
     QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::NotificationsOff, 10000);
     QVERIFY(watcher.configReadable());
     QVERIFY(watcher.stateText().contains(QLatin1String("polling")));
     // Turned on later, the watcher notices on its own.
-    RedisConnection c(server.connectionSettings());
-    LS_OPEN(c);
-    QVERIFY(c.command({"CONFIG", "SET", "notify-keyspace-events", "KA"}).ok());
+    QVERIFY(server.admin().command({"CONFIG", "SET", "notify-keyspace-events", "KA"}).ok());
     QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Listening, 15000);
 }
 
 void TestKeyspaceWatcher::configDeniedByAcl()
 {
-    SandboxServer server(withNotifications());
-    LS_START(server);
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
-    QVERIFY(admin
-                .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
-                          "+@connection"})
-                .ok());
+    SandboxFixture server(SandboxFixture::withKeyspaceEvents());
+    LS_SANDBOX(server);
+    RedisConnection &admin = server.admin();
+    QVERIFY(TestSupport::addViewerUser(admin));
     const qint64 writesBefore = TestSupport::writeCommandCalls(admin);
     ConnectionSettings s = server.connectionSettings();
     s.user = QStringLiteral("viewer");
@@ -134,7 +121,7 @@ void TestKeyspaceWatcher::configDeniedByAcl()
 
 void TestKeyspaceWatcher::recoversAfterServerDies()
 {
-    SandboxServer server(withNotifications());
+    SandboxServer server(SandboxFixture::withKeyspaceEvents());
     LS_START(server);
     KeyspaceWatcher watcher;
     QSignalSpy events(&watcher, &KeyspaceWatcher::events);
@@ -153,7 +140,7 @@ void TestKeyspaceWatcher::recoversAfterServerDies()
 
 void TestKeyspaceWatcher::stopIsPrompt()
 {
-    SandboxServer server(withNotifications());
+    SandboxServer server(SandboxFixture::withKeyspaceEvents());
     LS_START(server);
     // Timeouts far longer than the bounds below: returning within them proves the read was interrupted.
     ConnectionSettings s = server.connectionSettings();

@@ -270,11 +270,7 @@ void TestLockScanJob::streamsPageByPage()
     SandboxFixture server;
     LS_SANDBOX(server);
     RedisConnection &c = server.admin();
-    QList<RedisCommand> locks;
-    for (int i = 0; i < 3000; ++i)
-        locks.append({"SET", "lock:" + QByteArray::number(i), SampleLocks::uuid1Hex(), "PX", "600000"});
-    for (const RedisResult &r : c.pipeline(locks))
-        QVERIFY(r.ok());
+    QVERIFY(TestSupport::writePlainLocks(c, 3000));
     ScanOptions options;
     options.count = 100;
     LockScanJob job(c, options);
@@ -502,10 +498,7 @@ void TestLockScanJob::readOnlyAclUserSendsNoWrites()
     SandboxFixture server;
     LS_SANDBOX(server);
     RedisConnection &admin = server.admin();
-    QVERIFY(admin
-                .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
-                          "+@connection"})
-                .ok());
+    QVERIFY(TestSupport::addViewerUser(admin));
     const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(SampleLocks::redissonLock(admin, "order:1", client, 1, 60000));
     QVERIFY(SampleLocks::redissonLock(admin, "fair", client, 1, 60000));

@@ -36,12 +36,7 @@ void TestLockScanner::streamsPagesThenFinishes()
 {
     SandboxFixture server;
     LS_SANDBOX(server);
-    RedisConnection &c = server.admin();
-    QList<RedisCommand> locks;
-    for (int i = 0; i < 2000; ++i)
-        locks.append({"SET", "lock:" + QByteArray::number(i), SampleLocks::uuid1Hex(), "PX", "600000"});
-    for (const RedisResult &r : c.pipeline(locks))
-        QVERIFY(r.ok());
+    QVERIFY(TestSupport::writePlainLocks(server.admin(), 2000));
     LockScanner scanner;
     scanner.setConnectionSettings(server.connectionSettings());
     QSignalSpy pages(&scanner, &LockScanner::pageReady);
@@ -227,9 +222,7 @@ void TestLockScanner::probeKeysFindsNewLocksAndIgnoresOthers()
 
 void TestLockScanner::wrongPassword()
 {
-    SandboxServer::Options so;
-    so.configLines << QStringLiteral("requirepass right");
-    SandboxServer server(so);
+    SandboxServer server(SandboxFixture::withPassword(QStringLiteral("right")));
     LS_START(server);
     ConnectionSettings s = server.connectionSettings();
     s.password = QStringLiteral("wrong");
@@ -290,10 +283,7 @@ void TestLockScanner::readOnlyAclUserDoesEverything()
     SandboxFixture server;
     LS_SANDBOX(server);
     RedisConnection &admin = server.admin();
-    QVERIFY(admin
-                .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
-                          "+@connection"})
-                .ok());
+    QVERIFY(TestSupport::addViewerUser(admin));
     const QByteArray client = SampleLocks::redissonClientId();
     QVERIFY(SampleLocks::redissonLock(admin, "order:1", client, 1, 60000));
     QVERIFY(!SampleLocks::redisPyLock(admin, "py", 60000).isEmpty());

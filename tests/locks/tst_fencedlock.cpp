@@ -1,6 +1,7 @@
 // fenced: strictly increasing tokens from redisson_lock_token:{name}, and a fenced store that refuses the
 // write of a holder whose lock expired during a pause (story F5), where an unfenced write would land.
 #include "locktestsupport.h"
+#include "sandboxfixture.h"
 
 #include "locks/fencedresource.h"
 #include "locks/lockcatalog.h"
@@ -18,20 +19,17 @@ private slots:
     void fencedResourceRules();
 
 private:
-    SandboxServer m_server;
-    std::unique_ptr<RedisConnection> m_admin;
+    SandboxFixture m_server;
 };
 
 void TestFencedLock::initTestCase()
 {
-    LS_START(m_server);
-    m_admin = std::make_unique<RedisConnection>(m_server.connectionSettings());
-    LS_OPEN(*m_admin);
+    LS_SANDBOX(m_server);
 }
 
 void TestFencedLock::init()
 {
-    QVERIFY(m_admin->command({"FLUSHALL"}).ok());
+    QVERIFY(m_server.admin().command({"FLUSHALL"}).ok());
 }
 
 void TestFencedLock::tokensIncreaseOnEveryAcquisition()
@@ -50,17 +48,17 @@ void TestFencedLock::tokensIncreaseOnEveryAcquisition()
     QCOMPARE(refused.outcome, AcquireResult::Outcome::Refused);
     QCOMPARE(refused.fence, -1);
     QVERIFY(refused.ttlMs > 29000);
-    QCOMPARE(get(*m_admin, "redisson_lock_token:{t:f}"), QByteArray("1")); // a refusal does not count
+    QCOMPARE(get(m_server.admin(), "redisson_lock_token:{t:f}"), QByteArray("1")); // a refusal does not count
     QVERIFY(lockA->release(a.servers).ok());
     QCOMPARE(lockB->tryAcquire(b.servers).fence, 2);
     QCOMPARE(lockB->tryAcquire(b.servers).fence, 3); // re-entry takes a new token too, as Redisson does
     QCOMPARE(lockB->fence(), 3);
-    QCOMPARE(hgetall(*m_admin, "t:f"), (QMap<QByteArray, QByteArray> {{pb.ownerField(1), "2"}}));
-    QCOMPARE(get(*m_admin, "redisson_lock_token:{t:f}"), QByteArray("3"));
-    QCOMPARE(pttl(*m_admin, "redisson_lock_token:{t:f}"), LockTtl::NoExpiry);
+    QCOMPARE(hgetall(m_server.admin(), "t:f"), (QMap<QByteArray, QByteArray> {{pb.ownerField(1), "2"}}));
+    QCOMPARE(get(m_server.admin(), "redisson_lock_token:{t:f}"), QByteArray("3"));
+    QCOMPARE(pttl(m_server.admin(), "redisson_lock_token:{t:f}"), LockTtl::NoExpiry);
     QVERIFY(lockB->release(b.servers).ok());
     QVERIFY(lockB->release(b.servers).ok());
-    QVERIFY(exists(*m_admin, "redisson_lock_token:{t:f}")); // the counter outlives the lock
+    QVERIFY(exists(m_server.admin(), "redisson_lock_token:{t:f}")); // the counter outlives the lock
 }
 
 void TestFencedLock::pausedHolderIsFencedOff()
@@ -90,13 +88,13 @@ void TestFencedLock::pausedHolderIsFencedOff()
     QVERIFY(wa.ok());
     QVERIFY(!wa.accepted);
     QCOMPARE(wa.highest, lockB->fence());
-    const FencedResource::State state = store.read(*m_admin);
+    const FencedResource::State state = store.read(m_server.admin());
     QCOMPARE(state.value, QByteArray("written by B"));
     QCOMPARE(state.fence, lockB->fence());
 
     // Without the fence check the same late write simply lands: B's update is lost.
     QVERIFY(a.connections.front()->command({"HSET", "t:store", "value", "written by A"}).ok());
-    QCOMPARE(store.read(*m_admin).value, QByteArray("written by A"));
+    QCOMPARE(store.read(m_server.admin()).value, QByteArray("written by A"));
     QTRY_VERIFY_WITH_TIMEOUT(lockA->renewalLost(), 2000);
     QVERIFY(lockB->release(b.servers).ok());
 }
@@ -104,15 +102,15 @@ void TestFencedLock::pausedHolderIsFencedOff()
 void TestFencedLock::fencedResourceRules()
 {
     const FencedResource store("t:r");
-    QCOMPARE(store.read(*m_admin).fence, -1);
-    QVERIFY(store.write(*m_admin, 5, "a").accepted);
-    QVERIFY(store.write(*m_admin, 5, "b").accepted); // the same holder may write again
-    QVERIFY(store.write(*m_admin, 9, "c").accepted);
-    const FencedResource::WriteResult stale = store.write(*m_admin, 6, "d");
+    QCOMPARE(store.read(m_server.admin()).fence, -1);
+    QVERIFY(store.write(m_server.admin(), 5, "a").accepted);
+    QVERIFY(store.write(m_server.admin(), 5, "b").accepted); // the same holder may write again
+    QVERIFY(store.write(m_server.admin(), 9, "c").accepted);
+    const FencedResource::WriteResult stale = store.write(m_server.admin(), 6, "d");
     QVERIFY(!stale.accepted);
     QCOMPARE(stale.highest, 9);
     QCOMPARE(stale.commands, 1);
-    QCOMPARE(store.read(*m_admin).value, QByteArray("c"));
+    QCOMPARE(store.read(m_server.admin()).value, QByteArray("c"));
     ConnectionSettings ro = m_server.connectionSettings();
     ro.readOnly = true;
     RedisConnection readOnly(ro);

@@ -1,6 +1,7 @@
 // The real lockscope-cli: `algorithms` in text and JSON, and `lock` running every algorithm of the catalog
 // against sandboxes, refusing to write to a read-only connection, and showing a flaw on demand.
 #include "locktestsupport.h"
+#include "sandboxfixture.h"
 
 #include "locks/lockcatalog.h"
 
@@ -27,16 +28,13 @@ private slots:
     void refusedWhenHeld();
 
 private:
-    SandboxServer m_server;
-    std::unique_ptr<RedisConnection> m_admin;
+    SandboxFixture m_server;
 };
 
 void TestLockCli::initTestCase()
 {
     QVERIFY(QFileInfo(TestSupport::cliPath()).isExecutable());
-    LS_START(m_server);
-    m_admin = std::make_unique<RedisConnection>(m_server.connectionSettings());
-    LS_OPEN(*m_admin);
+    LS_SANDBOX(m_server);
 }
 
 void TestLockCli::algorithmsText()
@@ -152,11 +150,11 @@ void TestLockCli::everyAlgorithmRunsOnASandbox()
 void TestLockCli::givenServerNeedsReadWrite()
 {
     const QString port = QString::number(m_server.port());
-    const qint64 writes = TestSupport::writeCommandCalls(*m_admin);
+    const qint64 writes = TestSupport::writeCommandCalls(m_server.admin());
     auto r = run(TestSupport::cliPath(), {"lock", "--algorithm", "set-nx-px-lua", "--port", port});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains(QLatin1String("--read-write")), qPrintable(r.err));
-    QCOMPARE(TestSupport::writeCommandCalls(*m_admin), writes);
+    QCOMPARE(TestSupport::writeCommandCalls(m_server.admin()), writes);
 
     r = run(TestSupport::cliPath(),
             {"lock", "--algorithm", "redisson-reentrant", "--port", port, "--read-write", "--name", "t:cli",
@@ -166,31 +164,31 @@ void TestLockCli::givenServerNeedsReadWrite()
     QVERIFY(r.out.contains(QLatin1String("renew     renewed t:cli")));
     QVERIFY(r.out.contains(QLatin1String("release   released")));
     QVERIFY(r.out.contains(QLatin1String("HASH {")));
-    QVERIFY(!exists(*m_admin, "t:cli"));
+    QVERIFY(!exists(m_server.admin(), "t:cli"));
 }
 
 void TestLockCli::crashAfterSetnxOnDemand()
 {
-    QVERIFY(m_admin->command({"DEL", "t:crash"}).ok());
+    QVERIFY(m_server.admin().command({"DEL", "t:crash"}).ok());
     const auto r = run(TestSupport::cliPath(),
                        {"lock", "--algorithm", "setnx-expire", "--port", QString::number(m_server.port()),
                         "--read-write", "--name", "t:crash", "--fault", "crash-after-setnx"});
     QCOMPARE(r.exitCode, 3);
     QVERIFY(r.out.contains(QLatin1String("crashed")));
     QVERIFY(r.out.contains(QLatin1String("no TTL")));
-    QCOMPARE(pttl(*m_admin, "t:crash"), LockTtl::NoExpiry);
-    QVERIFY(m_admin->command({"DEL", "t:crash"}).ok());
+    QCOMPARE(pttl(m_server.admin(), "t:crash"), LockTtl::NoExpiry);
+    QVERIFY(m_server.admin().command({"DEL", "t:crash"}).ok());
 }
 
 void TestLockCli::refusedWhenHeld()
 {
-    QVERIFY(m_admin->command({"SET", "t:held", "someone", "PX", "5000"}).ok());
+    QVERIFY(m_server.admin().command({"SET", "t:held", "someone", "PX", "5000"}).ok());
     const auto r = run(TestSupport::cliPath(),
                        {"lock", "--algorithm", "set-nx-px-lua", "--port", QString::number(m_server.port()),
                         "--read-write", "--name", "t:held", "--acquire-timeout-ms", "100"});
     QCOMPARE(r.exitCode, 3);
     QVERIFY(r.out.contains(QLatin1String("timed out")));
-    QCOMPARE(get(*m_admin, "t:held"), QByteArray("someone"));
+    QCOMPARE(get(m_server.admin(), "t:held"), QByteArray("someone"));
 }
 
 QTEST_GUILESS_MAIN(TestLockCli)

@@ -1,6 +1,7 @@
 // The machinery the locks share: clocks, the watchdog scheduler, the per-process pub/sub listener, the
 // connection pool, fault hooks on the command path, client ids.
 #include "locktestsupport.h"
+#include "sandboxfixture.h"
 
 #include "locks/connectionpool.h"
 #include "locks/lockcatalog.h"
@@ -34,23 +35,20 @@ private slots:
     void sendAndReceiveHooksSeeEveryCommand();
 
 private:
-    SandboxServer m_server;
-    std::unique_ptr<RedisConnection> m_admin;
+    SandboxFixture m_server;
 };
 
 void TestLockInfrastructure::initTestCase()
 {
-    LS_START(m_server);
-    m_admin = std::make_unique<RedisConnection>(m_server.connectionSettings());
-    LS_OPEN(*m_admin);
+    LS_SANDBOX(m_server);
 }
 
 void TestLockInfrastructure::init()
 {
     if (!m_server.isRunning())
         QVERIFY(m_server.restart());
-    m_admin->command({"PING"}); // a connection to a restarted server reconnects on the next command
-    QVERIFY(m_admin->command({"FLUSHALL"}).ok());
+    m_server.admin().command({"PING"}); // a connection to a restarted server reconnects on the next command
+    QVERIFY(m_server.admin().command({"FLUSHALL"}).ok());
 }
 
 void TestLockInfrastructure::clientIdsAreRandomV4Uuids()
@@ -197,15 +195,15 @@ void TestLockInfrastructure::subscriberSharesAndReleasesChannels()
     QVERIFY2(a.isValid(), qPrintable(error.message()));
     LockSubscription b = subscriber.subscribe(m_server.connectionSettings(), "ch:1", 3000, &error);
     QVERIFY(b.isValid());
-    QCOMPARE(subscribers(*m_admin, "ch:1"), 1);
+    QCOMPARE(subscribers(m_server.admin(), "ch:1"), 1);
     a.reset();
     QTest::qWait(50);
-    QCOMPARE(subscribers(*m_admin, "ch:1"), 1); // b still listens
+    QCOMPARE(subscribers(m_server.admin(), "ch:1"), 1); // b still listens
     b.reset();
-    QTRY_COMPARE_WITH_TIMEOUT(subscribers(*m_admin, "ch:1"), 0, 2000);
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server.admin(), "ch:1"), 0, 2000);
     LockSubscription again = subscriber.subscribe(m_server.connectionSettings(), "ch:1", 3000, &error);
     QVERIFY(again.isValid());
-    QCOMPARE(subscribers(*m_admin, "ch:1"), 1);
+    QCOMPARE(subscribers(m_server.admin(), "ch:1"), 1);
 }
 
 void TestLockInfrastructure::subscriberKeepsPermitsAndWakesAll()
@@ -217,7 +215,7 @@ void TestLockInfrastructure::subscriberKeepsPermitsAndWakesAll()
     QVERIFY(s.isValid() && t.isValid());
     QVERIFY(!s.wait(0));
     // A message that comes while nobody waits is kept for the next waiter.
-    QVERIFY(m_admin->command({"PUBLISH", "ch:2", "0"}).ok());
+    QVERIFY(m_server.admin().command({"PUBLISH", "ch:2", "0"}).ok());
     QTRY_COMPARE_WITH_TIMEOUT(subscriber.messagesReceived(), quint64(1), 2000);
     QVERIFY(s.wait(0));
     QVERIFY(!t.wait(0)); // "0" wakes one thread only
@@ -227,7 +225,7 @@ void TestLockInfrastructure::subscriberKeepsPermitsAndWakesAll()
     std::thread x([&] { woken += s.wait(5000) ? 1 : 0; });
     std::thread y([&] { woken += t.wait(5000) ? 1 : 0; });
     QTest::qWait(100);
-    QVERIFY(m_admin->command({"PUBLISH", "ch:2", "1"}).ok());
+    QVERIFY(m_server.admin().command({"PUBLISH", "ch:2", "1"}).ok());
     x.join();
     y.join();
     QCOMPARE(woken.load(), 2);

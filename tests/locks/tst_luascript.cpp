@@ -2,6 +2,7 @@
 // EVALSHA, falls back on NOSCRIPT, goes as EVAL where EVALSHA or SCRIPT LOAD is refused, and is refused on a
 // read-only connection before anything is sent.
 #include "locktestsupport.h"
+#include "sandboxfixture.h"
 
 #include "locks/lockcatalog.h"
 #include "locks/lockio.h"
@@ -23,15 +24,12 @@ private slots:
     void refusedScriptLoadSwitchesTheConnectionToEval();
 
 private:
-    SandboxServer m_server;
-    std::unique_ptr<RedisConnection> m_admin;
+    SandboxFixture m_server;
 };
 
 void TestLuaScript::initTestCase()
 {
-    LS_START(m_server);
-    m_admin = std::make_unique<RedisConnection>(m_server.connectionSettings());
-    LS_OPEN(*m_admin);
+    LS_SANDBOX(m_server);
 }
 
 void TestLuaScript::bundledScripts()
@@ -63,51 +61,52 @@ void TestLuaScript::catalogScriptsExist()
 
 void TestLuaScript::everyScriptLoadsWithOurSha()
 {
-    QVERIFY(m_admin->command({"SCRIPT", "FLUSH"}).ok());
-    const RedisError e = LuaScript::loadAll(*m_admin, LuaScript::names());
+    QVERIFY(m_server.admin().command({"SCRIPT", "FLUSH"}).ok());
+    const RedisError e = LuaScript::loadAll(m_server.admin(), LuaScript::names());
     QVERIFY2(!e, qPrintable(e.message()));
     RedisCommand exists {"SCRIPT", "EXISTS"};
     for (const QString &name : LuaScript::names())
         exists << LuaScript::get(name).sha1();
-    const RedisReply r = m_admin->command(exists).reply;
+    const RedisReply r = m_server.admin().command(exists).reply;
     QCOMPARE(r.size(), LuaScript::names().size());
     for (const RedisReply &one : r.elements())
         QCOMPARE(one.toInteger(), 1);
-    QCOMPARE(LuaScript::loadAll(*m_admin, {QStringLiteral("nope")}).code(), RedisError::Code::BadArgument);
+    QCOMPARE(LuaScript::loadAll(m_server.admin(), {QStringLiteral("nope")}).code(),
+             RedisError::Code::BadArgument);
 }
 
 void TestLuaScript::evalshaWithNoscriptFallback()
 {
     const LuaScript &cad = LuaScript::get(QStringLiteral("compare_and_delete"));
-    QVERIFY(m_admin->command({"SET", "t:k", "mine"}).ok());
-    QVERIFY(m_admin->command({"SCRIPT", "FLUSH"}).ok());
-    const qint64 loadsBefore = TestSupport::commandCalls(*m_admin, "script|load");
+    QVERIFY(m_server.admin().command({"SET", "t:k", "mine"}).ok());
+    QVERIFY(m_server.admin().command({"SCRIPT", "FLUSH"}).ok());
+    const qint64 loadsBefore = TestSupport::commandCalls(m_server.admin(), "script|load");
     FaultHooks none;
     LockIo io(none, 1);
-    RedisResult r = io.script(*m_admin, cad, {"t:k"}, {"other"});
+    RedisResult r = io.script(m_server.admin(), cad, {"t:k"}, {"other"});
     QVERIFY(r.ok());
     QCOMPARE(r.reply.toInteger(), -1); // someone else's value: untouched
     QCOMPARE(io.commands(), 3); // EVALSHA (NOSCRIPT), SCRIPT LOAD, EVALSHA
-    QCOMPARE(TestSupport::commandCalls(*m_admin, "script|load"), loadsBefore + 1);
-    r = io.script(*m_admin, cad, {"t:k"}, {"mine"});
+    QCOMPARE(TestSupport::commandCalls(m_server.admin(), "script|load"), loadsBefore + 1);
+    r = io.script(m_server.admin(), cad, {"t:k"}, {"mine"});
     QCOMPARE(r.reply.toInteger(), 1);
     QCOMPARE(io.commands(), 4); // loaded now: one EVALSHA
-    QCOMPARE(io.script(*m_admin, cad, {"t:k"}, {"mine"}).reply.toInteger(), 0);
+    QCOMPARE(io.script(m_server.admin(), cad, {"t:k"}, {"mine"}).reply.toInteger(), 0);
 }
 
 void TestLuaScript::trailingCommandsRideAlong()
 {
-    QVERIFY(m_admin->command({"SCRIPT", "FLUSH"}).ok());
-    QVERIFY(m_admin->command({"SET", "t:trail", "x"}).ok());
+    QVERIFY(m_server.admin().command({"SCRIPT", "FLUSH"}).ok());
+    QVERIFY(m_server.admin().command({"SET", "t:trail", "x"}).ok());
     FaultHooks none;
     LockIo io(none, 1);
     QList<RedisResult> after;
-    const RedisResult r = io.script(*m_admin, LuaScript::get(QStringLiteral("compare_and_delete")),
+    const RedisResult r = io.script(m_server.admin(), LuaScript::get(QStringLiteral("compare_and_delete")),
                                     {"t:none"}, {"v"}, {{"DEL", "t:trail"}}, &after);
     QVERIFY(r.ok());
     QCOMPARE(r.reply.toInteger(), 0);
     QCOMPARE(after.size(), 1);
-    QVERIFY(!LockTest::exists(*m_admin, "t:trail"));
+    QVERIFY(!LockTest::exists(m_server.admin(), "t:trail"));
 }
 
 void TestLuaScript::readOnlyConnectionSendsNothing()
@@ -116,13 +115,13 @@ void TestLuaScript::readOnlyConnectionSendsNothing()
     settings.readOnly = true;
     RedisConnection ro(settings);
     LS_OPEN(ro);
-    const qint64 before = TestSupport::commandCalls(*m_admin, "evalsha");
+    const qint64 before = TestSupport::commandCalls(m_server.admin(), "evalsha");
     const RedisResult r = LuaScript::get(QStringLiteral("compare_and_delete")).run(ro, {"t:k"}, {"v"});
     QCOMPARE(r.error.code(), RedisError::Code::ReadOnlyRefused);
     QCOMPARE(LuaScript::get(QStringLiteral("redisson_lock")).load(ro).code(),
              RedisError::Code::ReadOnlyRefused);
     QCOMPARE(LockIo::requireWritable(&ro).code(), RedisError::Code::ReadOnlyRefused);
-    QCOMPARE(TestSupport::commandCalls(*m_admin, "evalsha"), before);
+    QCOMPARE(TestSupport::commandCalls(m_server.admin(), "evalsha"), before);
 }
 
 void TestLuaScript::refusedEvalshaSwitchesTheConnectionToEval_data()

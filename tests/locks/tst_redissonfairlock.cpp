@@ -2,6 +2,7 @@
 // waiter's own channel, stale heads dropped, a waiter that gives up leaves the queue — and the wall-clock
 // flaw, shown with a client whose clock runs ahead.
 #include "locktestsupport.h"
+#include "sandboxfixture.h"
 
 #include "locks/lockcatalog.h"
 #include "locks/redissonnames.h"
@@ -28,20 +29,17 @@ private:
     std::unique_ptr<DistributedLock> make(LockClient &client, qint64 thread, qint64 leaseMs,
                                           qint64 waitMs = 300000, qint64 acquireTimeoutMs = 0);
     QList<QByteArray> queue();
-    SandboxServer m_server;
-    std::unique_ptr<RedisConnection> m_admin;
+    SandboxFixture m_server;
 };
 
 void TestRedissonFairLock::initTestCase()
 {
-    LS_START(m_server);
-    m_admin = std::make_unique<RedisConnection>(m_server.connectionSettings());
-    LS_OPEN(*m_admin);
+    LS_SANDBOX(m_server);
 }
 
 void TestRedissonFairLock::init()
 {
-    QVERIFY(m_admin->command({"FLUSHALL"}).ok());
+    QVERIFY(m_server.admin().command({"FLUSHALL"}).ok());
 }
 
 std::unique_ptr<DistributedLock> TestRedissonFairLock::make(LockClient &client, qint64 thread, qint64 leaseMs,
@@ -57,7 +55,8 @@ std::unique_ptr<DistributedLock> TestRedissonFairLock::make(LockClient &client, 
 QList<QByteArray> TestRedissonFairLock::queue()
 {
     QList<QByteArray> items;
-    const RedisReply list = m_admin->command({"LRANGE", "redisson_lock_queue:{t:fair}", "0", "-1"}).reply;
+    const RedisReply list
+        = m_server.admin().command({"LRANGE", "redisson_lock_queue:{t:fair}", "0", "-1"}).reply;
     for (const RedisReply &r : list.elements())
         items << r.bytes();
     return items;
@@ -78,21 +77,24 @@ void TestRedissonFairLock::queueLayoutAndHeadOnlyNotification()
     QCOMPARE(w3->tryAcquire(qw.servers).outcome, AcquireResult::Outcome::Refused);
     QCOMPARE(queue(), (QList<QByteArray> {p.ownerField(1), p.ownerField(2), q.ownerField(5)}));
     // Deadlines: end of the lease + one wait window, then one more window per place in the queue.
-    const double d1 = m_admin->command({"ZSCORE", "redisson_lock_timeout:{t:fair}", p.ownerField(1)})
+    const double d1 = m_server.admin()
+                          .command({"ZSCORE", "redisson_lock_timeout:{t:fair}", p.ownerField(1)})
                           .reply.bytes()
                           .toDouble();
-    const double d2 = m_admin->command({"ZSCORE", "redisson_lock_timeout:{t:fair}", p.ownerField(2)})
+    const double d2 = m_server.admin()
+                          .command({"ZSCORE", "redisson_lock_timeout:{t:fair}", p.ownerField(2)})
                           .reply.bytes()
                           .toDouble();
-    const double d3 = m_admin->command({"ZSCORE", "redisson_lock_timeout:{t:fair}", q.ownerField(5)})
+    const double d3 = m_server.admin()
+                          .command({"ZSCORE", "redisson_lock_timeout:{t:fair}", q.ownerField(5)})
                           .reply.bytes()
                           .toDouble();
     QVERIFY2(d1 >= before + 29000 + 300000 && d1 <= QDateTime::currentMSecsSinceEpoch() + 30000 + 300000,
              qPrintable(QString::number(d1 - before)));
     QVERIFY(qAbs(d2 - d1 - 300000) < 100);
     QVERIFY(qAbs(d3 - d2 - 300000) < 100);
-    QCOMPARE(pttl(*m_admin, "redisson_lock_queue:{t:fair}"), LockTtl::NoExpiry);
-    QCOMPARE(pttl(*m_admin, "redisson_lock_timeout:{t:fair}"), LockTtl::NoExpiry);
+    QCOMPARE(pttl(m_server.admin(), "redisson_lock_queue:{t:fair}"), LockTtl::NoExpiry);
+    QCOMPARE(pttl(m_server.admin(), "redisson_lock_timeout:{t:fair}"), LockTtl::NoExpiry);
     QCOMPARE(w1->waitChannel(), "redisson_lock__channel:{t:fair}:" + p.ownerField(1));
 
     Listener listener(m_server.connectionSettings());
@@ -103,16 +105,17 @@ void TestRedissonFairLock::queueLayoutAndHeadOnlyNotification()
     QCOMPARE(messages.size(), 1);
     QCOMPARE(messages.first(), Message(w1->waitChannel(), "0")); // only the head is woken
 
-    QVERIFY(!exists(*m_admin, "t:fair"));
+    QVERIFY(!exists(m_server.admin(), "t:fair"));
     QCOMPARE(w2->tryAcquire(pw.servers).outcome, AcquireResult::Outcome::Refused); // free, but not its turn
     QCOMPARE(w3->tryAcquire(qw.servers).outcome, AcquireResult::Outcome::Refused);
     QVERIFY(w1->tryAcquire(pw.servers).acquired());
     QCOMPARE(queue(), (QList<QByteArray> {p.ownerField(2), q.ownerField(5)}));
-    const double d2After = m_admin->command({"ZSCORE", "redisson_lock_timeout:{t:fair}", p.ownerField(2)})
+    const double d2After = m_server.admin()
+                               .command({"ZSCORE", "redisson_lock_timeout:{t:fair}", p.ownerField(2)})
                                .reply.bytes()
                                .toDouble();
     QVERIFY(qAbs(d2 - 300000 - d2After) < 1); // everyone moved up one window
-    QCOMPARE(hgetall(*m_admin, "t:fair"), (QMap<QByteArray, QByteArray> {{p.ownerField(1), "1"}}));
+    QCOMPARE(hgetall(m_server.admin(), "t:fair"), (QMap<QByteArray, QByteArray> {{p.ownerField(1), "1"}}));
 }
 
 void TestRedissonFairLock::waitersAcquireInArrivalOrder()
@@ -174,7 +177,8 @@ void TestRedissonFairLock::staleHeadIsDropped()
     QCOMPARE(ghost->tryAcquire(cw.servers).outcome, AcquireResult::Outcome::Refused); // then it crashes
     QCOMPARE(next->tryAcquire(pw.servers).outcome, AcquireResult::Outcome::Refused);
     const qint64 ghostDeadline
-        = qint64(m_admin->command({"ZSCORE", "redisson_lock_timeout:{t:fair}", crashed.ownerField(1)})
+        = qint64(m_server.admin()
+                     .command({"ZSCORE", "redisson_lock_timeout:{t:fair}", crashed.ownerField(1)})
                      .reply.bytes()
                      .toDouble());
     QVERIFY(holder->release(hw.servers).ok());
@@ -198,15 +202,18 @@ void TestRedissonFairLock::waiterThatGivesUpLeavesTheQueue()
     QVERIFY(holder->tryAcquire(hw.servers).acquired());
     QCOMPARE(quitter->tryAcquire(pw.servers).outcome, AcquireResult::Outcome::Refused);
     QCOMPARE(patient->tryAcquire(qw.servers).outcome, AcquireResult::Outcome::Refused);
-    const double before = m_admin->command({"ZSCORE", "redisson_lock_timeout:{t:fair}", q.ownerField(1)})
+    const double before = m_server.admin()
+                              .command({"ZSCORE", "redisson_lock_timeout:{t:fair}", q.ownerField(1)})
                               .reply.bytes()
                               .toDouble();
     const AcquireResult r = quitter->acquire(pw.servers);
     QCOMPARE(r.outcome, AcquireResult::Outcome::TimedOut);
     QCOMPARE(queue(), QList<QByteArray> {q.ownerField(1)});
-    QCOMPARE(m_admin->command({"ZSCORE", "redisson_lock_timeout:{t:fair}", p.ownerField(1)}).reply.isNil(),
-             true);
-    const double after = m_admin->command({"ZSCORE", "redisson_lock_timeout:{t:fair}", q.ownerField(1)})
+    QCOMPARE(
+        m_server.admin().command({"ZSCORE", "redisson_lock_timeout:{t:fair}", p.ownerField(1)}).reply.isNil(),
+        true);
+    const double after = m_server.admin()
+                             .command({"ZSCORE", "redisson_lock_timeout:{t:fair}", q.ownerField(1)})
                              .reply.bytes()
                              .toDouble();
     QVERIFY(qAbs(before - 300000 - after) < 1);

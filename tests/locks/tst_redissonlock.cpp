@@ -3,6 +3,7 @@
 // protocol with plain HINCRBY / PEXPIRE / DEL / PUBLISH; the watchdog's saw-tooth; pub/sub waiters that wake
 // on the release message and still wake when it is lost.
 #include "locktestsupport.h"
+#include "sandboxfixture.h"
 
 #include "locks/lockcatalog.h"
 #include "locks/redissonnames.h"
@@ -80,21 +81,18 @@ private slots:
 
 private:
     LockOptions options(qint64 leaseMs, bool watchdog) const;
-    SandboxServer m_server;
-    std::unique_ptr<RedisConnection> m_admin;
+    SandboxFixture m_server;
 };
 
 void TestRedissonLock::initTestCase()
 {
-    LS_START(m_server);
-    m_admin = std::make_unique<RedisConnection>(m_server.connectionSettings());
-    LS_OPEN(*m_admin);
+    LS_SANDBOX(m_server);
 }
 
 void TestRedissonLock::init()
 {
-    QVERIFY(m_admin->command({"FLUSHALL"}).ok());
-    QVERIFY(m_admin->command({"CONFIG", "SET", "notify-keyspace-events", ""}).ok());
+    QVERIFY(m_server.admin().command({"FLUSHALL"}).ok());
+    QVERIFY(m_server.admin().command({"CONFIG", "SET", "notify-keyspace-events", ""}).ok());
 }
 
 LockOptions TestRedissonLock::options(qint64 leaseMs, bool watchdog) const
@@ -140,32 +138,33 @@ void TestRedissonLock::layoutOfTwoHoldsAndTwoReleases()
     const AcquireResult second = lock->tryAcquire(w.servers);
     QVERIFY(second.acquired());
     QCOMPARE(second.reply, RedisReply::nil()); // Redisson's script answers nil when it grants
-    QCOMPARE(m_admin->command({"TYPE", "t:layout"}).reply.bytes(), QByteArray("hash"));
-    QCOMPARE(hgetall(*m_admin, "t:layout"), (QMap<QByteArray, QByteArray> {{owner, "2"}}));
+    QCOMPARE(m_server.admin().command({"TYPE", "t:layout"}).reply.bytes(), QByteArray("hash"));
+    QCOMPARE(hgetall(m_server.admin(), "t:layout"), (QMap<QByteArray, QByteArray> {{owner, "2"}}));
     QVERIFY(isRedissonOwner(owner));
-    const qint64 ttl = pttl(*m_admin, "t:layout");
+    const qint64 ttl = pttl(m_server.admin(), "t:layout");
     QVERIFY2(ttl > 29000 && ttl <= 30000, qPrintable(QString::number(ttl)));
 
     ReleaseResult r = lock->release(w.servers);
     QCOMPARE(r.outcome, ReleaseResult::Outcome::StillHeld);
-    QCOMPARE(hgetall(*m_admin, "t:layout"), (QMap<QByteArray, QByteArray> {{owner, "1"}}));
+    QCOMPARE(hgetall(m_server.admin(), "t:layout"), (QMap<QByteArray, QByteArray> {{owner, "1"}}));
     QVERIFY(!listener.next(100)); // nothing published while a hold remains
 
     r = lock->release(w.servers);
     QCOMPARE(r.outcome, ReleaseResult::Outcome::Released);
     QCOMPARE(r.reply.toInteger(), 1);
-    QVERIFY(!exists(*m_admin, "t:layout"));
+    QVERIFY(!exists(m_server.admin(), "t:layout"));
     const std::optional<Message> m = listener.next(2000);
     QVERIFY(m);
     QCOMPARE(m->first, QByteArray("redisson_lock__channel:{t:layout}"));
     QCOMPARE(m->second, QByteArray("0"));
     QVERIFY(listener.drain(100).isEmpty()); // exactly one message
-    QCOMPARE(m_admin->command({"KEYS", "*"}).reply.size(), 0); // no latch or anything else left behind
+    QCOMPARE(m_server.admin().command({"KEYS", "*"}).reply.size(),
+             0); // no latch or anything else left behind
 }
 
 void TestRedissonLock::unlockLatchIsWrittenAndDeleted()
 {
-    QVERIFY(m_admin->command({"CONFIG", "SET", "notify-keyspace-events", "KA"}).ok());
+    QVERIFY(m_server.admin().command({"CONFIG", "SET", "notify-keyspace-events", "KA"}).ok());
     Listener events(m_server.connectionSettings());
     QVERIFY(events.psubscribe("__keyspace@0__:redisson_unlock_latch:*"));
     LockClient client;
@@ -201,7 +200,7 @@ void TestRedissonLock::foreignClientHoldsWeWaitAndWake()
     ForeignRedisson foreign(m_server.connectionSettings(), 77);
     QVERIFY(foreign.open());
     QVERIFY(!foreign.tryLock("t:foreign", 30000)); // granted
-    QCOMPARE(hgetall(*m_admin, "t:foreign"), (QMap<QByteArray, QByteArray> {{foreign.field(), "1"}}));
+    QCOMPARE(hgetall(m_server.admin(), "t:foreign"), (QMap<QByteArray, QByteArray> {{foreign.field(), "1"}}));
 
     LockClient client;
     QString error;
@@ -212,19 +211,20 @@ void TestRedissonLock::foreignClientHoldsWeWaitAndWake()
     const AcquireResult refused = lock->tryAcquire(w.servers);
     QCOMPARE(refused.outcome, AcquireResult::Outcome::Refused);
     QVERIFY2(refused.ttlMs > 25000 && refused.ttlMs <= 30000, qPrintable(QString::number(refused.ttlMs)));
-    QCOMPARE(hgetall(*m_admin, "t:foreign").size(), 1); // our attempt wrote nothing
+    QCOMPARE(hgetall(m_server.admin(), "t:foreign").size(), 1); // our attempt wrote nothing
 
     AcquireResult waited;
     std::thread waiter([&] { waited = lock->acquire(w.servers); });
-    QTRY_COMPARE_WITH_TIMEOUT(subscribers(*m_admin, "redisson_lock__channel:{t:foreign}"), 1, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server.admin(), "redisson_lock__channel:{t:foreign}"), 1, 5000);
     const qint64 releasedUs = LockClock::monotonicUs();
     QVERIFY(foreign.unlock("t:foreign")); // DEL + PUBLISH "0", as Redisson does
     waiter.join();
     QVERIFY2(waited.acquired(), qPrintable(waited.describe()));
     // Woken by the message, not by the 30 s TTL.
     QVERIFY2(waited.endUs - releasedUs < 2000 * 1000, qPrintable(QString::number(waited.endUs - releasedUs)));
-    QCOMPARE(hgetall(*m_admin, "t:foreign"), (QMap<QByteArray, QByteArray> {{client.id() + ":1", "1"}}));
-    QTRY_COMPARE_WITH_TIMEOUT(subscribers(*m_admin, "redisson_lock__channel:{t:foreign}"), 0, 5000);
+    QCOMPARE(hgetall(m_server.admin(), "t:foreign"),
+             (QMap<QByteArray, QByteArray> {{client.id() + ":1", "1"}}));
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server.admin(), "redisson_lock__channel:{t:foreign}"), 0, 5000);
     QVERIFY(lock->release(w.servers).ok());
 }
 
@@ -243,7 +243,7 @@ void TestRedissonLock::weHoldForeignClientIsExcluded()
     QVERIFY(ttl);
     QVERIFY2(*ttl > 25000 && *ttl <= 30000, qPrintable(QString::number(*ttl)));
     QVERIFY(!foreign.unlock("t:ours")); // "not locked by current thread"
-    QCOMPARE(hgetall(*m_admin, "t:ours"), (QMap<QByteArray, QByteArray> {{client.id() + ":3", "1"}}));
+    QCOMPARE(hgetall(m_server.admin(), "t:ours"), (QMap<QByteArray, QByteArray> {{client.id() + ":3", "1"}}));
 
     // The foreign client sleeps on the channel; our release wakes it, then it gets the lock.
     Listener foreignWaiter(m_server.connectionSettings());
@@ -272,7 +272,7 @@ void TestRedissonLock::watchdogSawTooth()
     held.start();
     // Hold for three leases, sampling the TTL: renewed every 100 ms back to 300, never near 0.
     while (held.elapsed() < 900) {
-        const qint64 ttl = pttl(*m_admin, "t:saw");
+        const qint64 ttl = pttl(m_server.admin(), "t:saw");
         QVERIFY2(ttl > 0 && ttl <= 300, qPrintable(QString::number(ttl)));
         lowest = qMin(lowest, ttl);
         QTest::qWait(10);
@@ -297,7 +297,7 @@ void TestRedissonLock::fixedLeaseIsNotRenewed()
                                     options(250, false));
     QVERIFY(lock->tryAcquire(w.servers).acquired());
     QVERIFY(!lock->isRenewing());
-    QTRY_VERIFY_WITH_TIMEOUT(!exists(*m_admin, "t:fixed"), 2000);
+    QTRY_VERIFY_WITH_TIMEOUT(!exists(m_server.admin(), "t:fixed"), 2000);
     QCOMPARE(client.watchdog().attempts(), 0);
     QCOMPARE(lock->release(w.servers).outcome, ReleaseResult::Outcome::Expired);
 }
@@ -315,7 +315,7 @@ void TestRedissonLock::waiterWakesPromptlyOnRelease()
     QVERIFY(holder->tryAcquire(h.servers).acquired());
     AcquireResult waited;
     std::thread thread([&] { waited = waiter->acquire(w.servers); });
-    QTRY_COMPARE_WITH_TIMEOUT(subscribers(*m_admin, "redisson_lock__channel:{t:wake}"), 1, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server.admin(), "redisson_lock__channel:{t:wake}"), 1, 5000);
     const ReleaseResult released = holder->release(h.servers);
     thread.join();
     QCOMPARE(released.outcome, ReleaseResult::Outcome::Released);
@@ -348,7 +348,7 @@ void TestRedissonLock::waiterWakesAfterTtlWhenTheMessageIsLost()
     AcquireResult waited;
     std::thread thread([&] { waited = waiter->acquire(w.servers); });
     QTRY_VERIFY_WITH_TIMEOUT(waiterReplies >= 2, 5000); // refused before and after subscribing
-    QCOMPARE(subscribers(*m_admin, "redisson_lock__channel:{t:lost}"), 1);
+    QCOMPARE(subscribers(m_server.admin(), "redisson_lock__channel:{t:lost}"), 1);
     const ReleaseResult released = holder->release(h.servers);
     QCOMPARE(released.outcome, ReleaseResult::Outcome::Released);
     thread.join();
@@ -418,9 +418,9 @@ void TestRedissonLock::oneSubscriptionPerProcess()
         });
     }
     // Two processes wait, so two subscribers: the two threads of p share one subscription.
-    QTRY_COMPARE_WITH_TIMEOUT(subscribers(*m_admin, "redisson_lock__channel:{t:many}"), 2, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server.admin(), "redisson_lock__channel:{t:many}"), 2, 5000);
     QTest::qWait(50);
-    QCOMPARE(subscribers(*m_admin, "redisson_lock__channel:{t:many}"), 2);
+    QCOMPARE(subscribers(m_server.admin(), "redisson_lock__channel:{t:many}"), 2);
     QVERIFY(holder->release(h.servers).ok());
     for (std::thread &t : threads)
         t.join();
@@ -430,7 +430,7 @@ void TestRedissonLock::oneSubscriptionPerProcess()
         // Hand-offs come from release messages, not from the 30 s TTL.
         QVERIFY(w->result.endUs - w->result.startUs < 10000 * 1000);
     }
-    QTRY_COMPARE_WITH_TIMEOUT(subscribers(*m_admin, "redisson_lock__channel:{t:many}"), 0, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server.admin(), "redisson_lock__channel:{t:many}"), 0, 5000);
 }
 
 void TestRedissonLock::stopInterruptsAWaiter()
@@ -446,7 +446,7 @@ void TestRedissonLock::stopInterruptsAWaiter()
     QVERIFY(holder->tryAcquire(h.servers).acquired());
     AcquireResult waited;
     std::thread thread([&] { waited = waiter->acquire(w.servers); });
-    QTRY_COMPARE_WITH_TIMEOUT(subscribers(*m_admin, "redisson_lock__channel:{t:stop}"), 1, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server.admin(), "redisson_lock__channel:{t:stop}"), 1, 5000);
     const qint64 stoppedUs = LockClock::monotonicUs();
     waiterProcess.stop();
     thread.join();

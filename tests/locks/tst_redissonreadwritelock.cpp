@@ -1,6 +1,7 @@
 // redisson-rw on the wire: mode field, readers' fields and per-hold timeout keys, the writer's ":write"
 // field, "0" / "1" on redisson_rwlock:{name}, and waiters of both sides woken by them.
 #include "locktestsupport.h"
+#include "sandboxfixture.h"
 
 #include "locks/lockcatalog.h"
 #include "locks/redissonnames.h"
@@ -31,20 +32,17 @@ private:
         return RedissonNames::rwTimeoutPrefix("t:rw", client.ownerField(thread)) + ':'
             + QByteArray::number(hold);
     }
-    SandboxServer m_server;
-    std::unique_ptr<RedisConnection> m_admin;
+    SandboxFixture m_server;
 };
 
 void TestRedissonReadWriteLock::initTestCase()
 {
-    LS_START(m_server);
-    m_admin = std::make_unique<RedisConnection>(m_server.connectionSettings());
-    LS_OPEN(*m_admin);
+    LS_SANDBOX(m_server);
 }
 
 void TestRedissonReadWriteLock::init()
 {
-    QVERIFY(m_admin->command({"FLUSHALL"}).ok());
+    QVERIFY(m_server.admin().command({"FLUSHALL"}).ok());
 }
 
 std::unique_ptr<DistributedLock> TestRedissonReadWriteLock::make(LockClient &client, qint64 thread, bool read,
@@ -72,26 +70,26 @@ void TestRedissonReadWriteLock::readersShareWritersExclude()
     QVERIFY(r1->tryAcquire(w1.servers).acquired());
     QVERIFY(r2->tryAcquire(w2.servers).acquired());
     QCOMPARE(
-        hgetall(*m_admin, "t:rw"),
+        hgetall(m_server.admin(), "t:rw"),
         (QMap<QByteArray, QByteArray> {{"mode", "read"}, {p1.ownerField(1), "1"}, {p2.ownerField(1), "1"}}));
     QCOMPARE(timeoutKey(p1, 1, 1), "{t:rw}:" + p1.ownerField(1) + ":rwlock_timeout:1");
-    QCOMPARE(get(*m_admin, timeoutKey(p1, 1, 1)), QByteArray("1"));
-    const qint64 ttl = pttl(*m_admin, timeoutKey(p2, 1, 1));
+    QCOMPARE(get(m_server.admin(), timeoutKey(p1, 1, 1)), QByteArray("1"));
+    const qint64 ttl = pttl(m_server.admin(), timeoutKey(p2, 1, 1));
     QVERIFY(ttl > 29000 && ttl <= 30000);
     const AcquireResult refused = writer->tryAcquire(w3.servers);
     QCOMPARE(refused.outcome, AcquireResult::Outcome::Refused);
     QVERIFY(refused.ttlMs > 29000);
 
     QCOMPARE(r1->release(w1.servers).outcome, ReleaseResult::Outcome::Released);
-    QVERIFY(!exists(*m_admin, timeoutKey(p1, 1, 1)));
-    QCOMPARE(hgetall(*m_admin, "t:rw").size(), 2); // mode + the other reader
+    QVERIFY(!exists(m_server.admin(), timeoutKey(p1, 1, 1)));
+    QCOMPARE(hgetall(m_server.admin(), "t:rw").size(), 2); // mode + the other reader
     QVERIFY(listener.drain(100).isEmpty()); // still held by a reader: nothing published
     QCOMPARE(r2->release(w2.servers).outcome, ReleaseResult::Outcome::Released);
-    QVERIFY(!exists(*m_admin, "t:rw"));
+    QVERIFY(!exists(m_server.admin(), "t:rw"));
     QCOMPARE(listener.drain(200), (QList<Message> {{"redisson_rwlock:{t:rw}", "0"}}));
 
     QVERIFY(writer->tryAcquire(w3.servers).acquired());
-    QCOMPARE(hgetall(*m_admin, "t:rw"),
+    QCOMPARE(hgetall(m_server.admin(), "t:rw"),
              (QMap<QByteArray, QByteArray> {{"mode", "write"}, {p3.ownerField(1) + ":write", "1"}}));
     QCOMPARE(r1->tryAcquire(w1.servers).outcome, AcquireResult::Outcome::Refused);
     QCOMPARE(r1->release(w1.servers).outcome, ReleaseResult::Outcome::NotOwner);
@@ -107,14 +105,14 @@ void TestRedissonReadWriteLock::readReentryHasOneTimeoutKeyPerHold()
     auto reader = make(p, 4, true);
     QVERIFY(reader->tryAcquire(w.servers).acquired());
     QCOMPARE(reader->tryAcquire(w.servers).holdCount, 2);
-    QVERIFY(exists(*m_admin, timeoutKey(p, 4, 1)) && exists(*m_admin, timeoutKey(p, 4, 2)));
+    QVERIFY(exists(m_server.admin(), timeoutKey(p, 4, 1)) && exists(m_server.admin(), timeoutKey(p, 4, 2)));
     QCOMPARE(reader->keys(), (QList<QByteArray> {"t:rw", timeoutKey(p, 4, 1), timeoutKey(p, 4, 2)}));
-    QCOMPARE(hgetall(*m_admin, "t:rw").value(p.ownerField(4)), QByteArray("2"));
+    QCOMPARE(hgetall(m_server.admin(), "t:rw").value(p.ownerField(4)), QByteArray("2"));
     QCOMPARE(reader->release(w.servers).outcome, ReleaseResult::Outcome::StillHeld);
-    QVERIFY(exists(*m_admin, timeoutKey(p, 4, 1)));
-    QVERIFY(!exists(*m_admin, timeoutKey(p, 4, 2)));
+    QVERIFY(exists(m_server.admin(), timeoutKey(p, 4, 1)));
+    QVERIFY(!exists(m_server.admin(), timeoutKey(p, 4, 2)));
     QCOMPARE(reader->release(w.servers).outcome, ReleaseResult::Outcome::Released);
-    QCOMPARE(m_admin->command({"KEYS", "*"}).reply.size(), 0);
+    QCOMPARE(m_server.admin().command({"KEYS", "*"}).reply.size(), 0);
 }
 
 void TestRedissonReadWriteLock::writerMayAlsoRead()
@@ -127,11 +125,11 @@ void TestRedissonReadWriteLock::writerMayAlsoRead()
     QVERIFY(listener.subscribe({"redisson_rwlock:{t:rw}"}));
     QVERIFY(writer->tryAcquire(w.servers).acquired());
     QVERIFY(reader->tryAcquire(w.servers).acquired());
-    QCOMPARE(hgetall(*m_admin, "t:rw"),
+    QCOMPARE(hgetall(m_server.admin(), "t:rw"),
              (QMap<QByteArray, QByteArray> {
                  {"mode", "write"}, {p.ownerField(1) + ":write", "1"}, {p.ownerField(1), "1"}}));
     QCOMPARE(writer->release(w.servers).outcome, ReleaseResult::Outcome::Released);
-    QCOMPARE(hgetall(*m_admin, "t:rw"),
+    QCOMPARE(hgetall(m_server.admin(), "t:rw"),
              (QMap<QByteArray, QByteArray> {{"mode", "read"}, {p.ownerField(1), "1"}}));
     QVERIFY(listener.drain(100).isEmpty()); // downgraded to a read lock: no wake-up yet
     QCOMPARE(reader->release(w.servers).outcome, ReleaseResult::Outcome::Released);
@@ -148,7 +146,7 @@ void TestRedissonReadWriteLock::readReleaseWakesAWaitingWriter()
     QVERIFY(reader->tryAcquire(w1.servers).acquired());
     AcquireResult waited;
     std::thread t([&] { waited = writer->acquire(w2.servers); });
-    QTRY_COMPARE_WITH_TIMEOUT(subscribers(*m_admin, "redisson_rwlock:{t:rw}"), 1, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server.admin(), "redisson_rwlock:{t:rw}"), 1, 5000);
     const ReleaseResult released = reader->release(w1.servers);
     t.join();
     QVERIFY2(waited.acquired(), qPrintable(waited.describe()));
@@ -168,7 +166,8 @@ void TestRedissonReadWriteLock::writeReleaseWakesAllWaitingReaders()
     AcquireResult a1, a2;
     std::thread t1([&] { a1 = r1->acquire(w1.servers); });
     std::thread t2([&] { a2 = r2->acquire(w2.servers); });
-    QTRY_COMPARE_WITH_TIMEOUT(subscribers(*m_admin, "redisson_rwlock:{t:rw}"), 1, 5000); // one per process
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server.admin(), "redisson_rwlock:{t:rw}"), 1,
+                              5000); // one per process
     QTest::qWait(100); // both threads are asleep on the shared subscription (at most 30 s)
     const ReleaseResult released = writer->release(ww.servers);
     t1.join();
@@ -177,7 +176,7 @@ void TestRedissonReadWriteLock::writeReleaseWakesAllWaitingReaders()
     // "1" woke both threads of the process at once; neither waited for the other's release.
     QVERIFY(a1.endUs - released.endUs < 2000 * 1000);
     QVERIFY(a2.endUs - released.endUs < 2000 * 1000);
-    QCOMPARE(hgetall(*m_admin, "t:rw").size(), 3);
+    QCOMPARE(hgetall(m_server.admin(), "t:rw").size(), 3);
     QVERIFY(r1->release(w1.servers).ok() && r2->release(w2.servers).ok());
 }
 
@@ -190,13 +189,13 @@ void TestRedissonReadWriteLock::readWatchdogRenewsTimeoutKeys()
     QVERIFY(reader->tryAcquire(w.servers).acquired());
     QVERIFY(reader->tryAcquire(w.servers).acquired());
     QTRY_VERIFY_WITH_TIMEOUT(p.watchdog().renewals() >= 8, 5000); // 800 ms: the lease ran out twice over
-    QVERIFY(pttl(*m_admin, "t:rw") > 0);
-    QVERIFY(pttl(*m_admin, timeoutKey(p, 1, 1)) > 0);
-    QVERIFY(pttl(*m_admin, timeoutKey(p, 1, 2)) > 0);
+    QVERIFY(pttl(m_server.admin(), "t:rw") > 0);
+    QVERIFY(pttl(m_server.admin(), timeoutKey(p, 1, 1)) > 0);
+    QVERIFY(pttl(m_server.admin(), timeoutKey(p, 1, 2)) > 0);
     QVERIFY(reader->release(w.servers).ok());
     QVERIFY(reader->release(w.servers).ok());
     QCOMPARE(p.watchdog().activeCount(), 0);
-    QVERIFY(!exists(*m_admin, "t:rw"));
+    QVERIFY(!exists(m_server.admin(), "t:rw"));
 }
 
 QTEST_GUILESS_MAIN(TestRedissonReadWriteLock)

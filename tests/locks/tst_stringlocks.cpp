@@ -2,6 +2,7 @@
 // set-nx-px-lua-watchdog): each flaw made to happen on purpose with its fault hook, and the wait
 // strategies of the acquire loop.
 #include "locktestsupport.h"
+#include "sandboxfixture.h"
 
 #include "locks/lockcatalog.h"
 #include "locks/setnxexpirelock.h"
@@ -35,21 +36,18 @@ private slots:
 
 private:
     Worker worker();
-    SandboxServer m_server;
-    std::unique_ptr<RedisConnection> m_admin;
+    SandboxFixture m_server;
 };
 
 void TestStringLocks::initTestCase()
 {
-    LS_START(m_server);
-    m_admin = std::make_unique<RedisConnection>(m_server.connectionSettings());
-    LS_OPEN(*m_admin);
+    LS_SANDBOX(m_server);
 }
 
 void TestStringLocks::init()
 {
-    QVERIFY(m_admin->command({"FLUSHALL"}).ok());
-    QVERIFY(m_admin->command({"CONFIG", "RESETSTAT"}).ok());
+    QVERIFY(m_server.admin().command({"FLUSHALL"}).ok());
+    QVERIFY(m_server.admin().command({"CONFIG", "RESETSTAT"}).ok());
 }
 
 Worker TestStringLocks::worker()
@@ -83,15 +81,15 @@ void TestStringLocks::setnxCrashLeavesAKeyWithoutTtl()
     QCOMPARE(crashes.load(), 1);
     QCOMPARE(crashed.commands, 1); // SETNX went out, EXPIRE never did
     QVERIFY(!lockA->isHeld());
-    QCOMPARE(pttl(*m_admin, "t:setnx"), LockTtl::NoExpiry);
-    QCOMPARE(TestSupport::commandCalls(*m_admin, "expire"), 0);
+    QCOMPARE(pttl(m_server.admin(), "t:setnx"), LockTtl::NoExpiry);
+    QCOMPARE(TestSupport::commandCalls(m_server.admin(), "expire"), 0);
 
     // Every other worker starves: well past the 1 s lease the key is still there.
     const AcquireResult starved = lockB->acquire(b.servers);
     QCOMPARE(starved.outcome, AcquireResult::Outcome::TimedOut);
     QTest::qWait(1100);
     QCOMPARE(lockB->tryAcquire(b.servers).outcome, AcquireResult::Outcome::Refused);
-    QCOMPARE(pttl(*m_admin, "t:setnx"), LockTtl::NoExpiry);
+    QCOMPARE(pttl(m_server.admin(), "t:setnx"), LockTtl::NoExpiry);
 }
 
 void TestStringLocks::busySpinFloodsTheServer()
@@ -107,9 +105,9 @@ void TestStringLocks::busySpinFloodsTheServer()
     auto lockC = LockCatalog::create(QStringLiteral("setnx-expire"), poller, "t:spin", 3, options);
     QVERIFY(lockA->tryAcquire(a.servers).acquired());
 
-    const qint64 before = TestSupport::commandCalls(*m_admin, "setnx");
+    const qint64 before = TestSupport::commandCalls(m_server.admin(), "setnx");
     const AcquireResult spun = lockB->acquire(b.servers);
-    const qint64 sent = TestSupport::commandCalls(*m_admin, "setnx") - before;
+    const qint64 sent = TestSupport::commandCalls(m_server.admin(), "setnx") - before;
     const AcquireResult polled = lockC->acquire(c.servers);
     QCOMPARE(spun.outcome, AcquireResult::Outcome::TimedOut);
     QCOMPARE(polled.outcome, AcquireResult::Outcome::TimedOut);
@@ -160,7 +158,7 @@ void TestStringLocks::getThenDelDeletesAForeignLock()
     QVERIFY(bAcquired);
     QVERIFY(lockB->isHeld());
     // ...but the DEL removed B's: B holds a lock that no longer exists, anyone can walk in.
-    QVERIFY(!exists(*m_admin, "t:race"));
+    QVERIFY(!exists(m_server.admin(), "t:race"));
     LockClient third;
     auto lockC = LockCatalog::create(id, third, "t:race", 3, options);
     Worker c = worker();
@@ -178,7 +176,7 @@ void TestStringLocks::unconditionalDelLetsAThirdWorkerIn()
     auto lockB = LockCatalog::create(id, pb, "t:del", 2, options);
     auto lockC = LockCatalog::create(id, pc, "t:del", 3, options);
     QVERIFY(lockA->tryAcquire(a.servers).acquired());
-    QCOMPARE(get(*m_admin, "t:del"), QByteArray("lockValue"));
+    QCOMPARE(get(m_server.admin(), "t:del"), QByteArray("lockValue"));
     AcquireOnce acquireB(*lockB, b.servers);
     QTRY_VERIFY_WITH_TIMEOUT(acquireB(), 3000); // A's lease ran out
     QCOMPARE(lockA->release(a.servers).outcome,
@@ -197,14 +195,14 @@ void TestStringLocks::shortLeaseGivesTwoHolders()
     auto lockB = LockCatalog::create(id, pb, "t:short", 2, options);
     const AcquireResult ra = lockA->tryAcquire(a.servers);
     QVERIFY(ra.acquired());
-    QCOMPARE(get(*m_admin, "t:short"), ra.token);
+    QCOMPARE(get(m_server.admin(), "t:short"), ra.token);
     AcquireOnce acquireB(*lockB, b.servers);
     QTRY_VERIFY_WITH_TIMEOUT(acquireB(), 3000);
     QVERIFY(lockA->isHeld() && lockB->isHeld()); // A's critical section outlived its lease
     QVERIFY(lockA->token() != lockB->token());
     // The Lua release at least does no harm: A cannot delete B's lock.
     QCOMPARE(lockA->release(a.servers).outcome, ReleaseResult::Outcome::NotOwner);
-    QCOMPARE(get(*m_admin, "t:short"), lockB->token());
+    QCOMPARE(get(m_server.admin(), "t:short"), lockB->token());
 }
 
 void TestStringLocks::watchdogRenewalsAreObservable()
@@ -272,7 +270,7 @@ void TestStringLocks::pausedProcessLosesItsLock()
     // The first renewal after the pause finds B's token and gives up for good.
     QTRY_VERIFY_WITH_TIMEOUT(lockA->renewalLost(), 2000);
     QCOMPARE(lost.load(), 1);
-    QCOMPARE(get(*m_admin, "t:gc"), lockB->token());
+    QCOMPARE(get(m_server.admin(), "t:gc"), lockB->token());
     QCOMPARE(lockA->release(a.servers).outcome, ReleaseResult::Outcome::NotOwner);
     QVERIFY(lockB->release(b.servers).ok());
 }
@@ -294,7 +292,7 @@ void TestStringLocks::skippedRenewalsLetTheLeaseRunOut()
     options.watchdog = true;
     auto lock = LockCatalog::create(id, process, "t:skip", 1, options);
     QVERIFY(lock->tryAcquire(a.servers).acquired());
-    QTRY_VERIFY_WITH_TIMEOUT(!exists(*m_admin, "t:skip"), 3000);
+    QTRY_VERIFY_WITH_TIMEOUT(!exists(m_server.admin(), "t:skip"), 3000);
     QVERIFY(skipped >= 2);
     QCOMPARE(process.watchdog().renewals(), 0);
     QCOMPARE(process.watchdog().attempts(), 0);
@@ -314,7 +312,7 @@ void TestStringLocks::acquireWaitsWithFixedInterval()
     AcquireResult waited;
     std::thread waiter([&] { waited = lockB->acquire(b.servers); });
     // B is polling: its SETs arrive every 20 ms.
-    QTRY_VERIFY_WITH_TIMEOUT(TestSupport::commandCalls(*m_admin, "set") >= 4, 3000);
+    QTRY_VERIFY_WITH_TIMEOUT(TestSupport::commandCalls(m_server.admin(), "set") >= 4, 3000);
     QVERIFY(lockA->release(a.servers).ok());
     waiter.join();
     QVERIFY2(waited.acquired(), qPrintable(waited.describe()));
@@ -422,12 +420,13 @@ void TestStringLocks::seedValues()
     QVERIFY(getDel->tryAcquire(a.servers).acquired());
     QVERIFY(lua->tryAcquire(a.servers).acquired());
     QVERIFY(setnx->tryAcquire(a.servers).acquired());
-    QCOMPARE(get(*m_admin, "t:v1"), QByteArray("lockValue"));
-    QCOMPARE(get(*m_admin, "t:v2"), QByteArray("11111111-2222-4333-8444-555555555555:9"));
-    QCOMPARE(get(*m_admin, "t:v3"), lua->token());
+    QCOMPARE(get(m_server.admin(), "t:v1"), QByteArray("lockValue"));
+    QCOMPARE(get(m_server.admin(), "t:v2"), QByteArray("11111111-2222-4333-8444-555555555555:9"));
+    QCOMPARE(get(m_server.admin(), "t:v3"), lua->token());
     QCOMPARE(lua->token().size(), 36);
-    QCOMPARE(get(*m_admin, "t:v4"), setnx->token());
-    QVERIFY(pttl(*m_admin, "t:v4") > 2000 && pttl(*m_admin, "t:v4") <= 3000); // EXPIRE 3: seconds, rounded up
+    QCOMPARE(get(m_server.admin(), "t:v4"), setnx->token());
+    QVERIFY(pttl(m_server.admin(), "t:v4") > 2000
+            && pttl(m_server.admin(), "t:v4") <= 3000); // EXPIRE 3: seconds, rounded up
     QCOMPARE(SetnxExpireLock::leaseSeconds(1), 1);
     QCOMPARE(SetnxExpireLock::leaseSeconds(1000), 1);
     QCOMPARE(SetnxExpireLock::leaseSeconds(1001), 2);
@@ -435,7 +434,7 @@ void TestStringLocks::seedValues()
     QVERIFY(lua->release(a.servers).ok());
     QVERIFY(lua->tryAcquire(a.servers).acquired());
     QVERIFY(lua->token() != first); // a fresh token per acquisition
-    QCOMPARE(get(*m_admin, "t:v3"), lua->token());
+    QCOMPARE(get(m_server.admin(), "t:v3"), lua->token());
 }
 
 QTEST_GUILESS_MAIN(TestStringLocks)

@@ -33,20 +33,17 @@ private slots:
     void interruptFromAnotherThread();
 
 private:
-    SandboxServer m_server;
-    std::unique_ptr<RedisConnection> m_admin;
+    SandboxFixture m_server;
 };
 
 void TestRedisConnection::initTestCase()
 {
-    LS_START(m_server);
-    m_admin = std::make_unique<RedisConnection>(m_server.connectionSettings());
-    LS_OPEN(*m_admin);
+    LS_SANDBOX(m_server);
 }
 
 void TestRedisConnection::commandsAndReplyTypes()
 {
-    RedisConnection &c = *m_admin;
+    RedisConnection &c = m_server.admin();
     QCOMPARE(c.command({"SET", "t:str", "hello"}).reply, RedisReply::status("OK"));
     QCOMPARE(c.command({"GET", "t:str"}).reply, RedisReply::string("hello"));
     QVERIFY(c.command({"GET", "t:missing"}).reply.isNil());
@@ -61,7 +58,7 @@ void TestRedisConnection::commandsAndReplyTypes()
 
 void TestRedisConnection::serverErrorsAreValues()
 {
-    RedisConnection &c = *m_admin;
+    RedisConnection &c = m_server.admin();
     QVERIFY(c.command({"HSET", "t:hash", "f", "v"}).ok());
     const RedisResult wrong = c.command({"GET", "t:hash"});
     QCOMPARE(wrong.error.code(), RedisError::Code::WrongType);
@@ -79,7 +76,7 @@ void TestRedisConnection::serverErrorsAreValues()
 
 void TestRedisConnection::pipelining()
 {
-    RedisConnection &c = *m_admin;
+    RedisConnection &c = m_server.admin();
     QList<RedisCommand> commands;
     for (int i = 0; i < 1000; ++i)
         commands.append(RedisCommand {"INCR", "t:pipe"});
@@ -97,7 +94,7 @@ void TestRedisConnection::pipelining()
 
 void TestRedisConnection::streamingPipeline()
 {
-    RedisConnection &c = *m_admin;
+    RedisConnection &c = m_server.admin();
     for (int i = 0; i < 10; ++i)
         QVERIFY(!c.append({"RPUSH", "t:list", QByteArray::number(i)}));
     QCOMPARE(c.pendingReplies(), 10);
@@ -111,7 +108,7 @@ void TestRedisConnection::streamingPipeline()
 
 void TestRedisConnection::binaryKeysAndValues()
 {
-    RedisConnection &c = *m_admin;
+    RedisConnection &c = m_server.admin();
     const QByteArray key("lock:\x00\xff\r\n bin", 13);
     const QByteArray value("\x00\x01\x02 value \xfe", 12);
     QVERIFY(c.command({"SET", key, value}).ok());
@@ -135,8 +132,8 @@ void TestRedisConnection::selectsTheDatabaseAndNamesTheClient()
     RedisConnection c(s);
     LS_OPEN(c);
     QVERIFY(c.command({"SET", "only-in-db3", "1"}).ok());
-    QVERIFY(m_admin->command({"GET", "only-in-db3"}).reply.isNil());
-    const QByteArray list = m_admin->command({"CLIENT", "LIST"}).reply.bytes();
+    QVERIFY(m_server.admin().command({"GET", "only-in-db3"}).reply.isNil());
+    const QByteArray list = m_server.admin().command({"CLIENT", "LIST"}).reply.bytes();
     QVERIFY2(list.contains("name=lockscope-test-db3") && list.contains("db=3"), list.constData());
 
     s.db = 100000;
@@ -197,9 +194,7 @@ void TestRedisConnection::timeoutOnAPausedServer()
 
 void TestRedisConnection::wrongPassword()
 {
-    SandboxServer::Options options;
-    options.configLines << QStringLiteral("requirepass right-password");
-    SandboxServer server(options);
+    SandboxServer server(SandboxFixture::withPassword(QStringLiteral("right-password")));
     LS_START(server);
     ConnectionSettings s = server.connectionSettings();
     s.password = QStringLiteral("wrong-password");
@@ -217,9 +212,7 @@ void TestRedisConnection::wrongPassword()
 
 void TestRedisConnection::missingPassword()
 {
-    SandboxServer::Options options;
-    options.configLines << QStringLiteral("requirepass pw");
-    SandboxServer server(options);
+    SandboxServer server(SandboxFixture::withPassword(QStringLiteral("pw")));
     LS_START(server);
     RedisConnection c(server.connectionSettings());
     const RedisError e = c.open();
@@ -305,12 +298,12 @@ void TestRedisConnection::readOnlyGuardRefusesAWholePipeline()
     s.readOnly = true;
     RedisConnection ro(s);
     LS_OPEN(ro);
-    const qint64 getsBefore = TestSupport::commandCalls(*m_admin, "get");
+    const qint64 getsBefore = TestSupport::commandCalls(m_server.admin(), "get");
     const QList<RedisResult> results = ro.pipeline({{"GET", "a"}, {"DEL", "a"}, {"GET", "b"}});
     QCOMPARE(results.size(), 3);
     for (const RedisResult &r : results)
         QCOMPARE(r.error.code(), RedisError::Code::ReadOnlyRefused);
-    QCOMPARE(TestSupport::commandCalls(*m_admin, "get"), getsBefore);
+    QCOMPARE(TestSupport::commandCalls(m_server.admin(), "get"), getsBefore);
     QVERIFY(ro.append({"DEL", "a"}));
     QCOMPARE(ro.pendingReplies(), 0);
 }
@@ -361,7 +354,7 @@ void TestRedisConnection::pubSubWaitWithTimeout()
     const RedisResult none = subscriber.readReply(50);
     QCOMPARE(none.error.code(), RedisError::Code::Timeout);
     QVERIFY(subscriber.isOpen());
-    QCOMPARE(m_admin->command({"PUBLISH", "redisson_lock__channel:{t}", "0"}).reply.toInteger(), 1);
+    QCOMPARE(m_server.admin().command({"PUBLISH", "redisson_lock__channel:{t}", "0"}).reply.toInteger(), 1);
     const RedisResult message = subscriber.readReply(2000);
     QVERIFY2(message.ok(), qPrintable(message.error.message()));
     QCOMPARE(message.reply,

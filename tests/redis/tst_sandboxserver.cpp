@@ -19,8 +19,8 @@ private slots:
     void killIsACrashForClients();
     void destructorLeavesNoProcess();
     void unixSocket();
-    void missingExecutableSaysHowToInstall();
-    void badConfigShowsTheServersOwnWords();
+    void aServerThatCannotStartSaysWhy_data();
+    void aServerThatCannotStartSaysWhy();
     void extraConfigLinesApply();
     void tlsOnlySandbox();
     void tlsSandboxThatCannotBeProbedSaysWhy();
@@ -143,26 +143,31 @@ void TestSandboxServer::unixSocket()
     QCOMPARE(c.command({"GET", "k"}).reply.bytes(), QByteArray("v"));
 }
 
-void TestSandboxServer::missingExecutableSaysHowToInstall()
+void TestSandboxServer::aServerThatCannotStartSaysWhy_data()
 {
-    SandboxServer::Options options;
-    options.executable = QStringLiteral("/nonexistent/redis-server");
-    SandboxServer server(options);
-    QVERIFY(!server.start());
-    QVERIFY2(server.errorString().contains(QLatin1String("apt-get install redis-server")),
-             qPrintable(server.errorString()));
+    QTest::addColumn<QString>("executable"); // empty: redis-server from PATH
+    QTest::addColumn<QStringList>("configLines");
+    QTest::addColumn<QStringList>("said"); // each of these is in the error
+    QTest::newRow("missing executable: how to install")
+        << QStringLiteral("/nonexistent/redis-server") << QStringList()
+        << QStringList {QStringLiteral("apt-get install redis-server")};
+    QTest::newRow("bad config: the server's own words")
+        << QString() << QStringList {QStringLiteral("maxmemory-policy no-such-policy")}
+        << QStringList {QStringLiteral("maxmemory-policy"), QStringLiteral("exited with code")};
 }
 
-void TestSandboxServer::badConfigShowsTheServersOwnWords()
+void TestSandboxServer::aServerThatCannotStartSaysWhy()
 {
+    QFETCH(QString, executable);
+    QFETCH(QStringList, configLines);
+    QFETCH(QStringList, said);
     SandboxServer::Options options;
-    options.configLines << QStringLiteral("maxmemory-policy no-such-policy");
+    options.executable = executable;
+    options.configLines = configLines;
     SandboxServer server(options);
     QVERIFY(!server.start());
-    QVERIFY2(server.errorString().contains(QLatin1String("maxmemory-policy")),
-             qPrintable(server.errorString()));
-    QVERIFY2(server.errorString().contains(QLatin1String("exited with code")),
-             qPrintable(server.errorString()));
+    for (const QString &words : said)
+        QVERIFY2(server.errorString().contains(words), qPrintable(server.errorString()));
 }
 
 void TestSandboxServer::extraConfigLinesApply()

@@ -4,14 +4,15 @@
 // marks the outage, connections come back within a second, and the CLI exits with its documented code.
 #include "inspect/lockscanjob.h"
 #include "inspect/samplelocks.h"
-#include "sim/scenarioparser.h"
-#include "sim/simulation.h"
-#include "testsupport.h"
 #include "sandboxfixture.h"
+#include "simtestsupport.h"
+#include "testsupport.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QTemporaryDir>
+
+using SimTest::parse;
 
 namespace {
 
@@ -22,15 +23,6 @@ const QByteArray kWorkload = R"({"lockscope_scenario": 1, "id": "fault", "title"
     "workload": {"processes": 2, "threads_per_process": 2, "duration_s": 3,
                  "critical_section": {"distribution": "uniform", "min_ms": 0.5, "max_ms": 2}},
     "resource": {"counter": false}})";
-
-Scenario parse(const QByteArray &json)
-{
-    Scenario s;
-    QStringList errors;
-    if (!ScenarioParser().parse(json, &s, &errors))
-        qFatal("test scenario does not parse: %s", qPrintable(errors.join(u'\n')));
-    return s;
-}
 
 ConnectionSettings shortTimeouts(const SandboxServer &server)
 {
@@ -180,13 +172,8 @@ void TestFaultRecovery::simulationSurvivesSigstopLongerThanTheTimeout()
 
 void TestFaultRecovery::scanSurvivesKillAndTheNextScanWorks()
 {
-    SandboxServer server;
-    LS_START(server);
-    {
-        RedisConnection admin(server.connectionSettings());
-        LS_OPEN(admin);
-        QVERIFY(SampleLocks::fill(admin, "f:", 3000));
-    }
+    SandboxFixture server;
+    LS_SANDBOX_FILLED(server, 3000);
     RedisConnection viewer(shortTimeouts(server));
     LS_OPEN(viewer);
     ScanOptions options;
@@ -223,13 +210,8 @@ void TestFaultRecovery::scanSurvivesKillAndTheNextScanWorks()
 
 void TestFaultRecovery::scanOnAFrozenServerTimesOut()
 {
-    SandboxServer server;
-    LS_START(server);
-    {
-        RedisConnection admin(server.connectionSettings());
-        LS_OPEN(admin);
-        QVERIFY(SampleLocks::fill(admin, "f:", 2000));
-    }
+    SandboxFixture server;
+    LS_SANDBOX_FILLED(server, 2000);
     RedisConnection viewer(shortTimeouts(server));
     LS_OPEN(viewer);
     ScanOptions options;
@@ -294,16 +276,15 @@ void TestFaultRecovery::cliOnAFrozenServerTimesOutAndExitsOne()
 
 void TestFaultRecovery::cliSimulateWhoseServerDiesExitsOne()
 {
-    SandboxServer server;
-    LS_START(server);
+    SandboxFixture server;
+    LS_SANDBOX(server);
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("fault.json"));
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(kWorkload);
     f.close();
-    RedisConnection admin(server.connectionSettings());
-    LS_OPEN(admin);
+    RedisConnection &admin = server.admin();
     QProcess cli;
     cli.start(TestSupport::cliPath(),
               {"simulate", path, "--port", QString::number(server.port()), "--read-write", "--timeout", "300",

@@ -1,8 +1,7 @@
 // Load and leaks: 500 simulated worker threads against one server, then many start/stop cycles of a
 // simulation, counting file descriptors (/proc/self/fd), threads (/proc/self/task) and resident memory
 // before and after. Short by default; bench/soak runs the long version (LOCKSCOPE_LOAD_SECONDS=60).
-#include "sim/scenarioparser.h"
-#include "sim/simulation.h"
+#include "simtestsupport.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -10,6 +9,8 @@
 #include <QFile>
 
 #include <unistd.h>
+
+using SimTest::parse;
 
 namespace {
 
@@ -53,15 +54,6 @@ bool underSanitizer()
 #else
     return false;
 #endif
-}
-
-Scenario parse(const QByteArray &json)
-{
-    Scenario s;
-    QStringList errors;
-    if (!ScenarioParser().parse(json, &s, &errors))
-        qFatal("test scenario does not parse: %s", qPrintable(errors.join(u'\n')));
-    return s;
 }
 
 } // namespace

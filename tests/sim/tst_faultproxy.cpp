@@ -1,5 +1,6 @@
 // FaultProxy between RedisConnections and real redis-servers: plain forwarding, many connections, delays,
 // cuts each way (pub/sub included), dropped connections, a new upstream, flow control, half-close and stop.
+#include "sandboxfixture.h"
 #include "sim/faultproxy.h"
 #include "testsupport.h"
 
@@ -113,18 +114,15 @@ private:
     RedisReply direct(const RedisCommand &command);
     qint64 connectedClients();
 
-    SandboxServer m_server;
+    SandboxFixture m_server; // its admin() goes straight to it, bypassing the proxy
     SandboxServer m_other;
-    std::unique_ptr<RedisConnection> m_admin; // straight to m_server, bypassing the proxy
     std::unique_ptr<FaultProxy> m_proxy;
 };
 
 void TestFaultProxy::initTestCase()
 {
-    LS_START(m_server);
+    LS_SANDBOX(m_server);
     LS_START(m_other);
-    m_admin = std::make_unique<RedisConnection>(m_server.connectionSettings());
-    LS_OPEN(*m_admin);
 }
 
 void TestFaultProxy::init()
@@ -155,7 +153,7 @@ ConnectionSettings TestFaultProxy::throughProxy(int commandTimeoutMs, const Faul
 
 RedisReply TestFaultProxy::direct(const RedisCommand &command)
 {
-    return m_admin->command(command).reply;
+    return m_server.admin().command(command).reply;
 }
 
 qint64 TestFaultProxy::connectedClients()

@@ -5,10 +5,12 @@
 #include "redis/clusterslot.h"
 #include "redis/sandboxcluster.h"
 #include "sim/scenarioparser.h"
-#include "sim/simulation.h"
+#include "simtestsupport.h"
 #include "testsupport.h"
 
 #include <QSet>
+
+using SimTest::parse;
 
 class TestSimulationCluster : public QObject
 {
@@ -24,7 +26,6 @@ private slots:
     void redlockOnAClusterIsRefused();
 
 private:
-    static Scenario parse(const QByteArray &json);
     QByteArray idOf(int master);
     int masterOfKey(const QByteArray &key);
     RedisResult ask(int master, const RedisCommand &args);
@@ -32,15 +33,6 @@ private:
 
     std::unique_ptr<SandboxCluster> m_cluster;
 };
-
-Scenario TestSimulationCluster::parse(const QByteArray &json)
-{
-    Scenario s;
-    QStringList errors;
-    if (!ScenarioParser().parse(json, &s, &errors))
-        qFatal("test scenario does not parse: %s", qPrintable(errors.join(u'\n')));
-    return s;
-}
 
 void TestSimulationCluster::initTestCase()
 {

@@ -3,6 +3,20 @@
 
 #include "inspect/samplelocks.h"
 
+SandboxServer::Options SandboxFixture::withKeyspaceEvents()
+{
+    Options options;
+    options.configLines << QStringLiteral("notify-keyspace-events KEA");
+    return options;
+}
+
+SandboxServer::Options SandboxFixture::withPassword(const QString &password)
+{
+    Options options;
+    options.configLines << QStringLiteral("requirepass ") + password;
+    return options;
+}
+
 bool SandboxFixture::startAndConnect()
 {
     if (!start()) {

@@ -24,6 +24,12 @@ public:
     // what a real server holds besides its locks.
     bool startFilled(int keys, const QByteArray &prefix = "f:");
 
+    // Options for a server that publishes every key change (notify-keyspace-events KEA), as the live
+    // Inspector and `inspect --watch` want; works for a plain SandboxServer too.
+    static Options withKeyspaceEvents();
+    // Options for a server that wants `password` from every client (requirepass).
+    static Options withPassword(const QString &password);
+
     RedisConnection &admin() { return *m_admin; } // only after a successful start
     const QString &setupError() const { return m_setupError; }
 

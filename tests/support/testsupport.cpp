@@ -1,7 +1,10 @@
 // TestSupport implementation.
 #include "testsupport.h"
 
+#include "inspect/samplelocks.h"
+
 #include <QElapsedTimer>
+#include <QFile>
 #include <QProcess>
 
 #include <thread>
@@ -62,6 +65,26 @@ bool addReadOnlyUser(RedisConnection &admin, const QByteArray &user, const QByte
     return admin.command(command).ok();
 }
 
+bool writePlainLocks(RedisConnection &admin, int count)
+{
+    QList<RedisCommand> locks;
+    for (int i = 0; i < count; ++i)
+        locks.append({"SET", "lock:" + QByteArray::number(i), SampleLocks::uuid1Hex(), "PX", "600000"});
+    for (const RedisResult &r : admin.pipeline(locks)) {
+        if (!r.ok())
+            return false;
+    }
+    return true;
+}
+
+bool addViewerUser(RedisConnection &admin)
+{
+    return admin
+        .command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "&*", "-@all", "+@read", "+@pubsub",
+                  "+@connection"})
+        .ok();
+}
+
 RedisError openAndInterruptOnceConnected(RedisConnection &connection, const SilentListener &listener,
                                          qint64 *elapsedMs)
 {
@@ -75,6 +98,16 @@ RedisError openAndInterruptOnceConnected(RedisConnection &connection, const Sile
     *elapsedMs = timer.elapsed();
     interrupter.join();
     return e;
+}
+
+bool processAlive(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray line = stat.readAll();
+    const qsizetype close = line.lastIndexOf(')');
+    return close > 0 && close + 2 < line.size() && line.at(close + 2) != 'Z';
 }
 
 ProcessRun run(const QString &program, const QStringList &arguments, const QProcessEnvironment &environment,
