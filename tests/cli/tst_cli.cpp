@@ -7,6 +7,9 @@
 #include "tlsfixture.h"
 #include "sandboxfixture.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -33,6 +36,7 @@ private slots:
     void pingWithAProfile();
     void inspectScansAsTheProfileSays();
     void pingWithAProfileWhosePasswordIsInTheKeychain();
+    void clientsReportTheirLibrariesVersions();
 };
 
 using TestSupport::run;
@@ -319,6 +323,31 @@ void TestCli::pingWithAProfileWhosePasswordIsInTheKeychain()
     QVERIFY2(gone.err.contains(QLatin1String("cannot be read"))
                  && gone.err.contains(QLatin1String("--password-env")),
              qPrintable(gone.err));
+}
+
+void TestCli::clientsReportTheirLibrariesVersions()
+{
+    // An installed library's version is what its adapter's version command prints on standard output, run
+    // with the adapter's environment (NODE_PATH to the npm packages in LOCKSCOPE_CLIENTS_DIR).
+    const auto r = run(TestSupport::cliPath(), {"clients", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonArray adapters = QJsonDocument::fromJson(r.out.toUtf8()).array();
+    QVERIFY2(!adapters.isEmpty(), qPrintable(r.out + r.err));
+    int versioned = 0;
+    for (const QJsonValue &value : adapters) {
+        const QJsonObject adapter = value.toObject();
+        if (!adapter.value(QLatin1String("library_installed")).toBool())
+            continue;
+        const QString what = QString::fromUtf8(QJsonDocument(adapter).toJson());
+        QVERIFY2(!adapter.contains(QLatin1String("problem")), qPrintable(what));
+        const QString version = adapter.value(QLatin1String("version")).toString();
+        QVERIFY2(QRegularExpression(QStringLiteral("^\\d+\\.\\d+[^\\s]*$")).match(version).hasMatch(),
+                 qPrintable(what));
+        if (adapter.contains(QLatin1String("pinned_version")))
+            QCOMPARE(version, adapter.value(QLatin1String("pinned_version")).toString());
+        ++versioned;
+    }
+    QVERIFY2(versioned > 0, qPrintable(r.out));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -4,6 +4,7 @@
 #include "redis/clusterconnection.h"
 #include "redis/sandboxcluster.h"
 #include "sandboxfixture.h"
+#include "silentlistener.h"
 #include "testsupport.h"
 
 #include <QSignalSpy>
@@ -19,6 +20,8 @@ private slots:
     void configDeniedByAcl();
     void recoversAfterServerDies();
     void stopIsPrompt();
+    void stopIsPromptDuringConnect();
+    void nothingArrivesAfterStop();
     void clusterEventsFromEveryMaster();
     void clusterWithAMasterSilentSaysSo();
 };
@@ -161,6 +164,72 @@ void TestKeyspaceWatcher::stopIsPrompt()
     watcher.stop();
     QVERIFY(server.resume());
     QVERIFY(timer.elapsed() < 10000);
+}
+
+void TestKeyspaceWatcher::stopIsPromptDuringConnect()
+{
+    // Declared first, destroyed last: by then the port is gone, so the abandoned connect fails at its next
+    // SYN instead of holding the destructor until its timeout.
+    KeyspaceWatcher watcher;
+    SilentListener unanswered; // the kernel drops SYNs: a connect there cannot end but by its timeout
+    QVERIFY(unanswered.fillAcceptQueue());
+    ConnectionSettings s;
+    s.host = QStringLiteral("127.0.0.1");
+    s.port = unanswered.port();
+    s.connectTimeoutMs = 30000; // far longer than the bounds below
+    watcher.start(s);
+    QTRY_VERIFY_WITH_TIMEOUT(unanswered.hasClientInConnect(), 10000);
+    QCOMPARE(watcher.state(), KeyspaceWatcher::State::Connecting);
+    QElapsedTimer timer;
+    timer.start();
+    watcher.stop();
+    QVERIFY2(timer.elapsed() < 10000, "stop abandons the connect instead of waiting it out");
+    QCOMPARE(watcher.state(), KeyspaceWatcher::State::Stopped);
+    QVERIFY(unanswered.hasClientInConnect()); // still there, on its own
+
+    // Started again, it listens while the abandoned connect still hangs: it does not queue behind it.
+    SandboxServer server(withNotifications());
+    LS_START(server);
+    watcher.start(server.connectionSettings());
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Listening, 10000);
+    QVERIFY(unanswered.hasClientInConnect());
+}
+
+void TestKeyspaceWatcher::nothingArrivesAfterStop()
+{
+    SandboxServer server(withNotifications());
+    LS_START(server);
+    KeyspaceWatcher watcher;
+    KeyspaceWatcher witness; // keeps listening: once it has heard a change, the stopped one would have too
+    QSignalSpy events(&watcher, &KeyspaceWatcher::events);
+    QSignalSpy states(&watcher, &KeyspaceWatcher::stateChanged);
+    QSignalSpy witnessed(&witness, &KeyspaceWatcher::events);
+    watcher.start(server.connectionSettings());
+    witness.start(server.connectionSettings());
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Listening, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(witness.state(), KeyspaceWatcher::State::Listening, 10000);
+    RedisConnection c(server.connectionSettings());
+    LS_OPEN(c);
+    QVERIFY(c.command({"SET", "lock:before", "1"}).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(eventsFor(events, "lock:before").contains("set"), 10000);
+
+    // A burst the watcher is still reading, or has already sent this thread, when it stops: none of it may
+    // arrive, nor anything after.
+    QList<RedisCommand> burst;
+    for (int i = 0; i < 500; ++i)
+        burst << RedisCommand {"SET", "lock:burst:" + QByteArray::number(i), "1"};
+    for (const RedisResult &r : c.pipeline(burst))
+        QVERIFY(r.ok());
+    watcher.stop();
+    const qsizetype seen = events.count();
+    states.clear();
+    QVERIFY(c.command({"SET", "lock:after", "1"}).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(eventsFor(witnessed, "lock:after").contains("set"), 10000);
+    QVERIFY(eventsFor(witnessed, "lock:burst:499").contains("set"));
+    QCOMPARE(events.count(), seen);
+    QCOMPARE(states.count(), 0);
+    QCOMPARE(watcher.state(), KeyspaceWatcher::State::Stopped);
+    QVERIFY(!watcher.hasReceivedEvents());
 }
 
 void TestKeyspaceWatcher::clusterEventsFromEveryMaster()

@@ -7,7 +7,7 @@
 // definition of syscall() (found before libc's) answers that one question "not supported", so forkfd falls
 // back to plain fork(), which TSan intercepts and handles. Every other syscall goes to libc unchanged.
 // LockScope itself starts its children through ChildProcess, which calls fork(); QProcess is left only for
-// `lockscope-cli clients` asking an adapter its version, on the main thread.
+// the tests (the programs they start, on their main thread).
 #include <dlfcn.h>
 
 #include <cerrno>

@@ -1,6 +1,8 @@
-// KeyspaceWatcher: a blocking subscribe loop on a std::thread that shares only `Shared` with the watcher,
-// woken by RedisConnection::interrupt(). Stopped threads are joined later, never while the GUI waits.
-// On a cluster one thread reads the masters, then runs one subscriber thread per master (keyspace events are
+// KeyspaceWatcher: a blocking subscribe loop, one job per start() on a WorkerThread, sharing only `Shared`
+// with the watcher and woken by RedisConnection::interrupt(). stop() abandons the job rather than wait for
+// it (a connect cannot be interrupted); its thread is joined later, never while the GUI waits, and what it
+// still reports belongs to an old generation and is dropped.
+// On a cluster the job reads the masters, then runs one subscriber thread per master (keyspace events are
 // published only by the node that holds the key) and their states merge into one.
 // Events are batched (everything already in the socket, up to a bound) so a busy server does not flood the
 // GUI with one signal per key change.
@@ -11,14 +13,12 @@
 #include "redis/clusterslotmap.h"
 #include "redis/redisconnection.h"
 
-#include <QMetaObject>
-#include <QPointer>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace {
 constexpr int kPollMs = 250; // how often the loop looks at the stop flag while idle
@@ -28,24 +28,33 @@ constexpr int kRecheckConfigMs = 5000; // notifications off: look again in case 
 const QString kNeeded = QStringLiteral("g$hlzx"); // generic, string, hash, list, zset, expired
 } // namespace
 
+// All the job touches of the watcher's (see WorkerThread::abandon()): it may run on after stop(), while the
+// watcher starts another job or is being destroyed, so it holds this by shared_ptr.
 struct KeyspaceWatcher::Shared
 {
-    std::atomic_bool finished = false; // the thread has returned: joining it will not wait
+    Shared(KeyspaceWatcher *watcher, quint64 generation)
+        : owner(watcher)
+        , generation(generation)
+    {
+    }
+
     std::atomic_bool stop = false;
     // std primitives, not QMutex + QWaitCondition: Qt's wait unlocks and relocks the mutex inside the
     // uninstrumented library, which ThreadSanitizer then reports as a double lock.
     std::mutex mutex;
     std::condition_variable wake;
     QList<RedisConnection *> connections; // guarded by mutex, for interrupt()
-    KeyspaceWatcher *owner = nullptr; // guarded by mutex; cleared when the watcher lets go of this thread
+    // Reports go to the watcher through its WorkerThread::deliver(), tagged with the start() they belong
+    // to: the job never reads or writes the watcher itself, it only names it as the receiver.
+    KeyspaceWatcher *const owner;
+    const quint64 generation;
 
-    // Tells the threads to stop without waiting for them: a connect in progress cannot be interrupted, and
-    // the GUI thread must not wait out a connect timeout. They end on their own and report to nobody.
-    void release()
+    // Tells the job to stop without waiting for it: a connect in progress cannot be interrupted, and the
+    // GUI thread must not wait out a connect timeout. It ends on its own.
+    void requestStop()
     {
         std::lock_guard lock(mutex);
         stop = true;
-        owner = nullptr;
         for (RedisConnection *c : std::as_const(connections))
             c->interrupt();
         wake.notify_all();
@@ -60,20 +69,11 @@ struct KeyspaceWatcher::Shared
         std::lock_guard lock(mutex);
         connections.removeAll(c);
     }
-    // Runs `fn` on the owner's thread, if there still is an owner.
-    void post(std::function<void(KeyspaceWatcher *)> fn)
+    // Runs `fn` on the watcher's thread, unless the watcher has been stopped or restarted by then.
+    void post(std::function<void(KeyspaceWatcher *)> fn) const
     {
-        std::lock_guard lock(mutex);
-        if (!owner)
-            return;
-        QPointer<KeyspaceWatcher> guard(owner);
-        QMetaObject::invokeMethod(
-            owner,
-            [guard, fn = std::move(fn)] {
-                if (guard)
-                    fn(guard);
-            },
-            Qt::QueuedConnection);
+        KeyspaceWatcher *const w = owner;
+        w->m_worker.deliver(w, generation, [w, fn = std::move(fn)] { fn(w); });
     }
     // The state of one node's subscription (the node is empty on a single server).
     void report(const QString &node, State state, const QString &text, const QString &flags, bool readable)
@@ -98,6 +98,7 @@ struct KeyspaceWatcher::Shared
 
 KeyspaceWatcher::KeyspaceWatcher(QObject *parent)
     : QObject(parent)
+    , m_worker(QStringLiteral("KeyspaceWatcher"))
 {
     qRegisterMetaType<KeyspaceEvent>();
     qRegisterMetaType<QList<KeyspaceEvent>>();
@@ -110,22 +111,10 @@ KeyspaceWatcher::~KeyspaceWatcher()
     // holds the watcher as a member, destroyed after the timers its handler touches; UBSan caught it).
     blockSignals(true);
     stop();
-    // Threads must not outlive the process' globals: wait for the stopped ones here, at shutdown, where the
-    // longest wait is one connect timeout of a connection still being made.
-    for (Retired &r : m_retired)
-        r.thread.join();
-}
-
-void KeyspaceWatcher::reapRetired()
-{
-    for (auto it = m_retired.begin(); it != m_retired.end();) {
-        if (it->shared->finished) {
-            it->thread.join();
-            it = m_retired.erase(it);
-        } else {
-            ++it;
-        }
-    }
+    // Threads must not outlive the process' globals, nor jobs the watcher they deliver to: wait for the
+    // abandoned ones here, at shutdown, where the longest wait is one connect timeout of a connection still
+    // being made.
+    m_worker.stop();
 }
 
 QString KeyspaceWatcher::flagsWithInspectorNeeds(const QString &current)
@@ -171,11 +160,11 @@ void KeyspaceWatcher::setState(State state, const QString &text, const QString &
 
 void KeyspaceWatcher::stop()
 {
-    reapRetired();
     if (!m_shared)
         return;
-    m_shared->release();
-    m_retired.push_back({m_shared, std::move(m_thread)});
+    m_shared->requestStop();
+    m_worker.nextGeneration(); // what the job still reports is dropped
+    m_worker.abandon();
     m_shared.reset();
     m_received = false;
     m_nodes.clear();
@@ -236,67 +225,66 @@ void KeyspaceWatcher::setNodeState(const QString &node, State state, const QStri
 void KeyspaceWatcher::start(const ConnectionSettings &settings)
 {
     stop();
-    m_shared = std::make_shared<Shared>();
     ConnectionSettings s = settings;
     s.readOnly = true;
     s.clientName = QStringLiteral("lockscope-watch");
     setState(State::Connecting, tr("Connecting to %1…").arg(s.endpoint()), {}, false);
 
-    m_shared->owner = this;
-    std::shared_ptr<Shared> shared = m_shared;
-    if (!s.cluster) {
-        m_thread = std::thread([shared, s] {
+    m_shared = std::make_shared<Shared>(this, m_worker.nextGeneration());
+    m_worker.post([shared = m_shared, s] {
+        if (s.cluster)
+            watchCluster(*shared, s);
+        else
             watchNode(*shared, s, QString());
-            shared->finished = true;
-        });
-        return;
-    }
+    });
+}
+
+void KeyspaceWatcher::watchCluster(Shared &shared, const ConnectionSettings &s)
+{
     // A cluster publishes key changes on the node that holds the key only: subscribe on every master, each
     // on a thread and connection of its own, and merge what they hear.
-    m_thread = std::thread([shared, s] {
-        ClusterSlotMap map;
-        while (!shared->stop) {
-            ConnectionSettings seed = s;
-            seed.cluster = false;
-            RedisConnection c(seed);
-            c.setAutoReconnect(false);
-            shared->attach(&c);
-            RedisError error = c.open();
-            if (!error)
-                map = ClusterSlotMap::fetch(c, &error);
-            shared->detach(&c);
-            if (!error)
-                break;
-            if (shared->stop)
-                break;
-            shared->report(QString(), State::Failed,
-                           QStringLiteral("Live view: cannot read the cluster's masters: %1 (retrying)")
-                               .arg(error.message()),
-                           {}, false);
-            shared->sleep(kRetryMs);
-        }
-        QStringList nodes;
-        for (const ClusterSlotMap::Node &n : map.masters())
-            nodes << n.endpoint();
-        shared->post([nodes](KeyspaceWatcher *w) {
-            w->m_nodes = nodes;
-            w->m_nodeStates.clear();
-            w->setNodeState(QString(), State::Connecting, {}, {}, false);
-        });
-        std::vector<std::thread> watchers;
-        for (const ClusterSlotMap::Node &n : map.masters()) {
-            if (shared->stop)
-                break;
-            ConnectionSettings node = s;
-            node.host = n.host;
-            node.port = n.port;
-            node.cluster = false;
-            watchers.emplace_back([shared, node, name = n.endpoint()] { watchNode(*shared, node, name); });
-        }
-        for (std::thread &t : watchers)
-            t.join();
-        shared->finished = true;
+    ClusterSlotMap map;
+    while (!shared.stop) {
+        ConnectionSettings seed = s;
+        seed.cluster = false;
+        RedisConnection c(seed);
+        c.setAutoReconnect(false);
+        shared.attach(&c);
+        RedisError error = c.open();
+        if (!error)
+            map = ClusterSlotMap::fetch(c, &error);
+        shared.detach(&c);
+        if (!error)
+            break;
+        if (shared.stop)
+            break;
+        shared.report(QString(), State::Failed,
+                      QStringLiteral("Live view: cannot read the cluster's masters: %1 (retrying)")
+                          .arg(error.message()),
+                      {}, false);
+        shared.sleep(kRetryMs);
+    }
+    QStringList nodes;
+    for (const ClusterSlotMap::Node &n : map.masters())
+        nodes << n.endpoint();
+    shared.post([nodes](KeyspaceWatcher *w) {
+        w->m_nodes = nodes;
+        w->m_nodeStates.clear();
+        w->setNodeState(QString(), State::Connecting, {}, {}, false);
     });
+    // Joined before the job returns, so they share the job's lifetime (and its abandonment).
+    std::vector<std::thread> watchers;
+    for (const ClusterSlotMap::Node &n : map.masters()) {
+        if (shared.stop)
+            break;
+        ConnectionSettings node = s;
+        node.host = n.host;
+        node.port = n.port;
+        node.cluster = false;
+        watchers.emplace_back([&shared, node, name = n.endpoint()] { watchNode(shared, node, name); });
+    }
+    for (std::thread &t : watchers)
+        t.join();
 }
 
 void KeyspaceWatcher::watchNode(Shared &shared, const ConnectionSettings &s, const QString &node)

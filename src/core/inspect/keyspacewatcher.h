@@ -6,6 +6,7 @@
 #pragma once
 
 #include "redis/connectionsettings.h"
+#include "redis/workerthread.h"
 
 #include <QHash>
 #include <QList>
@@ -14,8 +15,6 @@
 #include <QStringList>
 
 #include <memory>
-#include <thread>
-#include <vector>
 
 struct KeyspaceEvent
 {
@@ -46,7 +45,7 @@ public:
 
     // (Re)starts watching the database of `settings` (always on a read-only connection of its own).
     void start(const ConnectionSettings &settings);
-    // Stops at once; never waits on the network (the old thread finishes on its own and says nothing).
+    // Stops at once; never waits on the network (the old job ends on its own; what it says is dropped).
     void stop();
 
     State state() const { return m_state; }
@@ -69,11 +68,6 @@ signals:
 
 private:
     struct Shared;
-    struct Retired
-    {
-        std::shared_ptr<Shared> shared;
-        std::thread thread;
-    };
     struct NodeState
     {
         State state = State::Connecting;
@@ -87,11 +81,13 @@ private:
                       bool configReadable);
     // Subscribes on one server and delivers its events until told to stop (on the calling thread).
     static void watchNode(Shared &shared, const ConnectionSettings &settings, const QString &node);
-    void reapRetired(); // joins stopped threads that have already returned
+    // Reads a cluster's masters, then watches each on a thread of its own until told to stop.
+    static void watchCluster(Shared &shared, const ConnectionSettings &settings);
 
-    std::shared_ptr<Shared> m_shared;
-    std::thread m_thread;
-    std::vector<Retired> m_retired; // stopped, perhaps still finishing a connect
+    // Runs one job per start(), abandoned by stop(): a subscriber in a connect cannot be woken, and the GUI
+    // thread must not wait out a connect timeout. Its generation is the start()'s whose reports are current.
+    WorkerThread m_worker;
+    std::shared_ptr<Shared> m_shared; // the running job's; null when stopped
     State m_state = State::Stopped;
     QString m_stateText;
     QString m_flags;

@@ -30,6 +30,7 @@ struct SpawnRequest
     std::vector<std::string> environment; // NAME=VALUE entries set on top of ours
     std::string workingDirectory;
     std::string logFile;
+    std::string outputFile; // the child's standard output, when not the log
     int childStdin = -1; // the child's ends of its pipes (-1: /dev/null in, the log out)
     int childStdout = -1;
     pid_t result = -1;
@@ -61,6 +62,9 @@ pid_t forkExec(SpawnRequest &request)
     const pid_t parent = ::getpid();
     const int logFd = ::open(request.logFile.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     const int nullFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    const int outputFd = request.outputFile.empty()
+        ? -1
+        : ::open(request.outputFile.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 
     const pid_t pid = ::fork();
     if (pid == 0) {
@@ -76,6 +80,8 @@ pid_t forkExec(SpawnRequest &request)
             ::dup2(logFd, STDERR_FILENO);
         if (request.childStdout >= 0)
             ::dup2(request.childStdout, STDOUT_FILENO);
+        else if (outputFd >= 0)
+            ::dup2(outputFd, STDOUT_FILENO);
         else if (logFd >= 0)
             ::dup2(logFd, STDOUT_FILENO);
         sigset_t none;
@@ -91,6 +97,8 @@ pid_t forkExec(SpawnRequest &request)
         ::close(logFd);
     if (nullFd >= 0)
         ::close(nullFd);
+    if (outputFd >= 0)
+        ::close(outputFd);
     return pid;
 }
 
@@ -146,20 +154,21 @@ ChildProcess::~ChildProcess()
 }
 
 bool ChildProcess::start(const QString &program, const QStringList &arguments,
-                         const QString &workingDirectory, const QString &logFile)
+                         const QString &workingDirectory, const QString &logFile,
+                         const QStringList &environment, const QString &outputFile)
 {
-    return spawn(program, arguments, workingDirectory, logFile, {}, nullptr);
+    return spawn(program, arguments, workingDirectory, logFile, outputFile, environment, nullptr);
 }
 
 bool ChildProcess::startPiped(const QString &program, const QStringList &arguments,
                               const QString &workingDirectory, const QString &logFile,
                               const QStringList &environment, Pipes *pipes)
 {
-    return spawn(program, arguments, workingDirectory, logFile, environment, pipes);
+    return spawn(program, arguments, workingDirectory, logFile, {}, environment, pipes);
 }
 
 bool ChildProcess::spawn(const QString &program, const QStringList &arguments,
-                         const QString &workingDirectory, const QString &logFile,
+                         const QString &workingDirectory, const QString &logFile, const QString &outputFile,
                          const QStringList &environment, Pipes *pipes)
 {
     if (m_pid > 0 && isRunning()) {
@@ -174,6 +183,7 @@ bool ChildProcess::spawn(const QString &program, const QStringList &arguments,
         request.environment.push_back(e.toStdString());
     request.workingDirectory = workingDirectory.toStdString();
     request.logFile = logFile.toStdString();
+    request.outputFile = outputFile.toStdString();
     // Both pipes close on exec: only the child's dup2'ed copies survive, so no other child inherits them.
     int in[2] = {-1, -1}, out[2] = {-1, -1};
     if (pipes && (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)) {
@@ -207,6 +217,7 @@ bool ChildProcess::spawn(const QString &program, const QStringList &arguments,
     m_paused = false;
     m_error.clear();
     m_exitDescription.clear();
+    m_exitCode = -1;
     qCDebug(lcSandbox) << "started" << program << arguments << "pid" << pid;
     return true;
 }
@@ -220,9 +231,10 @@ bool ChildProcess::reap(bool block)
     if (r == 0)
         return false;
     if (r == m_pid) {
-        if (WIFEXITED(status))
-            m_exitDescription = QStringLiteral("exited with code %1").arg(WEXITSTATUS(status));
-        else if (WIFSIGNALED(status))
+        if (WIFEXITED(status)) {
+            m_exitCode = WEXITSTATUS(status);
+            m_exitDescription = QStringLiteral("exited with code %1").arg(m_exitCode);
+        } else if (WIFSIGNALED(status))
             m_exitDescription = QStringLiteral("killed by signal %1").arg(WTERMSIG(status));
     } else if (m_exitDescription.isEmpty()) {
         m_exitDescription = QStringLiteral("ended (not reaped here)");

@@ -16,9 +16,11 @@ public:
     ChildProcess(const ChildProcess &) = delete;
     ChildProcess &operator=(const ChildProcess &) = delete;
 
-    // Starts `program` (a full path) with `arguments` in `workingDirectory`; stdout/stderr go to `logFile`.
+    // Starts `program` (a full path) with `arguments` in `workingDirectory` (empty: ours); stdout/stderr go
+    // to `logFile`, or stdout to `outputFile` when one is given. `environment` (NAME=VALUE) goes on top of
+    // ours.
     bool start(const QString &program, const QStringList &arguments, const QString &workingDirectory,
-               const QString &logFile);
+               const QString &logFile, const QStringList &environment = {}, const QString &outputFile = {});
     // The parent's ends of a piped child's standard input and output (the caller closes them).
     struct Pipes
     {
@@ -33,6 +35,8 @@ public:
     pid_t pid() const { return m_pid; }
     // Exit description once it ended ("exited with code 1", "killed by signal 9").
     QString exitDescription() const { return m_exitDescription; }
+    // Its exit code once it exited on its own; -1 while it runs, or when a signal ended it.
+    int exitCode() const { return m_exitCode; }
     const QString &errorString() const { return m_error; }
 
     bool pause(); // SIGSTOP
@@ -47,7 +51,8 @@ public:
 
 private:
     bool spawn(const QString &program, const QStringList &arguments, const QString &workingDirectory,
-               const QString &logFile, const QStringList &environment, Pipes *pipes);
+               const QString &logFile, const QString &outputFile, const QStringList &environment,
+               Pipes *pipes);
     bool reap(bool block);
     bool signal(int number);
 
@@ -56,4 +61,5 @@ private:
     bool m_group = false; // signals go to the process group (piped children)
     QString m_error;
     QString m_exitDescription;
+    int m_exitCode = -1;
 };

@@ -12,8 +12,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLockFile>
-#include <QProcess>
-#include <QProcessEnvironment>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
@@ -125,25 +123,53 @@ bool npmInstalled(const ClientCatalog::Adapter &a)
     return true;
 }
 
-// Runs `program` (a full path) to its end, or kills it after `timeoutMs`, and returns what it printed
-// (standard output and error together); false in `*finished` when it did not end in time or did not start.
+// How runToEnd() runs a program, beyond its arguments.
+struct RunOptions
+{
+    QStringList environment; // NAME=VALUE, on top of ours
+    bool separateErrors = false; // standard error into RunResult::errors instead of mixed into output
+    bool inOurDirectory = false; // in our working directory rather than an empty temporary one
+};
+
+// What a program run to its end printed, and how it ended.
+struct RunResult
+{
+    bool finished = false; // false when it did not start, or did not end in time (it was killed then)
+    int exitCode = -1; // -1 unless it exited on its own
+    QByteArray output; // standard output, and standard error too unless kept apart
+    QByteArray errors; // standard error, when kept apart
+};
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Runs `program` (a full path) to its end, or kills it after `timeoutMs`.
 // Through ChildProcess, not QProcess: this runs on a simulation's own thread, and QProcess starts children
 // with a clone() that ThreadSanitizer cannot follow from there (its child aborts); ChildProcess forks.
-QByteArray runToEnd(const QString &program, const QStringList &arguments, int timeoutMs, bool *finished)
+RunResult runToEnd(const QString &program, const QStringList &arguments, int timeoutMs,
+                   const RunOptions &options = {})
 {
-    *finished = false;
-    QTemporaryDir dir;
+    RunResult result;
+    QTemporaryDir dir; // holds what it prints
     if (!dir.isValid() || program.isEmpty())
-        return {};
+        return result;
     const QString log = dir.filePath(QStringLiteral("output.log"));
+    const QString output = options.separateErrors ? dir.filePath(QStringLiteral("stdout.log")) : QString();
     ChildProcess child;
-    if (!child.start(program, arguments, dir.path(), log))
-        return {};
-    *finished = child.waitForExit(timeoutMs);
-    if (!*finished)
+    if (!child.start(program, arguments, options.inOurDirectory ? QString() : dir.path(), log,
+                     options.environment, output))
+        return result;
+    result.finished = child.waitForExit(timeoutMs);
+    if (!result.finished)
         child.kill();
-    QFile f(log);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    result.exitCode = child.exitCode();
+    result.output = readAll(options.separateErrors ? output : log);
+    if (options.separateErrors)
+        result.errors = readAll(log);
+    return result;
 }
 
 QStringList missingDebianPackages(const ClientCatalog::Adapter &a)
@@ -151,21 +177,20 @@ QStringList missingDebianPackages(const ClientCatalog::Adapter &a)
     QStringList missing;
     const QString dpkgQuery = findProgram(QStringLiteral("dpkg-query"));
     for (const QString &package : a.debianPackages) {
-        bool finished = false;
-        const QByteArray status = runToEnd(
-            dpkgQuery, {QStringLiteral("-W"), QStringLiteral("-f=${Status}"), package}, 10000, &finished);
-        if (!finished || !status.contains("install ok installed"))
+        const RunResult status
+            = runToEnd(dpkgQuery, {QStringLiteral("-W"), QStringLiteral("-f=${Status}"), package}, 10000);
+        if (!status.finished || !status.output.contains("install ok installed"))
             missing << package;
     }
     return missing;
 }
 
-QProcessEnvironment environmentFor(const ClientCatalog::Adapter &a)
+// What the adapter's programs need on top of our environment (NAME=VALUE).
+QStringList environmentFor(const ClientCatalog::Adapter &a)
 {
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    if (!a.npmPackages.isEmpty())
-        env.insert(QStringLiteral("NODE_PATH"), ClientCatalog::nodeModulesDir(a));
-    return env;
+    if (a.npmPackages.isEmpty())
+        return {};
+    return {QStringLiteral("NODE_PATH=") + ClientCatalog::nodeModulesDir(a)};
 }
 
 } // namespace
@@ -234,15 +259,17 @@ ClientCatalog::Status ClientCatalog::status(const Adapter &adapter)
     QString error;
     if (adapter.versionCommand.isEmpty() || !unpack(&error))
         return s;
-    QProcess version;
-    version.setProcessEnvironment(environmentFor(adapter));
     const QStringList argv = substituted(adapter.versionCommand, adapter);
-    version.start(findProgram(argv.first()), argv.mid(1));
-    if (version.waitForFinished(10000) && version.exitCode() == 0)
-        s.version = QString::fromUtf8(version.readAllStandardOutput()).trimmed().section(u'\n', 0, 0);
+    RunOptions options;
+    options.environment = environmentFor(adapter);
+    options.separateErrors = true;
+    options.inOurDirectory = true; // as before: `python3 -c` imports from there first
+    const RunResult version = runToEnd(findProgram(argv.first()), argv.mid(1), 10000, options);
+    if (version.finished && version.exitCode == 0)
+        s.version = QString::fromUtf8(version.output).trimmed().section(u'\n', 0, 0);
     else
         s.problem = QStringLiteral("its version command failed: %1")
-                        .arg(QString::fromUtf8(version.readAllStandardError()).trimmed().left(300));
+                        .arg(QString::fromUtf8(version.errors).trimmed().left(300));
     return s;
 }
 
@@ -284,26 +311,23 @@ bool ClientCatalog::prepare(const Adapter &adapter, ExternalClient::Launch *laun
         if (say)
             say(QStringLiteral("Installing %1 from the npm registry into %2 for the %3 adapter (first use)…")
                     .arg(packages.join(QStringLiteral(", ")), adapterDir(adapter), adapter.id));
-        bool finished = false;
-        const QByteArray said = runToEnd(
-            npm,
-            QStringList {QStringLiteral("install"), QStringLiteral("--prefix"), adapterDir(adapter),
-                         QStringLiteral("--no-audit"), QStringLiteral("--no-fund"),
-                         QStringLiteral("--no-save"), QStringLiteral("--loglevel=error")}
-                + packages,
-            10 * 60 * 1000, &finished);
+        const RunResult said = runToEnd(npm,
+                                        QStringList {QStringLiteral("install"), QStringLiteral("--prefix"),
+                                                     adapterDir(adapter), QStringLiteral("--no-audit"),
+                                                     QStringLiteral("--no-fund"), QStringLiteral("--no-save"),
+                                                     QStringLiteral("--loglevel=error")}
+                                            + packages,
+                                        10 * 60 * 1000);
         // What npm left is what counts (its exit code would say no more than the packages' own versions).
-        if (!finished || !npmInstalled(adapter)) {
+        if (!said.finished || !npmInstalled(adapter)) {
             *error = QStringLiteral("npm could not install %1 for the %2 adapter: %3")
                          .arg(packages.join(QStringLiteral(", ")), adapter.id,
-                              QString::fromUtf8(said).trimmed().right(600));
+                              QString::fromUtf8(said.output).trimmed().right(600));
             return false;
         }
     }
     launch->argv = substituted(adapter.command, adapter);
     launch->workingDirectory = adapterDir(adapter);
-    launch->environment.clear();
-    if (!adapter.npmPackages.isEmpty())
-        launch->environment << QStringLiteral("NODE_PATH=") + nodeModulesDir(adapter);
+    launch->environment = environmentFor(adapter);
     return true;
 }
