@@ -188,7 +188,7 @@ void TestKeyspaceWatcher::stopIsPromptDuringConnect()
     QVERIFY(unanswered.hasClientInConnect()); // still there, on its own
 
     // Started again, it listens while the abandoned connect still hangs: it does not queue behind it.
-    SandboxServer server(withNotifications());
+    SandboxServer server(SandboxFixture::withKeyspaceEvents());
     LS_START(server);
     watcher.start(server.connectionSettings());
     QTRY_COMPARE_WITH_TIMEOUT(watcher.state(), KeyspaceWatcher::State::Listening, 10000);
@@ -197,7 +197,7 @@ void TestKeyspaceWatcher::stopIsPromptDuringConnect()
 
 void TestKeyspaceWatcher::nothingArrivesAfterStop()
 {
-    SandboxServer server(withNotifications());
+    SandboxServer server(SandboxFixture::withKeyspaceEvents());
     LS_START(server);
     KeyspaceWatcher watcher;
     KeyspaceWatcher witness; // keeps listening: once it has heard a change, the stopped one would have too
