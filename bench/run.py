@@ -114,6 +114,9 @@ def bench_uncontended(port):
                                                      "--workers", str(w), "--seconds", str(s)])[0],
         "lockscope_redisson_reentrant": lambda: run_json([BENCH, "uncontended", "--port", str(port), "--algorithm",
                                                           "redisson-reentrant", "--workers", str(w), "--seconds", str(s)])[0],
+        "lockscope_set_nx_px_lua_events": lambda: run_json([BENCH, "uncontended", "--port", str(port), "--algorithm",
+                                                            "set-nx-px-lua", "--workers", str(w), "--seconds", str(s),
+                                                            "--engine", "events"])[0],
         "redis_py": lambda: run_json([PYTHON, os.path.join(PEERS, "redis_py_lock.py"), "uncontended", "--port", str(port),
                                       "--workers", str(w), "--seconds", str(s)])[0],
         "node_redlock": lambda: run_json(["node", os.path.join(PEERS, "node_redlock.js"), "uncontended", "--port", str(port),
@@ -126,9 +129,16 @@ def bench_uncontended(port):
     out["ratio_vs_node_redlock"] = ratio(lua, out["node_redlock_cycles_per_s"])
     out["ratio_vs_redis_py"] = ratio(lua, out["redis_py_cycles_per_s"])
     out["ratio_vs_ceiling"] = ratio(lua, out["ceiling_redis_benchmark_cycles_per_s"])
+    events = out["lockscope_set_nx_px_lua_events_cycles_per_s"]
+    out["events_ratio_vs_threads"] = ratio(events, lua)
+    out["events_ratio_vs_node_redlock"] = ratio(events, out["node_redlock_cycles_per_s"])
+    out["events_ratio_vs_ceiling"] = ratio(events, out["ceiling_redis_benchmark_cycles_per_s"])
     out["targets"] = {"ratio_vs_node_redlock >= 1.2": (out["ratio_vs_node_redlock"] or 0) >= 1.2,
                       "ratio_vs_redis_py >= 8": (out["ratio_vs_redis_py"] or 0) >= 8,
-                      "ratio_vs_ceiling >= 0.8": (out["ratio_vs_ceiling"] or 0) >= 0.8}
+                      "ratio_vs_ceiling >= 0.8": (out["ratio_vs_ceiling"] or 0) >= 0.8,
+                      # Issue 22's targets for the event engine.
+                      "events_ratio_vs_node_redlock >= 1.05": (out["events_ratio_vs_node_redlock"] or 0) >= 1.05,
+                      "events_ratio_vs_ceiling >= 0.97": (out["events_ratio_vs_ceiling"] or 0) >= 0.97}
     return out
 
 

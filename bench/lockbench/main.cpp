@@ -2,6 +2,7 @@
 // bench/run can interleave it with the peers (redis-py, node redlock, redis-benchmark) on the same server.
 //   uncontended --port P --algorithm ID [--workers 8] [--seconds 3] [--no-history]
 //   contended   --port P --algorithm ID [--workers 8] [--seconds 3] [--cs-ms 1]
+//               (both: [--engine threads|events], the simulator's worker engine)
 //   ping        --port P [--count 2000]
 //   hotpath     --port P --algorithm ID --cycles N      (one thread, for callgrind instruction counts)
 #include "locks/lockcatalog.h"
@@ -83,6 +84,7 @@ int main(int argc, char *argv[])
                        {QStringLiteral("cs-ms"), QStringLiteral("Critical section (contended)."), QStringLiteral("ms"), QStringLiteral("1")},
                        {QStringLiteral("count"), QStringLiteral("PINGs."), QStringLiteral("n"), QStringLiteral("2000")},
                        {QStringLiteral("cycles"), QStringLiteral("Lock/unlock cycles (hotpath)."), QStringLiteral("n"), QStringLiteral("1000")},
+                       {QStringLiteral("engine"), QStringLiteral("Worker engine: threads or events."), QStringLiteral("engine"), QStringLiteral("threads")},
                        {QStringLiteral("no-history"), QStringLiteral("Do not record the history.")}});
     parser.process(app);
     const QString mode = parser.positionalArguments().value(0);
@@ -151,6 +153,11 @@ int main(int argc, char *argv[])
     } else {
         return fail(QStringLiteral("unknown mode '%1'").arg(mode));
     }
+    const QString engine = parser.value(QStringLiteral("engine"));
+    if (engine == QLatin1String("events"))
+        s.workload.engine = Scenario::Workload::Engine::Events;
+    else if (engine != QLatin1String("threads"))
+        return fail(QStringLiteral("unknown --engine '%1'; use threads or events").arg(engine));
     Simulation::Options options;
     options.server = server;
     options.recordHistory = !parser.isSet(QStringLiteral("no-history"));
@@ -162,6 +169,7 @@ int main(int argc, char *argv[])
     const RunReport r = sim.report();
     const double duration = double(r.metrics.durationUs) / 1e6;
     QJsonObject out{{QStringLiteral("algorithm"), info->id},
+                    {QStringLiteral("engine"), engine},
                     {QStringLiteral("workers"), workers},
                     {QStringLiteral("seconds"), duration},
                     {QStringLiteral("cycles_per_s"), duration > 0 ? double(r.countedCycles) / duration : 0.0},

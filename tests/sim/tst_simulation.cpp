@@ -6,6 +6,8 @@
 #include "sandboxfixture.h"
 
 #include <QBuffer>
+#include <QDeadlineTimer>
+#include <QDir>
 
 class TestSimulation : public QObject
 {
@@ -23,6 +25,8 @@ private slots:
     void storySnapshotsShowTheKeysAtEachNarratedStep();
     void historyExportsAsCsv();
     void variantsAreJudgedTogether();
+    void eventEngineRunsManyWorkersOnFewThreads();
+    void eventEnginePausesAWholeProcess();
 };
 
 using SimTest::parse;
@@ -307,6 +311,83 @@ void TestSimulation::variantsAreJudgedTogether()
     const QJsonObject json2 = outcome.toJson();
     QVERIFY(json2.value(QStringLiteral("variants")).toObject().contains(QStringLiteral("locked")));
     QVERIFY(json2.value(QStringLiteral("expect")).toObject().value(QStringLiteral("passed")).toBool());
+}
+
+namespace {
+int threadsOfThisProcess()
+{
+    return int(QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
+}
+} // namespace
+
+void TestSimulation::eventEngineRunsManyWorkersOnFewThreads()
+{
+    // 600 workers in 3 processes, each on a lock of its own: the thread engine would start 600 threads;
+    // fibers need the event loops plus each process's watchdog and listener. Every fiber gets its turns
+    // (each worker acquires), and the counters stay exact, as with threads.
+    Scenario s = parse(kWorkload);
+    s.workload.engine = Scenario::Workload::Engine::Events;
+    s.workload.processes = 3;
+    s.workload.threadsPerProcess = 200;
+    s.workload.locks = 600;
+    s.workload.lockChoice = Scenario::Workload::LockChoice::Own;
+    s.workload.durationS = 1.5;
+    const int threadsBefore = threadsOfThisProcess();
+    Simulation sim(s);
+    sim.start();
+    int busiest = 0;
+    const QDeadlineTimer cap(120000);
+    while (!sim.waitFinished(20) && !cap.hasExpired()) {
+        if (sim.state() == Simulation::State::Running)
+            busiest = std::max(busiest, threadsOfThisProcess() - threadsBefore);
+    }
+    const RunReport r = sim.report();
+    QCOMPARE(sim.state(), Simulation::State::Finished);
+    QVERIFY2(busiest > 0, "never saw the run running");
+    QVERIFY2(busiest < 100, qPrintable(QStringLiteral("%1 threads for 600 workers").arg(busiest)));
+    QCOMPARE(r.safety.violations(), 0);
+    QVERIFY(r.safety.counterObserved);
+    QCOMPARE(r.safety.counterActual, r.safety.counterExpected);
+    QCOMPARE(r.historyDropped, 0);
+    QCOMPARE(sim.workerNames().size(), 600);
+    int workersThatAcquired = 0;
+    for (qint64 n : r.metrics.acquisitionsPerWorker)
+        workersThatAcquired += n > 0 ? 1 : 0;
+    QCOMPARE(workersThatAcquired, 600);
+}
+
+void TestSimulation::eventEnginePausesAWholeProcess()
+{
+    // pauseStopsTheWholeProcess on fibers: a paused process's fibers park, the other process's go on
+    // (they share the event loops, so a pause that blocked a loop's thread would stop them too).
+    Scenario s = parse(kWorkload);
+    s.workload.engine = Scenario::Workload::Engine::Events;
+    s.algorithm.leaseMs = 100;
+    Scenario::Fault pause;
+    pause.type = Scenario::Fault::Type::Pause;
+    pause.atMs = 200;
+    pause.durationMs = 300;
+    pause.process = 0;
+    s.faults << pause;
+    Simulation sim(s);
+    runToEnd(sim);
+    qint64 pauseStart = -1, pauseEnd = -1;
+    const QList<HistoryEvent> events = sim.history()->events();
+    for (const HistoryEvent &e : events) {
+        if (e.kind == HistoryEvent::Kind::Fault && e.outcome == quint8(HistoryEvent::FaultType::PauseStart))
+            pauseStart = e.timeUs;
+        if (e.kind == HistoryEvent::Kind::Fault && e.outcome == quint8(HistoryEvent::FaultType::PauseEnd))
+            pauseEnd = e.timeUs;
+    }
+    QVERIFY(pauseStart > 0 && pauseEnd - pauseStart >= 300000);
+    int duringPause = 0, otherProcess = 0;
+    for (const HistoryEvent &e : events) {
+        if (e.kind == HistoryEvent::Kind::Fault || e.timeUs <= pauseStart || e.timeUs >= pauseEnd)
+            continue;
+        (e.process == 0 ? duringPause : otherProcess)++;
+    }
+    QCOMPARE(duringPause, 0);
+    QVERIFY2(otherProcess > 0, "process 1 must keep working while process 0 is paused");
 }
 
 QTEST_GUILESS_MAIN(TestSimulation)

@@ -27,6 +27,7 @@ const QString kYourClient = QStringLiteral("client-command");
 const QStringList kStrategies {QStringLiteral("spin"), QStringLiteral("fixed"), QStringLiteral("jitter"),
                                QStringLiteral("backoff"), QStringLiteral("pubsub")};
 const QStringList kClocks {QStringLiteral("monotonic"), QStringLiteral("cached-5ms")};
+const QStringList kEngines {QStringLiteral("threads"), QStringLiteral("events")};
 const QStringList kDistributions {QStringLiteral("fixed"), QStringLiteral("uniform"),
                                   QStringLiteral("exponential")};
 
@@ -106,7 +107,8 @@ ScenarioEditor::ScenarioEditor(QWidget *parent)
         connect(s, &QDoubleSpinBox::valueChanged, this, edited);
     for (QCheckBox *c : findChildren<QCheckBox *>())
         connect(c, &QCheckBox::toggled, this, edited);
-    for (QComboBox *c : {m_ui->algorithmCombo, m_ui->retryCombo, m_ui->clockCombo, m_ui->csDistributionCombo})
+    for (QComboBox *c : std::initializer_list<QComboBox *> {m_ui->algorithmCombo, m_ui->retryCombo, m_ui->clockCombo,
+                                                           m_ui->csDistributionCombo, m_ui->engineCombo})
         connect(c, &QComboBox::currentIndexChanged, this, edited);
     connect(m_ui->titleEdit, &QLineEdit::textEdited, this, edited);
     connect(m_ui->keyPrefixEdit, &QLineEdit::textEdited, this, edited);
@@ -217,8 +219,10 @@ void ScenarioEditor::fill()
 
     m_ui->titleEdit->setText(o.value(QStringLiteral("title")).toString());
     m_ui->titleEdit->setCursorPosition(0); // a title longer than the field shows its start
+    const bool events = w.value(QStringLiteral("engine")).toString() == QLatin1String("events");
     m_ui->kindLabel->setText(story ? tr("story (scripted steps, one actor per process)")
-                                   : tr("workload (worker threads looping)"));
+                             : events ? tr("workload (workers looping as fibers on the event engine)")
+                                      : tr("workload (worker threads looping)"));
     m_ui->summaryLabel->setText(o.value(QStringLiteral("summary")).toString());
     m_ui->summaryLabel->setVisible(!m_ui->summaryLabel->text().isEmpty());
 
@@ -250,6 +254,9 @@ void ScenarioEditor::fill()
     m_ui->clockCombo->setCurrentIndex(
         std::max<int>(0, kClocks.indexOf(a.value(QStringLiteral("clock")).toString())));
 
+    m_ui->engineCombo->setCurrentIndex(
+        std::max<int>(0, kEngines.indexOf(w.value(QStringLiteral("engine")).toString())));
+    updateWorkerLimits(); // before the counts: a fleet's counts are above the thread engine's limits
     m_ui->processesSpin->setValue(w.value(QStringLiteral("processes")).toInt());
     m_ui->threadsSpin->setValue(w.value(QStringLiteral("threads_per_process")).toInt());
     m_ui->locksSpin->setValue(w.value(QStringLiteral("locks")).toInt());
@@ -416,6 +423,7 @@ QJsonObject ScenarioEditor::json() const
     o.insert(QStringLiteral("algorithm"), a);
 
     QJsonObject w = o.value(QStringLiteral("workload")).toObject();
+    w.insert(QStringLiteral("engine"), client ? kEngines.first() : kEngines.value(m_ui->engineCombo->currentIndex()));
     w.insert(QStringLiteral("processes"), m_ui->processesSpin->value());
     w.insert(QStringLiteral("threads_per_process"), client ? 1 : m_ui->threadsSpin->value());
     w.insert(QStringLiteral("locks"), m_ui->locksSpin->value());
@@ -516,7 +524,7 @@ void ScenarioEditor::updateEnabled()
     const bool client = id.startsWith(kClientPrefix) || id == kYourClient;
     for (QWidget *w : {static_cast<QWidget *>(m_ui->retryCombo), static_cast<QWidget *>(m_ui->poolSizeSpin),
                        static_cast<QWidget *>(m_ui->clockCombo), static_cast<QWidget *>(m_ui->threadsSpin),
-                       static_cast<QWidget *>(m_ui->watchdogPeriodSpin)}) {
+                       static_cast<QWidget *>(m_ui->watchdogPeriodSpin), static_cast<QWidget *>(m_ui->engineCombo)}) {
         if (client)
             w->setEnabled(false);
     }
@@ -528,10 +536,20 @@ void ScenarioEditor::updateEnabled()
     }
 }
 
+void ScenarioEditor::updateWorkerLimits()
+{
+    // The parser's limits: a thread per worker stops at 1,024 workers, fibers go to 10,000.
+    const bool events = kEngines.value(m_ui->engineCombo->currentIndex()) == QLatin1String("events");
+    m_ui->processesSpin->setMaximum(events ? 1000 : 64);
+    m_ui->threadsSpin->setMaximum(events ? 10000 : 512);
+    m_ui->threadsSpinLabel->setText(events ? tr("Workers per process") : tr("Threads per process"));
+}
+
 void ScenarioEditor::onEdited()
 {
     if (m_loading)
         return;
+    updateWorkerLimits();
     m_modified = true;
     updateAlgorithmInfo();
     updateEnabled();

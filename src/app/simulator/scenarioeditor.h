@@ -55,6 +55,8 @@ private:
     QJsonArray faultsJson() const;
     void updateAlgorithmInfo();
     void updateEnabled();
+    // The processes' and threads' maxima and wording for the chosen engine.
+    void updateWorkerLimits();
     void onEdited();
     void validate();
 

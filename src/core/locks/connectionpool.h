@@ -8,6 +8,7 @@
 #pragma once
 
 #include "redis/connectionsettings.h"
+#include "redis/fibercondition.h"
 #include "redis/redisconnection.h"
 
 #include <condition_variable>
@@ -69,7 +70,7 @@ private:
     ConnectionSettings m_settings;
     Options m_options;
     mutable std::mutex m_mutex;
-    std::condition_variable m_returned;
+    FiberCondition m_returned;
     std::vector<std::unique_ptr<RedisConnection>> m_idle;
     int m_total = 0;
     quint64 m_waits = 0;

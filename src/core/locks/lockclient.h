@@ -12,6 +12,7 @@
 #include "lockclock.h"
 #include "locksubscriber.h"
 #include "lockwatchdog.h"
+#include "redis/fibercondition.h"
 
 #include <QByteArray>
 #include <QString>
@@ -78,5 +79,5 @@ private:
     LockSubscriber m_subscriber;
     std::atomic_bool m_stopped = false;
     std::mutex m_sleepMutex;
-    std::condition_variable m_sleepWake;
+    FiberCondition m_sleepWake; // a worker on a fiber sleeps without holding its thread
 };

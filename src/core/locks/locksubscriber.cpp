@@ -4,6 +4,7 @@
 #include "lockclock.h"
 #include "logging.h"
 
+#include "redis/fibercondition.h"
 #include "redis/redisconnection.h"
 
 #include <chrono>
@@ -20,7 +21,7 @@ struct LockSubscriberChannel
     int permits = 0; // messages not yet taken by a waiter
     int waiting = 0;
     qint64 idleSinceUs = 0; // when users last dropped to 0
-    std::condition_variable cv;
+    FiberCondition cv; // waiters may be fibers of the event engine
 };
 
 struct LockSubscriberListener
@@ -49,7 +50,7 @@ struct LockSubscriberListener
     std::atomic<quint64> *dropped;
 
     std::mutex mutex;
-    std::condition_variable changed; // confirmations, connection errors, stop
+    FiberCondition changed; // confirmations, connection errors, stop
     std::map<QByteArray, std::shared_ptr<LockSubscriberChannel>> channels;
     bool stop = false;
     quint64 failures = 0;

@@ -14,6 +14,7 @@
 #include "lockio.h"
 
 #include "redis/connectionsettings.h"
+#include "redis/fibercondition.h"
 #include "redis/redisconnection.h"
 
 #include <QByteArray>
@@ -105,7 +106,7 @@ private:
     const FaultHooks &m_hooks;
     mutable std::mutex m_mutex;
     std::condition_variable m_wake; // new task, cancel, pause change, stop
-    std::condition_variable m_idle; // a running renewal finished
+    FiberCondition m_idle; // a running renewal finished (waited for by workers, perhaps on fibers)
     std::map<quint64, Entry> m_entries;
     std::map<quint64, bool> m_lost; // ids whose lock was found lost
     quint64 m_nextId = 1;

@@ -1,10 +1,11 @@
 // Redlock: parallel rounds with per-server timeouts, quorum and validity, release everywhere on failure.
 #include "redlock.h"
 
+#include "redis/fiberscheduler.h"
+
 #include <chrono>
 #include <cmath>
 #include <optional>
-#include <thread>
 
 Redlock::Redlock(LockClient &client, const QByteArray &name, qint64 threadId, const LockOptions &options)
     : DistributedLock(client, QStringLiteral("redlock"), name, threadId, options)
@@ -95,7 +96,7 @@ QList<ServerVote> Redlock::round(const LockServers &servers, LockIo &io,
             // Waits out the server's timeout as for a silent server (rounds wait for all servers at once).
             const qint64 leftUs = sentUs[i] + qint64(timeoutMs) * 1000 - LockClock::monotonicUs();
             if (leftUs > 0)
-                std::this_thread::sleep_for(std::chrono::microseconds(leftUs));
+                FiberScheduler::sleepFor(std::chrono::microseconds(leftUs)); // a fiber's, on the event engine
             r = LockIo::lostReply(c, timeoutMs);
         } else if (early[i]) {
             r = *early[i];

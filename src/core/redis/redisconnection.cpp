@@ -2,6 +2,7 @@
 #include "redisconnection.h"
 
 #include "boundedreader.h"
+#include "fiberscheduler.h"
 #include "logging.h"
 #include "readonlyguard.h"
 #include "redisdialer.h"
@@ -13,6 +14,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <poll.h>
 #include <sys/socket.h>
@@ -475,10 +477,46 @@ RedisResult RedisConnection::readReply()
     if (!m_context)
         return RedisResult::failure(fail({RedisError::Code::NotConnected,
                                           QStringLiteral("Not connected to %1").arg(m_settings.endpoint())}));
+    if (FiberScheduler *fibers = FiberScheduler::current())
+        return readReplyOnFiber(*fibers);
     void *raw = nullptr;
     if (redisGetReply(m_context, &raw) != REDIS_OK || !raw) {
         BoundedReader::discard(raw);
         return RedisResult::failure(fail(takeContextError()));
+    }
+    if (m_pending > 0)
+        --m_pending;
+    return resultFromRaw(raw);
+}
+
+RedisResult RedisConnection::readReplyOnFiber(FiberScheduler &fibers)
+{
+    // What redisGetReply does on a blocking socket, except that the wait for the reply parks this fiber
+    // (the other fibers of the thread run meanwhile) and the read comes only once the socket is readable,
+    // so it never blocks the thread. The command timeout bounds the wait as SO_RCVTIMEO does otherwise.
+    void *raw = nullptr;
+    if (redisGetReplyFromReader(m_context, &raw) != REDIS_OK)
+        return RedisResult::failure(fail(takeContextError()));
+    int done = 0;
+    while (!raw && !done) {
+        if (redisBufferWrite(m_context, &done) != REDIS_OK)
+            return RedisResult::failure(fail(takeContextError()));
+    }
+    std::optional<FiberScheduler::Clock::time_point> deadline;
+    if (m_settings.commandTimeoutMs > 0)
+        deadline = FiberScheduler::Clock::now() + std::chrono::milliseconds(m_settings.commandTimeoutMs);
+    while (!raw) {
+        if (!fibers.waitReadable(m_context->fd, deadline)) {
+            // Described as the blocking read describes its SO_RCVTIMEO: a timeout, which drops the context.
+            m_context->err = REDIS_ERR_IO;
+            std::snprintf(m_context->errstr, sizeof m_context->errstr, "%s", std::strerror(EAGAIN));
+            errno = EAGAIN;
+            return RedisResult::failure(fail(takeContextError()));
+        }
+        if (redisBufferRead(m_context) != REDIS_OK || redisGetReplyFromReader(m_context, &raw) != REDIS_OK) {
+            BoundedReader::discard(raw);
+            return RedisResult::failure(fail(takeContextError()));
+        }
     }
     if (m_pending > 0)
         --m_pending;
@@ -500,7 +538,17 @@ RedisResult RedisConnection::readReply(int timeoutMs)
             return RedisResult::failure(fail(takeContextError()));
     }
     QDeadlineTimer deadline(timeoutMs);
+    FiberScheduler *fibers = FiberScheduler::current();
     while (!raw) {
+        if (fibers) { // park the fiber, not the thread
+            const auto until = FiberScheduler::Clock::now() + std::chrono::milliseconds(std::max(0, timeoutMs));
+            if (!fibers->waitReadable(m_context->fd, until))
+                return RedisResult::failure(
+                    {RedisError::Code::Timeout, QStringLiteral("No message within %1 ms").arg(timeoutMs)});
+            if (redisBufferRead(m_context) != REDIS_OK || redisGetReplyFromReader(m_context, &raw) != REDIS_OK)
+                return RedisResult::failure(fail(takeContextError()));
+            continue;
+        }
         pollfd pfd {m_context->fd, POLLIN, 0};
         const int remaining = int(deadline.remainingTime());
         const int n = ::poll(&pfd, 1, remaining < 0 ? 0 : remaining);

@@ -1,6 +1,7 @@
 // One blocking connection to one Redis server (RAII over a hiredis context), over TCP, a Unix socket, TLS
 // and/or an SSH tunnel, through Sentinel or not: RedisDialer reaches the server, this class speaks the
-// protocol. Use it from one thread only; interrupt() is the one call that is safe from another thread.
+// protocol. Use it from one thread only; interrupt() is the one call that is safe from another thread. On a
+// fiber of the event engine (FiberScheduler) a wait for a reply parks the fiber instead of blocking the thread.
 #pragma once
 
 #include "connectionsettings.h"
@@ -15,6 +16,7 @@
 #include <memory>
 
 struct redisContext;
+class FiberScheduler;
 class RedisDialer;
 
 using RedisCommand = QList<QByteArray>;
@@ -82,6 +84,8 @@ private:
     RedisError guard(const RedisCommand &args) const;
     RedisError takeContextError();
     RedisResult resultFromRaw(void *raw);
+    // readReply() on a fiber of the event engine: parks instead of blocking the thread.
+    RedisResult readReplyOnFiber(FiberScheduler &fibers);
     RedisError handshake();
     RedisError fail(const RedisError &error);
     void dropContext();

@@ -6,6 +6,7 @@
 #include "locks/lockoptions.h"
 #include "outagetracker.h"
 #include "persistenterrortracker.h"
+#include "redis/fibercondition.h"
 #include "runclock.h"
 #include "scenario.h"
 #include "simulationservers.h"
@@ -14,7 +15,6 @@
 #include <QList>
 
 #include <atomic>
-#include <condition_variable>
 #include <mutex>
 
 struct RunContext
@@ -27,6 +27,9 @@ struct RunContext
     QList<QByteArray> counterKeys; // one per lock; empty when the scenario has no counter
     LockOptions lockOptions;
     bool noLock = false; // algorithm "none": the inventory demo's baseline
+    // Engine "events": the loops the workers run on as fibers (owned by the Simulation, which outlives the
+    // workers); empty with the thread engine.
+    QList<FiberScheduler *> eventLoops;
     // servers.proxy: where each process reaches each server ([process][server], a FaultProxy's address),
     // empty when processes talk to the servers directly.
     QList<QList<QPair<QString, int>>> proxies;
@@ -66,6 +69,6 @@ struct RunContext
 
 private:
     std::mutex goMutex;
-    std::condition_variable goWake;
+    FiberCondition goWake; // workers on fibers park here
     bool go = false;
 };

@@ -113,6 +113,11 @@ struct Scenario
         // when there are as many locks as workers).
         enum class LockChoice { Random, Own };
         LockChoice lockChoice = LockChoice::Random;
+        // Threads: one OS thread per worker, each with a blocking connection (a lane is a real thread: the
+        // teaching presets). Events: the workers are fibers multiplexed on one event loop per core
+        // (FiberScheduler), so a run can hold thousands of them: the fleet presets.
+        enum class Engine { Threads, Events };
+        Engine engine = Engine::Threads;
         QString keyPrefix = QStringLiteral("lockscope:sim:");
         double durationS = 10;
         qint64 operations = 0; // > 0: each worker does this many cycles, then stops (duration is a cap)

@@ -265,6 +265,7 @@ const QStringList kStrategies {QStringLiteral("spin"), QStringLiteral("fixed"), 
                                QStringLiteral("backoff"), QStringLiteral("pubsub")};
 const QStringList kClocks {QStringLiteral("monotonic"), QStringLiteral("cached-5ms")};
 const QStringList kLockChoices {QStringLiteral("random"), QStringLiteral("own")};
+const QStringList kEngines {QStringLiteral("threads"), QStringLiteral("events")};
 const QStringList kDistributions {QStringLiteral("fixed"), QStringLiteral("uniform"),
                                   QStringLiteral("exponential")};
 const QStringList kFaultTypes {QStringLiteral("pause"),
@@ -292,6 +293,8 @@ const QStringList kActions {
     QStringLiteral("note"),         QStringLiteral("partition"),   QStringLiteral("restart")};
 
 constexpr double kMaxMs = 3600.0 * 1000.0; // an hour: anything longer is a typo in a simulation
+constexpr int kMaxThreadWorkers = 1024; // one OS thread each
+constexpr int kMaxEventWorkers = 10000; // fibers: a connection each, within the server's default maxclients
 
 // What a scenario asks that its workers cannot do: external clients run one worker per process and cannot
 // be made to show LockScope's own implementation flaws; built-in workers cannot restart a process.
@@ -558,14 +561,24 @@ void ScenarioParser::parseWorkload(Fields &top, Scenario *out, QStringList *erro
     Scenario &s = *out;
     Fields f(top.object(QStringLiteral("workload")), QStringLiteral("workload"), errors);
     Scenario::Workload &w = s.workload;
-    w.processes = int(f.integer(QStringLiteral("processes"), w.processes, 1, 64));
+    w.engine = Scenario::Workload::Engine(f.choice(QStringLiteral("engine"), 0, kEngines));
+    const bool events = w.engine == Scenario::Workload::Engine::Events;
+    if (events && s.client.isSet())
+        f.error(QStringLiteral("engine"),
+                QStringLiteral("an external client's workers are processes of their own; \"events\" runs "
+                               "LockScope's own workers as fibers"));
+    w.processes = int(f.integer(QStringLiteral("processes"), w.processes, 1, events ? 1000 : 64));
     w.threadsPerProcess
-        = int(f.integer(QStringLiteral("threads_per_process"), s.client.isSet() ? 1 : w.threadsPerProcess, 1, 512));
-    if (w.processes * w.threadsPerProcess > 1024)
+        = int(f.integer(QStringLiteral("threads_per_process"), s.client.isSet() ? 1 : w.threadsPerProcess, 1,
+                        events ? 10000 : 512));
+    // A thread each stops at about a thousand on a desktop; fibers at what the server's clients allow.
+    const int maxWorkers = events ? kMaxEventWorkers : kMaxThreadWorkers;
+    if (w.processes * w.threadsPerProcess > maxWorkers)
         f.error(QStringLiteral("threads_per_process"),
-                QStringLiteral(
-                    "%1 workers in all is too many; at most 1024 (processes × threads_per_process)")
-                    .arg(w.processes * w.threadsPerProcess));
+                QStringLiteral("%1 workers in all is too many; at most %2 (processes × threads_per_process)%3")
+                    .arg(w.processes * w.threadsPerProcess)
+                    .arg(maxWorkers)
+                    .arg(events ? QString() : QStringLiteral("; the \"events\" engine takes up to %1").arg(kMaxEventWorkers)));
     w.locks = int(f.integer(QStringLiteral("locks"), w.locks, 1, 100000));
     w.lockChoice
         = Scenario::Workload::LockChoice(f.choice(QStringLiteral("lock_choice"), 0, kLockChoices));
@@ -964,6 +977,7 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
                           {QStringLiteral("threads_per_process"), s.workload.threadsPerProcess},
                           {QStringLiteral("locks"), s.workload.locks},
                           {QStringLiteral("lock_choice"), kLockChoices.at(int(s.workload.lockChoice))},
+                          {QStringLiteral("engine"), kEngines.at(int(s.workload.engine))},
                           {QStringLiteral("key_prefix"), s.workload.keyPrefix},
                           {QStringLiteral("duration_s"), s.workload.durationS},
                           {QStringLiteral("operations"), double(s.workload.operations)},

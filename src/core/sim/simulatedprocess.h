@@ -10,6 +10,7 @@
 #pragma once
 
 #include "locks/lockclient.h"
+#include "redis/fibercondition.h"
 
 #include <QList>
 #include <QSet>
@@ -108,7 +109,7 @@ private:
     std::unique_ptr<LockClient> m_client;
     std::shared_mutex m_runGate; // held shared while a worker records an event, exclusively to pause or crash
     std::mutex m_mutex;
-    std::condition_variable m_wake;
+    FiberCondition m_wake; // threads and event-engine fibers alike
     std::atomic_bool m_paused = false;
     std::atomic_bool m_crashed = false;
     std::atomic_bool m_stopped = false;

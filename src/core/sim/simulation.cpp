@@ -16,11 +16,16 @@
 #include "locks/lockcatalog.h"
 #include "logging.h"
 #include "redis/clusterconnection.h"
+#include "redis/fiberscheduler.h"
 #include "redis/redisconnection.h"
 #include "scenarioparser.h"
 
 #include <QTemporaryDir>
+#include <QThread>
 
+#include <algorithm>
+
+#include <sys/resource.h>
 
 namespace {
 
@@ -267,6 +272,8 @@ bool Simulation::setup(QString *error)
     m_run = std::make_unique<RunContext>();
     m_run->scenario = s;
     m_run->noLock = s.algorithm.id == QLatin1String("none");
+    if (s.workload.engine == Scenario::Workload::Engine::Events && !s.client.isSet())
+        startEventLoops();
     if (!m_run->noLock) {
         const LockAlgorithmInfo *info = LockCatalog::find(s.algorithm.id);
         if (!info) {
@@ -772,6 +779,27 @@ void Simulation::findStuckClientLocks(RunReport *report) const
         }
     }
 }
+void Simulation::startEventLoops()
+{
+    // A connection per worker: thousands of sockets, beyond the usual soft limit of 1,024 open files. The
+    // hard limit is the user's to give; the soft one is ours to raise, before the sandboxes start (they
+    // inherit it, and redis-server sizes its maxclients by it).
+    rlimit files {};
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &files);
+    }
+    const int workers = m_scenario.kind == Scenario::Kind::Story
+        ? int(m_scenario.story.actors.size())
+        : m_scenario.workload.processes * m_scenario.workload.threadsPerProcess;
+    // One loop per core, never more loops than workers.
+    const int loops = std::clamp(QThread::idealThreadCount(), 1, std::max(1, workers));
+    for (int i = 0; i < loops; ++i) {
+        m_eventLoops.push_back(std::make_unique<FiberScheduler>(QStringLiteral("events %1").arg(i + 1)));
+        m_run->eventLoops.append(m_eventLoops.back().get());
+    }
+}
+
 void Simulation::teardown()
 {
     if (m_run)
@@ -784,6 +812,9 @@ void Simulation::teardown()
         w->interruptConnections();
     m_external.clear();
     m_workers.clear(); // joins the threads and closes their connections (external adapters are killed)
+    if (m_run)
+        m_run->eventLoops.clear();
+    m_eventLoops.clear(); // every fiber has ended with its worker
     if (m_faults)
         m_faults->closeProxies(); // after the workers: nothing of theirs goes through a proxy any more
     m_pools.clear();

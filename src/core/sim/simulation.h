@@ -37,6 +37,7 @@ class ConnectionPool;
 class QTemporaryDir;
 class StorySnapshotter;
 class FaultInjector;
+class FiberScheduler;
 class StoryDirector;
 
 class Simulation
@@ -105,6 +106,7 @@ private:
     void collect();
     void teardown();
     bool prepareClients(QString *error);
+    void startEventLoops(); // Scenario::Workload::Engine::Events: the loops, into m_run
     void findStuckClientLocks(RunReport *report) const;
     qint64 runNowUs() const; // the run clock, as the story and faults schedule on it
 
@@ -120,6 +122,8 @@ private:
     QList<QByteArray> m_storyKeys; // every key the algorithm writes for the run's locks (clearKeys)
     std::vector<std::unique_ptr<SimulatedProcess>> m_processes;
     std::vector<std::unique_ptr<ConnectionPool>> m_pools;
+    // Engine "events": one fiber loop per core, declared before the workers so that it outlives them.
+    std::vector<std::unique_ptr<FiberScheduler>> m_eventLoops;
     std::vector<std::unique_ptr<RunWorker>> m_workers;
     std::vector<ExternalWorker *> m_external; // by process, when the scenario names a client (else empty)
     std::unique_ptr<QTemporaryDir> m_clientLogs; // the adapters' standard error, kept until the run goes

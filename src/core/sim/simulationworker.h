@@ -1,6 +1,7 @@
-// One worker thread of a run: its own connection(s), one lock object per lock of the scenario, and the
-// loop that acquires, enters the critical section (read → work → write the counter), leaves and releases —
-// or, in a story, the steps the controller hands it. Every operation goes into the worker's own history log.
+// One worker of a run — a thread of its own, or a fiber on the event engine: its own connection(s), one lock
+// object per lock of the scenario, and the loop that acquires, enters the critical section (read → work →
+// write the counter), leaves and releases — or, in a story, the steps the controller hands it. Every operation
+// goes into the worker's own history log.
 // On a Redis Cluster the worker has a ClusterConnection of its own and hands each lock the connection to the
 // master of its key's slot (Redisson companions share the slot through their {name} hash tag); a MOVED or
 // ASK reply fails that operation (recorded as it happened) and the slot map is read again.
@@ -13,6 +14,7 @@
 
 #include "locks/connectionpool.h"
 #include "locks/distributedlock.h"
+#include "redis/fibercondition.h"
 
 #include <QList>
 #include <QString>
@@ -128,11 +130,16 @@ private:
     bool m_atomicRelease = false; // the algorithm's release checks the owner and deletes in one step
     std::mt19937_64 m_random;
     std::thread m_thread;
+    // Event engine instead of m_thread: the fiber's end, which join() waits for.
+    bool m_onFiber = false; // controller's thread only
+    std::mutex m_fiberMutex;
+    FiberCondition m_fiberEnded;
+    bool m_fiberDone = false;
     std::atomic_bool m_idle = true;
 
     // Story steps handed over by the controller.
     std::mutex m_stepsMutex;
-    std::condition_variable m_stepsWake;
+    FiberCondition m_stepsWake;
     std::deque<Scenario::Step> m_steps;
     bool m_finished = false;
     bool m_dead = false; // crashed actor: later steps are dropped
