@@ -489,19 +489,27 @@ RedisResult RedisConnection::readReply()
     return resultFromRaw(raw);
 }
 
+RedisError RedisConnection::takeParsedOrFlush(void **raw)
+{
+    if (redisGetReplyFromReader(m_context, raw) != REDIS_OK)
+        return fail(takeContextError());
+    // Flush anything appended but not yet written, so the server can answer it.
+    int done = 0;
+    while (!*raw && !done) {
+        if (redisBufferWrite(m_context, &done) != REDIS_OK)
+            return fail(takeContextError());
+    }
+    return {};
+}
+
 RedisResult RedisConnection::readReplyOnFiber(FiberScheduler &fibers)
 {
     // What redisGetReply does on a blocking socket, except that the wait for the reply parks this fiber
     // (the other fibers of the thread run meanwhile) and the read comes only once the socket is readable,
     // so it never blocks the thread. The command timeout bounds the wait as SO_RCVTIMEO does otherwise.
     void *raw = nullptr;
-    if (redisGetReplyFromReader(m_context, &raw) != REDIS_OK)
-        return RedisResult::failure(fail(takeContextError()));
-    int done = 0;
-    while (!raw && !done) {
-        if (redisBufferWrite(m_context, &done) != REDIS_OK)
-            return RedisResult::failure(fail(takeContextError()));
-    }
+    if (const RedisError e = takeParsedOrFlush(&raw))
+        return RedisResult::failure(e);
     std::optional<FiberScheduler::Clock::time_point> deadline;
     if (m_settings.commandTimeoutMs > 0)
         deadline = FiberScheduler::Clock::now() + std::chrono::milliseconds(m_settings.commandTimeoutMs);
@@ -529,19 +537,13 @@ RedisResult RedisConnection::readReply(int timeoutMs)
         return RedisResult::failure(fail({RedisError::Code::NotConnected,
                                           QStringLiteral("Not connected to %1").arg(m_settings.endpoint())}));
     void *raw = nullptr;
-    if (redisGetReplyFromReader(m_context, &raw) != REDIS_OK)
-        return RedisResult::failure(fail(takeContextError()));
-    // Flush anything appended but not yet written, so the server can answer it.
-    int done = 0;
-    while (!raw && !done) {
-        if (redisBufferWrite(m_context, &done) != REDIS_OK)
-            return RedisResult::failure(fail(takeContextError()));
-    }
+    if (const RedisError e = takeParsedOrFlush(&raw))
+        return RedisResult::failure(e);
     QDeadlineTimer deadline(timeoutMs);
     FiberScheduler *fibers = FiberScheduler::current();
+    const auto until = FiberScheduler::Clock::now() + std::chrono::milliseconds(std::max(0, timeoutMs));
     while (!raw) {
         if (fibers) { // park the fiber, not the thread
-            const auto until = FiberScheduler::Clock::now() + std::chrono::milliseconds(std::max(0, timeoutMs));
             if (!fibers->waitReadable(m_context->fd, until))
                 return RedisResult::failure(
                     {RedisError::Code::Timeout, QStringLiteral("No message within %1 ms").arg(timeoutMs)});

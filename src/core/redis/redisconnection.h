@@ -84,6 +84,9 @@ private:
     RedisError guard(const RedisCommand &args) const;
     RedisError takeContextError();
     RedisResult resultFromRaw(void *raw);
+    // A reply the reader has parsed already into `raw`, else everything appended written out: how both
+    // waits for a reply that poll or park begin.
+    RedisError takeParsedOrFlush(void **raw);
     // readReply() on a fiber of the event engine: parks instead of blocking the thread.
     RedisResult readReplyOnFiber(FiberScheduler &fibers);
     RedisError handshake();
