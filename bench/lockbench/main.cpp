@@ -5,18 +5,25 @@
 //               (both: [--engine threads|events], the simulator's worker engine)
 //   ping        --port P [--count 2000]
 //   hotpath     --port P --algorithm ID --cycles N      (one thread, for callgrind instruction counts)
+//   fleet       --port P [--engine events|threads] [--processes 50] [--workers 100] [--seconds 60] [--no-history]
+//               (the fleet preset, its size and engine overridden: throughput, dropped events, peak memory
+//               and threads)
 #include "locks/lockcatalog.h"
 #include "redis/redisconnection.h"
 #include "sim/percentiles.h"
+#include "sim/presetlibrary.h"
 #include "sim/simulation.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
 
 #include <cstdio>
+
+#include <sys/resource.h>
 
 namespace {
 
@@ -70,6 +77,66 @@ void print(const QJsonObject &o)
     std::printf("%s\n", QJsonDocument(o).toJson(QJsonDocument::Compact).constData());
 }
 
+int threadCount()
+{
+    return int(QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
+}
+
+// The fleet preset at the given size, on the given engine: what a fleet costs this machine.
+int runFleet(const QCommandLineParser &parser, const ConnectionSettings &server)
+{
+    const PresetLibrary::Preset *preset = PresetLibrary::find(QStringLiteral("fleet"));
+    if (!preset)
+        return fail(QStringLiteral("the fleet preset is missing"));
+    Scenario s = preset->scenario;
+    const QString engine = parser.value(QStringLiteral("engine")).isEmpty() ? QStringLiteral("events")
+                                                                            : parser.value(QStringLiteral("engine"));
+    if (engine != QLatin1String("events") && engine != QLatin1String("threads"))
+        return fail(QStringLiteral("unknown --engine '%1'; use threads or events").arg(engine));
+    s.workload.engine = engine == QLatin1String("events") ? Scenario::Workload::Engine::Events
+                                                          : Scenario::Workload::Engine::Threads;
+    s.workload.processes = parser.value(QStringLiteral("processes")).toInt();
+    s.workload.threadsPerProcess = parser.isSet(QStringLiteral("workers")) ? parser.value(QStringLiteral("workers")).toInt()
+                                                                          : 100;
+    if (parser.isSet(QStringLiteral("seconds")))
+        s.workload.durationS = parser.value(QStringLiteral("seconds")).toDouble();
+    Simulation::Options options;
+    options.server = server;
+    options.recordHistory = !parser.isSet(QStringLiteral("no-history"));
+    const int threadsBefore = threadCount();
+    Simulation sim(s, options);
+    sim.start();
+    int threadsPeak = 0;
+    while (!sim.waitFinished(200))
+        threadsPeak = std::max(threadsPeak, threadCount() - threadsBefore);
+    if (sim.state() != Simulation::State::Finished)
+        return fail(sim.errorString());
+    const RunReport r = sim.report();
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    const double duration = double(r.metrics.durationUs) / 1e6;
+    QJsonObject out {{QStringLiteral("engine"), engine},
+                     {QStringLiteral("workers"), s.workload.processes * s.workload.threadsPerProcess},
+                     {QStringLiteral("processes"), s.workload.processes},
+                     {QStringLiteral("seconds"), duration},
+                     {QStringLiteral("history"), options.recordHistory},
+                     {QStringLiteral("cycles_per_s"), duration > 0 ? double(r.countedCycles) / duration : 0.0},
+                     {QStringLiteral("violations"), r.safety.violations()},
+                     {QStringLiteral("history_events"), double(sim.history() ? sim.history()->size() : 0)},
+                     {QStringLiteral("history_dropped"), double(r.historyDropped)},
+                     {QStringLiteral("peak_rss_mb"), double(usage.ru_maxrss) / 1024.0},
+                     {QStringLiteral("threads_peak"), threadsPeak},
+                     {QStringLiteral("cpu_s"), double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                          + double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6}};
+    if (options.recordHistory) {
+        out.insert(QStringLiteral("acquire_p50_us"), double(r.metrics.acquireLatency.p50));
+        out.insert(QStringLiteral("acquire_p99_us"), double(r.metrics.acquireLatency.p99));
+        out.insert(QStringLiteral("fairness_jain"), r.metrics.fairnessJain);
+    }
+    print(out);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -84,7 +151,8 @@ int main(int argc, char *argv[])
                        {QStringLiteral("cs-ms"), QStringLiteral("Critical section (contended)."), QStringLiteral("ms"), QStringLiteral("1")},
                        {QStringLiteral("count"), QStringLiteral("PINGs."), QStringLiteral("n"), QStringLiteral("2000")},
                        {QStringLiteral("cycles"), QStringLiteral("Lock/unlock cycles (hotpath)."), QStringLiteral("n"), QStringLiteral("1000")},
-                       {QStringLiteral("engine"), QStringLiteral("Worker engine: threads or events."), QStringLiteral("engine"), QStringLiteral("threads")},
+                       {QStringLiteral("engine"), QStringLiteral("Worker engine: threads or events (fleet: events)."), QStringLiteral("engine")},
+                       {QStringLiteral("processes"), QStringLiteral("Simulated processes (fleet)."), QStringLiteral("n"), QStringLiteral("50")},
                        {QStringLiteral("no-history"), QStringLiteral("Do not record the history.")}});
     parser.process(app);
     const QString mode = parser.positionalArguments().value(0);
@@ -112,6 +180,9 @@ int main(int argc, char *argv[])
         print({{QStringLiteral("ping_p50_us"), double(s.p50)}, {QStringLiteral("ping_p99_us"), double(s.p99)}});
         return 0;
     }
+
+    if (mode == QLatin1String("fleet"))
+        return runFleet(parser, server);
 
     const LockAlgorithmInfo *info = LockCatalog::find(parser.value(QStringLiteral("algorithm")));
     if (!info)
@@ -153,7 +224,8 @@ int main(int argc, char *argv[])
     } else {
         return fail(QStringLiteral("unknown mode '%1'").arg(mode));
     }
-    const QString engine = parser.value(QStringLiteral("engine"));
+    const QString engine = parser.value(QStringLiteral("engine")).isEmpty() ? QStringLiteral("threads")
+                                                                            : parser.value(QStringLiteral("engine"));
     if (engine == QLatin1String("events"))
         s.workload.engine = Scenario::Workload::Engine::Events;
     else if (engine != QLatin1String("threads"))
