@@ -25,6 +25,7 @@ private slots:
     void missingPassword();
     void passwordForAServerWithoutOne();
     void aclUser();
+    void aUserLimitedToReadsConnects();
     void readOnlyGuardRefusesBeforeSending();
     void readOnlyGuardRefusesAWholePipeline();
     void reconnectsAfterRestart();
@@ -259,6 +260,26 @@ void TestRedisConnection::aclUser()
     s.user = QStringLiteral("nobody");
     RedisConnection unknownUser(s);
     QCOMPARE(unknownUser.open().code(), RedisError::Code::AuthFailed);
+}
+
+void TestRedisConnection::aUserLimitedToReadsConnects()
+{
+    // `+@read` alone: no CLIENT, no PING. The server still answers (with NOPERM), so it is there; the
+    // connection opens and reads, and what it may not run stays refused, one command at a time.
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    RedisConnection &admin = server.admin();
+    QVERIFY(admin.command({"ACL", "SETUSER", "reads-only", "on", ">pw", "~*", "+@read"}).ok());
+    QVERIFY(admin.command({"SET", "k", "v"}).ok());
+    ConnectionSettings s = server.connectionSettings();
+    s.user = QStringLiteral("reads-only");
+    s.password = QStringLiteral("pw");
+    RedisConnection reader(s);
+    LS_OPEN(reader);
+    QCOMPARE(reader.clientId(), qint64(-1)); // CLIENT ID was refused: unknown, not a number
+    QCOMPARE(reader.command({"GET", "k"}).reply.bytes(), QByteArray("v"));
+    QCOMPARE(reader.command({"PING"}).error.code(), RedisError::Code::NoPermission);
+    QVERIFY(reader.isOpen());
 }
 
 void TestRedisConnection::readOnlyGuardRefusesBeforeSending()

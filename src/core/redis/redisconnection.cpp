@@ -243,10 +243,15 @@ RedisError RedisConnection::handshake()
                 QStringLiteral("%1 requires a password (NOAUTH): give one to connect").arg(where)};
     if (id.error.breaksConnection())
         return id.error;
-    if (id.ok())
+    if (id.ok()) {
         m_clientId = id.reply.toInteger();
-    else if (!roundTrip({"PING"}).ok()) // CLIENT denied by ACL: fall back on PING
-        return id.error;
+    } else if (id.error.code() != RedisError::Code::NoPermission) {
+        // Not an ACL refusal (a server still loading, a proxy that does not know CLIENT): PING decides.
+        if (!roundTrip({"PING"}).ok())
+            return id.error;
+    }
+    // A NOPERM is an answer too: the server is there, and a user limited to +@read (no CLIENT, no PING) may
+    // still look at keys. What else it may not run shows up later as "unknown", with the server's reason.
     if (m_settings.sentinel.enabled()) {
         // Sentinel's client guideline: check that what the sentinels named is a master (during a failover
         // they may still name the old one, now a replica).
