@@ -159,6 +159,10 @@ def bench_contended(port):
         contenders["lockscope_" + alg] = (lambda alg=alg: run_json(
             [BENCH, "contended", "--port", str(port), "--algorithm", alg, "--workers", str(w), "--seconds", str(s),
              "--cs-ms", "1"])[0])
+    for alg in ("redisson-reentrant", "redisson-fair"):  # issue 22: the hand-off on the event engine
+        contenders["lockscope_" + alg + "_events"] = (lambda alg=alg: run_json(
+            [BENCH, "contended", "--port", str(port), "--algorithm", alg, "--workers", str(w), "--seconds", str(s),
+             "--cs-ms", "1", "--engine", "events"])[0])
     contenders["redis_py"] = lambda: run_json([PYTHON, os.path.join(PEERS, "redis_py_lock.py"), "contended", "--port",
                                                str(port), "--workers", str(w), "--seconds", str(s), "--cs-ms", "1"])[0]
     contenders["node_redlock"] = lambda: run_json(["node", os.path.join(PEERS, "node_redlock.js"), "contended", "--port",
@@ -173,8 +177,14 @@ def bench_contended(port):
                                                               "cycles_per_s", "handoffs")}
     rr = out["lockscope_redisson-reentrant"]["handoff_p50_us"]
     out["redisson_handoff_p50_over_ping"] = ratio(rr, out["ping_p50_us"])
+    for alg in ("redisson-reentrant", "redisson-fair"):
+        out[alg + "_events_handoff_p50_over_ping"] = ratio(out["lockscope_" + alg + "_events"]["handoff_p50_us"],
+                                                           out["ping_p50_us"])
     out["targets"] = {"redisson_handoff_p50_over_ping <= 4": (out["redisson_handoff_p50_over_ping"] or 99) <= 4,
-                      "redisson_fair_jain >= 0.95": out["lockscope_redisson-fair"]["fairness_jain"] >= 0.95}
+                      "redisson_fair_jain >= 0.95": out["lockscope_redisson-fair"]["fairness_jain"] >= 0.95,
+                      "events: reentrant hand-off p50 <= 3x PING":
+                          (out["redisson-reentrant_events_handoff_p50_over_ping"] or 99) <= 3,
+                      "events: fair hand-off p50 <= 3x PING": (out["redisson-fair_events_handoff_p50_over_ping"] or 99) <= 3}
     return out
 
 
