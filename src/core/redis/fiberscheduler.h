@@ -113,7 +113,6 @@ private:
     std::deque<Handle> m_ready;
     std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> m_timers;
     std::unordered_map<int, Handle> m_fdWaiters;
-    std::unordered_map<int, bool> m_fdArmed; // fds this epoll knows (MOD re-arms, ADD the first time)
     Handle m_current;
     struct LoopContext;
     std::unique_ptr<LoopContext> m_loopContext;
