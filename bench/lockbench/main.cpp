@@ -1,7 +1,7 @@
 // lockscope-bench: runs one measurement of LockScope against a given Redis server and prints it as JSON, so
 // bench/run can interleave it with the peers (redis-py, node redlock, redis-benchmark) on the same server.
 //   uncontended --port P --algorithm ID [--workers 8] [--seconds 3] [--no-history]
-//   contended   --port P --algorithm ID [--workers 8] [--seconds 3] [--cs-ms 1]
+//   contended   --port P --algorithm ID [--workers 8] [--seconds 3] [--cs-ms 1] [--think-ms 0]
 //               (both: [--engine threads|events], the simulator's worker engine)
 //   ping        --port P [--count 2000]
 //   hotpath     --port P --algorithm ID --cycles N      (one thread, for callgrind instruction counts)
@@ -149,6 +149,7 @@ int main(int argc, char *argv[])
                        {QStringLiteral("workers"), QStringLiteral("Worker threads."), QStringLiteral("n"), QStringLiteral("8")},
                        {QStringLiteral("seconds"), QStringLiteral("Run time."), QStringLiteral("s"), QStringLiteral("3")},
                        {QStringLiteral("cs-ms"), QStringLiteral("Critical section (contended)."), QStringLiteral("ms"), QStringLiteral("1")},
+                       {QStringLiteral("think-ms"), QStringLiteral("Pause after each release (contended): an unfair lock then passes to a waiter instead of going back to the worker that released it."), QStringLiteral("ms"), QStringLiteral("0")},
                        {QStringLiteral("count"), QStringLiteral("PINGs."), QStringLiteral("n"), QStringLiteral("2000")},
                        {QStringLiteral("cycles"), QStringLiteral("Lock/unlock cycles (hotpath)."), QStringLiteral("n"), QStringLiteral("1000")},
                        {QStringLiteral("engine"), QStringLiteral("Worker engine: threads or events (fleet: events)."), QStringLiteral("engine")},
@@ -221,6 +222,7 @@ int main(int argc, char *argv[])
     } else if (mode == QLatin1String("contended")) {
         s.workload.locks = 1;
         s.workload.criticalSection.ms = parser.value(QStringLiteral("cs-ms")).toDouble();
+        s.workload.thinkMs = parser.value(QStringLiteral("think-ms")).toDouble();
     } else {
         return fail(QStringLiteral("unknown mode '%1'").arg(mode));
     }

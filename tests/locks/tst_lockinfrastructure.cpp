@@ -6,7 +6,10 @@
 #include "locks/connectionpool.h"
 #include "locks/lockcatalog.h"
 
+#include "redis/fiberscheduler.h"
+
 #include <QDateTime>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QSet>
 
@@ -26,8 +29,11 @@ private slots:
     void watchdogCancelIsSynchronous();
     void watchdogPausesAndResumes();
     void watchdogReportsErrorsAndKeepsTrying();
+    void subscriberSharesAndReleasesChannels_data();
     void subscriberSharesAndReleasesChannels();
+    void subscriberKeepsPermitsAndWakesAll_data();
     void subscriberKeepsPermitsAndWakesAll();
+    void subscriberOnAnEventLoopWakesItsFibers();
     void subscriberReportsAnUnreachableServer();
     void poolBorrowsWaitsAndReturns();
     void poolTestsOnBorrow();
@@ -186,10 +192,25 @@ void TestLockInfrastructure::watchdogReportsErrorsAndKeepsTrying()
     QCOMPARE(watchdog.renewals(), 0);
 }
 
+// The listener as a thread of its own, or as a fiber of an event loop (the event engine's).
+static void listenerKinds()
+{
+    QTest::addColumn<bool>("onEventLoop");
+    QTest::newRow("thread") << false;
+    QTest::newRow("event loop") << true;
+}
+
+void TestLockInfrastructure::subscriberSharesAndReleasesChannels_data()
+{
+    listenerKinds();
+}
+
 void TestLockInfrastructure::subscriberSharesAndReleasesChannels()
 {
+    QFETCH(bool, onEventLoop);
     FaultHooks hooks;
-    LockSubscriber subscriber(hooks);
+    FiberScheduler loop(QStringLiteral("test loop"));
+    LockSubscriber subscriber(hooks, 5, 100, onEventLoop ? &loop : nullptr);
     RedisError error;
     LockSubscription a = subscriber.subscribe(m_server.connectionSettings(), "ch:1", 3000, &error);
     QVERIFY2(a.isValid(), qPrintable(error.message()));
@@ -206,10 +227,17 @@ void TestLockInfrastructure::subscriberSharesAndReleasesChannels()
     QCOMPARE(subscribers(m_server.admin(), "ch:1"), 1);
 }
 
+void TestLockInfrastructure::subscriberKeepsPermitsAndWakesAll_data()
+{
+    listenerKinds();
+}
+
 void TestLockInfrastructure::subscriberKeepsPermitsAndWakesAll()
 {
+    QFETCH(bool, onEventLoop);
     FaultHooks hooks;
-    LockSubscriber subscriber(hooks);
+    FiberScheduler loop(QStringLiteral("test loop"));
+    LockSubscriber subscriber(hooks, 5, 100, onEventLoop ? &loop : nullptr);
     LockSubscription s = subscriber.subscribe(m_server.connectionSettings(), "ch:2", 3000);
     LockSubscription t = subscriber.subscribe(m_server.connectionSettings(), "ch:2", 3000);
     QVERIFY(s.isValid() && t.isValid());
@@ -241,6 +269,51 @@ void TestLockInfrastructure::subscriberKeepsPermitsAndWakesAll()
     z.join();
     QVERIFY(returned);
     QVERIFY(!subscriber.subscribe(m_server.connectionSettings(), "ch:3", 1000).isValid());
+}
+
+static int threadsOfThisProcess()
+{
+    return int(QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
+}
+
+void TestLockInfrastructure::subscriberOnAnEventLoopWakesItsFibers()
+{
+    // The event engine's shortest hand-off: listener and waiters are fibers of one loop, so a message wakes
+    // a waiter without another thread. No listener thread is started for it.
+    FaultHooks hooks;
+    FiberScheduler loop(QStringLiteral("test loop"));
+    const int threadsBefore = threadsOfThisProcess();
+    std::atomic<int> woken = 0;
+    std::atomic<int> subscribed = 0;
+    std::atomic<int> loopThreadWakes = 0;
+    {
+        LockSubscriber subscriber(hooks, 5, 100, &loop);
+        for (int i = 0; i < 2; ++i) {
+            loop.spawn([&] {
+                LockSubscription s = subscriber.subscribe(m_server.connectionSettings(), "ch:fibers", 3000);
+                if (!s.isValid())
+                    return;
+                const std::thread::id loopThread = std::this_thread::get_id();
+                ++subscribed;
+                if (s.wait(5000)) {
+                    ++woken;
+                    if (std::this_thread::get_id() == loopThread)
+                        ++loopThreadWakes;
+                }
+            });
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(subscribed.load(), 2, 3000);
+        QCOMPARE(threadsOfThisProcess(), threadsBefore); // the listener is a fiber, not a thread
+        QCOMPARE(subscribers(m_server.admin(), "ch:fibers"), 1); // one SUBSCRIBE for both waiters
+        QVERIFY(m_server.admin().command({"PUBLISH", "ch:fibers", "0"}).ok());
+        QTRY_COMPARE_WITH_TIMEOUT(woken.load(), 1, 2000); // "0" wakes one waiter
+        QTest::qWait(50);
+        QCOMPARE(woken.load(), 1);
+        QVERIFY(m_server.admin().command({"PUBLISH", "ch:fibers", "0"}).ok());
+        QTRY_COMPARE_WITH_TIMEOUT(woken.load(), 2, 2000);
+        QCOMPARE(loopThreadWakes.load(), 2);
+    } // the destructor stops the listener fiber and waits until it has let go of the subscriber
+    QTRY_COMPARE_WITH_TIMEOUT(loop.fiberCount(), 0, 2000);
 }
 
 void TestLockInfrastructure::subscriberReportsAnUnreachableServer()

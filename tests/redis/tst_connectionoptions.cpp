@@ -24,6 +24,8 @@ private slots:
     void clusterAndSentinelOptions();
     void sentinelLogin();
     void hostPortParsing();
+    void serverOnThisMachine_data();
+    void serverOnThisMachine();
 };
 
 static bool parse(const QStringList &args, ConnectionOptions *out, QString *error)
@@ -323,6 +325,43 @@ void TestConnectionOptions::hostPortParsing()
     QCOMPARE(port, 26379);
     for (const char *bad : {"", "host", "host:", ":1", "host:65536", "host:x", "fe80::1:5", "[::1]"})
         QVERIFY2(!ConnectionSettings::parseHostPort(QString::fromLatin1(bad), &host, &port), bad);
+}
+
+void TestConnectionOptions::serverOnThisMachine_data()
+{
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<QString>("socket");
+    QTest::addColumn<bool>("viaSsh");
+    QTest::addColumn<bool>("viaSentinel");
+    QTest::addColumn<bool>("here");
+    QTest::newRow("127.0.0.1") << "127.0.0.1" << "" << false << false << true;
+    QTest::newRow("127.0.0.2") << "127.0.0.2" << "" << false << false << true;
+    QTest::newRow("localhost") << "localhost" << "" << false << false << true;
+    QTest::newRow("::1") << "::1" << "" << false << false << true;
+    QTest::newRow("unix socket") << "redis.example" << "/run/redis.sock" << false << false << true;
+    QTest::newRow("remote host") << "redis.example" << "" << false << false << false;
+    QTest::newRow("remote address") << "10.0.0.7" << "" << false << false << false;
+    // The tunnel's local end is on loopback; the server is where the bastion says.
+    QTest::newRow("loopback through ssh") << "127.0.0.1" << "" << true << false << false;
+    QTest::newRow("through sentinel") << "127.0.0.1" << "" << false << true << false;
+}
+
+void TestConnectionOptions::serverOnThisMachine()
+{
+    QFETCH(QString, host);
+    QFETCH(QString, socket);
+    QFETCH(bool, viaSsh);
+    QFETCH(bool, viaSentinel);
+    ConnectionSettings s;
+    s.host = host;
+    s.socketPath = socket;
+    s.ssh.enabled = viaSsh;
+    s.ssh.host = QStringLiteral("bastion.example");
+    if (viaSentinel) {
+        s.sentinel.nodes = {QStringLiteral("127.0.0.1:26379")};
+        s.sentinel.masterName = QStringLiteral("mymaster");
+    }
+    QTEST(s.onThisMachine(), "here");
 }
 
 QTEST_GUILESS_MAIN(TestConnectionOptions)

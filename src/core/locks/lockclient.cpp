@@ -15,7 +15,7 @@ LockClient::LockClient(const Options &options)
     : m_options(options)
     , m_id(options.id.isEmpty() ? randomUuid() : options.id)
     , m_watchdog(m_hooks)
-    , m_subscriber(m_hooks, options.pubsubSliceMs, options.pubsubLingerMs)
+    , m_subscriber(m_hooks, options.pubsubSliceMs, options.pubsubLingerMs, options.eventLoop)
 {
 }
 

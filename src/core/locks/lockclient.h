@@ -33,6 +33,8 @@ public:
         qint64 clockOffsetMs = 0; // this process's wall-clock error (fair-lock deadlines)
         int pubsubSliceMs = 5; // how often the listener thread looks for new subscriptions
         int pubsubLingerMs = 100; // how long a channel stays subscribed after its last waiter left
+        // The event engine's loop this process's pub/sub listener runs on (as a fiber); nullptr: a thread.
+        FiberScheduler *eventLoop = nullptr;
     };
 
     LockClient();

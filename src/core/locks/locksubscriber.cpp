@@ -1,10 +1,11 @@
-// LockSubscriber: one subscriber connection + thread per server; channels shared by the process's threads.
+// LockSubscriber: one subscriber connection + thread (or fiber) per server; channels shared by the process's threads.
 #include "locksubscriber.h"
 
 #include "lockclock.h"
 #include "logging.h"
 
 #include "redis/fibercondition.h"
+#include "redis/fiberscheduler.h"
 #include "redis/redisconnection.h"
 
 #include <chrono>
@@ -55,7 +56,8 @@ struct LockSubscriberListener
     bool stop = false;
     quint64 failures = 0;
     RedisError lastError;
-    std::thread thread;
+    std::thread thread; // the listener, unless it is a fiber of an event loop
+    bool finished = false; // run() returned (under mutex; `changed` tells): how a fiber listener is joined
     RedisConnection *connection = nullptr; // while the thread runs, for interrupt() on stop
 };
 
@@ -205,6 +207,8 @@ void LockSubscriberListener::run()
     }
     std::lock_guard lock(mutex);
     connection = nullptr;
+    finished = true;
+    changed.notify_all();
 }
 
 LockSubscription::LockSubscription(std::shared_ptr<LockSubscriberListener> listener,
@@ -276,10 +280,11 @@ bool LockSubscription::wait(qint64 timeoutMs)
     return false;
 }
 
-LockSubscriber::LockSubscriber(const FaultHooks &hooks, int sliceMs, int lingerMs)
+LockSubscriber::LockSubscriber(const FaultHooks &hooks, int sliceMs, int lingerMs, FiberScheduler *eventLoop)
     : m_hooks(hooks)
     , m_sliceMs(qMax(1, sliceMs))
     , m_lingerMs(qMax(0, lingerMs))
+    , m_eventLoop(eventLoop)
 {
 }
 
@@ -288,8 +293,13 @@ LockSubscriber::~LockSubscriber()
     stop();
     std::lock_guard lock(m_mutex);
     for (auto &l : m_listeners) {
-        if (l.second->thread.joinable())
-            l.second->thread.join();
+        LockSubscriberListener &listener = *l.second;
+        if (listener.thread.joinable()) {
+            listener.thread.join();
+        } else {
+            std::unique_lock listenerLock(listener.mutex);
+            listener.changed.wait(listenerLock, [&] { return listener.finished; });
+        }
     }
 }
 
@@ -317,7 +327,10 @@ std::shared_ptr<LockSubscriberListener> LockSubscriber::listenerFor(const Connec
     if (it == m_listeners.end()) {
         auto listener = std::make_shared<LockSubscriberListener>(server, m_hooks, m_sliceMs, m_lingerMs,
                                                                  &m_messages, &m_dropped);
-        listener->thread = std::thread([l = listener.get()] { l->run(); });
+        if (m_eventLoop)
+            m_eventLoop->spawn([l = listener] { l->run(); }); // the fiber keeps its listener alive
+        else
+            listener->thread = std::thread([l = listener.get()] { l->run(); });
         it = m_listeners.emplace(key, std::move(listener)).first;
     }
     return it->second;

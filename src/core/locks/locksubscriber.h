@@ -8,7 +8,10 @@
 // Permits given while nobody waits are kept, so a release that lands between a failed attempt and the
 // wait is not lost.
 //
-// The listener thread polls its connection in short slices (sliceMs), which is how long a new SUBSCRIBE
+// On the event engine the listener is a fiber of the process's event loop instead of a thread: a message
+// then wakes a waiting fiber of that loop without a thread switch (the hand-off's shortest path).
+//
+// The listener polls its connection in short slices (sliceMs), which is how long a new SUBSCRIBE
 // may wait to be sent; messages themselves are read as soon as they arrive. A channel whose last waiter
 // left stays subscribed for lingerMs more, so a process that waits for the same lock again and again (the
 // usual case under contention) does not pay a SUBSCRIBE each time; PUBSUB NUMSUB therefore counts the
@@ -28,6 +31,7 @@
 #include <memory>
 #include <mutex>
 
+class FiberScheduler;
 class LockSubscriber;
 struct LockSubscriberChannel;
 struct LockSubscriberListener;
@@ -62,8 +66,10 @@ private:
 class LockSubscriber
 {
 public:
-    explicit LockSubscriber(const FaultHooks &hooks, int sliceMs = 5, int lingerMs = 100);
-    ~LockSubscriber(); // stops the listener threads and wakes every waiter
+    // `eventLoop`: run the listeners as fibers there; nullptr: one thread each.
+    explicit LockSubscriber(const FaultHooks &hooks, int sliceMs = 5, int lingerMs = 100,
+                            FiberScheduler *eventLoop = nullptr);
+    ~LockSubscriber(); // stops the listeners, waits for them to end and wakes every waiter
     LockSubscriber(const LockSubscriber &) = delete;
     LockSubscriber &operator=(const LockSubscriber &) = delete;
 
@@ -86,6 +92,7 @@ private:
     const FaultHooks &m_hooks;
     int m_sliceMs;
     int m_lingerMs;
+    FiberScheduler *const m_eventLoop;
     std::mutex m_mutex;
     std::map<QString, std::shared_ptr<LockSubscriberListener>> m_listeners;
     std::atomic_bool m_stopped = false;

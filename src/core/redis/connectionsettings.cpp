@@ -16,6 +16,15 @@ QString ConnectionSettings::Ssh::destination() const
     return d;
 }
 
+bool ConnectionSettings::onThisMachine() const
+{
+    if (ssh.enabled || sentinel.enabled())
+        return false;
+    if (usesSocket())
+        return true;
+    return host == QLatin1String("localhost") || host.startsWith(QLatin1String("127.")) || host == QLatin1String("::1");
+}
+
 QString ConnectionSettings::endpoint() const
 {
     if (usesSocket())

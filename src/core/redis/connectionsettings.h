@@ -72,6 +72,9 @@ struct ConnectionSettings
     bool cluster = false;
 
     bool usesSocket() const { return !socketPath.isEmpty(); }
+    // The server runs on this machine: a Unix socket, or a loopback address reached directly (not through
+    // an SSH tunnel or Sentinel, whose far end may be anywhere). It then competes with us for the CPU.
+    bool onThisMachine() const;
     // "127.0.0.1:6379" or "unix:/path/to/sock"; never includes credentials.
     QString endpoint() const;
     // "127.0.0.1:6379 (cluster)", "master 'mymaster' via sentinel 127.0.0.1:26379, …": what the user chose.

@@ -12,6 +12,7 @@ SimulatedProcess::SimulatedProcess(const Options &options)
     co.name = options.name;
     co.clockRate = options.clockRate;
     co.clockOffsetMs = options.clockOffsetMs;
+    co.eventLoop = options.eventLoop;
     m_client = std::make_unique<LockClient>(co);
     m_client->setFaultHooks(makeHooks());
 }

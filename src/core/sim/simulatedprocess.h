@@ -25,6 +25,8 @@
 
 class RedisConnection;
 
+class FiberScheduler;
+
 class SimulatedProcess
 {
 public:
@@ -38,6 +40,9 @@ public:
         bool perServerDelays = false;
         // The scenario cuts the network of some process: the hooks check for a partition on every command.
         bool partitions = false;
+        // On the event engine: the loop the process's pub/sub listener runs on, so a release wakes a
+        // waiting worker without a thread switch. nullptr: the listener is a thread.
+        FiberScheduler *eventLoop = nullptr;
     };
 
     explicit SimulatedProcess(const Options &options);
