@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QSet>
+#include <QUuid>
 
 #include <thread>
 
@@ -69,7 +70,28 @@ void TestLockInfrastructure::clientIdsAreRandomV4Uuids()
     LockClient::Options o;
     o.id = "fixed-id";
     QCOMPARE(LockClient(o).ownerField(3), QByteArray("fixed-id:3"));
-    QCOMPARE(LockClient::randomHex(16).size(), 32);
+    const QByteArray hex = LockClient::randomHex(16);
+    QCOMPARE(hex.size(), 32);
+    QCOMPARE(QByteArray::fromHex(hex).toHex(), hex); // lower-case hex digits only
+    QCOMPARE(LockClient::randomHex(5).size(), 10); // not only whole words of the generator
+
+    // Tokens: version-4 UUIDs, distinct across threads (each thread seeds its own generator).
+    QSet<QByteArray> tokens[2];
+    std::thread other([&] {
+        for (int i = 0; i < 1000; ++i)
+            tokens[1].insert(LockClient::randomUuid());
+    });
+    for (int i = 0; i < 1000; ++i)
+        tokens[0].insert(LockClient::randomUuid());
+    other.join();
+    QCOMPARE(tokens[0].size(), 1000);
+    QCOMPARE(tokens[1].size(), 1000);
+    QVERIFY(!tokens[0].intersects(tokens[1]));
+    for (const QByteArray &token : std::as_const(tokens[0])) {
+        const QUuid uuid = QUuid::fromString(QLatin1String(token));
+        QVERIFY2(!uuid.isNull() && uuid.version() == QUuid::Random && uuid.variant() == QUuid::DCE, token.constData());
+        QCOMPARE(uuid.toByteArray(QUuid::WithoutBraces), token);
+    }
 }
 
 void TestLockInfrastructure::cachedClockLagsAtMostOneTick()

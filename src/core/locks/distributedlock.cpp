@@ -12,6 +12,7 @@ DistributedLock::DistributedLock(LockClient &client, const QString &algorithm, c
     , m_name(name)
     , m_threadId(threadId)
     , m_options(options)
+    , m_leaseArgument(QByteArray::number(options.leaseMs))
     , m_clock(client.clock(options.clock))
     , m_random(options.seed ? options.seed ^ (quint64(threadId) * 0x9E3779B97F4A7C15ULL)
                             : QRandomGenerator::global()->generate64())

@@ -136,12 +136,15 @@ protected:
     // ReleaseResult with `outcome` after which this object holds nothing.
     ReleaseResult releasedAll(ReleaseResult r, ReleaseResult::Outcome outcome);
     static qint64 ttlFromReply(const RedisReply &reply);
+    // options().leaseMs as the decimal argument the scripts and SET PX take, formatted once.
+    const QByteArray &leaseArgument() const { return m_leaseArgument; }
 
     LockClient &m_client;
     const QString m_algorithm;
     const QByteArray m_name;
     const qint64 m_threadId;
     const LockOptions m_options;
+    const QByteArray m_leaseArgument;
     LockClock m_clock;
     int m_holdCount = 0;
     QByteArray m_token;

@@ -8,6 +8,8 @@
 #include <QFile>
 #include <QMap>
 
+#include <iterator>
+
 class LuaScriptRegistry
 {
 public:
@@ -64,20 +66,23 @@ RedisCommand LuaScript::loadCommand() const
 
 RedisCommand LuaScript::evalshaCommand(const QList<QByteArray> &keys, const QList<QByteArray> &args) const
 {
-    return scriptCommand("EVALSHA", m_sha1, keys, args);
+    return scriptCommand(QByteArrayLiteral("EVALSHA"), m_sha1, keys, args);
 }
 
 RedisCommand LuaScript::evalCommand(const QList<QByteArray> &keys, const QList<QByteArray> &args) const
 {
-    return scriptCommand("EVAL", m_source, keys, args);
+    return scriptCommand(QByteArrayLiteral("EVAL"), m_source, keys, args);
 }
 
 RedisCommand LuaScript::scriptCommand(const QByteArray &verb, const QByteArray &script,
                                       const QList<QByteArray> &keys, const QList<QByteArray> &args)
 {
+    // The key counts the algorithms use, formatted once (each would be an allocation per command).
+    static const QByteArray counts[] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
     RedisCommand command;
     command.reserve(3 + keys.size() + args.size());
-    command << verb << script << QByteArray::number(keys.size());
+    command << verb << script
+            << (keys.size() < qsizetype(std::size(counts)) ? counts[keys.size()] : QByteArray::number(keys.size()));
     command << keys << args;
     return command;
 }

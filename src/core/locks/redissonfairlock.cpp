@@ -30,17 +30,17 @@ AcquireResult RedissonFairLock::attemptAcquire(const LockServers &servers, LockI
     return acquireFromReply(
         io.script(*servers.first(), LuaScript::get(QStringLiteral("redisson_fair_lock")),
                   {m_name, RedissonNames::fairQueue(m_name), RedissonNames::fairTimeouts(m_name)},
-                  {QByteArray::number(m_options.leaseMs), m_owner, QByteArray::number(m_options.fairWaitMs),
+                  {leaseArgument(), m_owner, QByteArray::number(m_options.fairWaitMs),
                    QByteArray::number(m_clock.wallMs())}));
 }
 
 ReleaseResult RedissonFairLock::attemptRelease(const LockServers &servers, LockIo &io)
 {
     const RedisResult result
-        = runUnlock(*servers.first(), io, QStringLiteral("redisson_fair_unlock"),
+        = runUnlock(*servers.first(), io, LuaScript::get(QStringLiteral("redisson_fair_unlock")),
                     {m_name, RedissonNames::fairQueue(m_name), RedissonNames::fairTimeouts(m_name),
                      RedissonNames::lockChannel(m_name)},
-                    {RedissonNames::unlockMessage, QByteArray::number(m_options.leaseMs), m_owner,
+                    {RedissonNames::unlockMessage, leaseArgument(), m_owner,
                      QByteArray::number(m_clock.wallMs()), QByteArray::number(m_options.unlockLatchMs)});
     return releaseFromReply(result);
 }

@@ -69,12 +69,13 @@ AcquireResult RedissonLock::acquireFromReply(const RedisResult &result)
 AcquireResult RedissonLock::attemptAcquire(const LockServers &servers, LockIo &io)
 {
     RedisConnection &c = *servers.first();
-    const QByteArray lease = QByteArray::number(m_options.leaseMs);
+    const QByteArray &lease = leaseArgument();
+    static const LuaScript &lock = LuaScript::get(QStringLiteral("redisson_lock")); // looked up once
+    static const LuaScript &fencedLock = LuaScript::get(QStringLiteral("redisson_fenced_lock"));
     if (m_flavor == Flavor::Reentrant)
-        return acquireFromReply(
-            io.script(c, LuaScript::get(QStringLiteral("redisson_lock")), {m_name}, {lease, m_owner}));
+        return acquireFromReply(io.script(c, lock, {m_name}, {lease, m_owner}));
 
-    const RedisResult result = io.script(c, LuaScript::get(QStringLiteral("redisson_fenced_lock")),
+    const RedisResult result = io.script(c, fencedLock,
                                          {m_name, RedissonNames::tokenCounter(m_name)}, {lease, m_owner});
     AcquireResult r;
     r.reply = result.reply;
@@ -102,14 +103,14 @@ AcquireResult RedissonLock::attemptAcquire(const LockServers &servers, LockIo &i
     return r;
 }
 
-RedisResult RedissonLock::runUnlock(RedisConnection &connection, LockIo &io, const QString &script,
+RedisResult RedissonLock::runUnlock(RedisConnection &connection, LockIo &io, const LuaScript &script,
                                     QList<QByteArray> keys, const QList<QByteArray> &args)
 {
     if (!m_options.unlockLatch)
-        return io.script(connection, LuaScript::get(script), keys, args);
+        return io.script(connection, script, keys, args);
     const QByteArray latch = RedissonNames::unlockLatch(m_name, LockClient::randomHex(16));
     keys << latch;
-    return io.script(connection, LuaScript::get(script), keys, args, {{"DEL", latch}});
+    return io.script(connection, script, keys, args, {{"DEL", latch}});
 }
 
 ReleaseResult RedissonLock::releaseFromReply(const RedisResult &result)
@@ -147,9 +148,10 @@ ReleaseResult RedissonLock::releaseFromReply(const RedisResult &result)
 
 ReleaseResult RedissonLock::attemptRelease(const LockServers &servers, LockIo &io)
 {
-    const RedisResult result = runUnlock(*servers.first(), io, QStringLiteral("redisson_unlock"),
+    static const LuaScript &unlock = LuaScript::get(QStringLiteral("redisson_unlock")); // looked up once
+    const RedisResult result = runUnlock(*servers.first(), io, unlock,
                                          {m_name, RedissonNames::lockChannel(m_name)},
-                                         {RedissonNames::unlockMessage, QByteArray::number(m_options.leaseMs),
+                                         {RedissonNames::unlockMessage, leaseArgument(),
                                           m_owner, QByteArray::number(m_options.unlockLatchMs)});
     return releaseFromReply(result);
 }
@@ -159,7 +161,8 @@ namespace {
 RenewalEvent::Outcome renewHash(RedisConnection &c, LockIo &io, const QByteArray &key,
                                 const QByteArray &field, qint64 leaseMs, RedisReply *reply, RedisError *error)
 {
-    const RedisResult r = io.script(c, LuaScript::get(QStringLiteral("redisson_renew")), {key},
+    static const LuaScript &renew = LuaScript::get(QStringLiteral("redisson_renew")); // looked up once
+    const RedisResult r = io.script(c, renew, {key},
                                     {QByteArray::number(leaseMs), field});
     *reply = r.reply;
     *error = r.error;

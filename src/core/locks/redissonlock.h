@@ -44,7 +44,7 @@ protected:
     AcquireResult acquireFromReply(const RedisResult &result);
     // Runs an unlock script with the unlock latch appended to `keys` (when enabled) and deletes the latch
     // in the same round trip, as Redisson does right after.
-    RedisResult runUnlock(RedisConnection &connection, LockIo &io, const QString &script,
+    RedisResult runUnlock(RedisConnection &connection, LockIo &io, const LuaScript &script,
                           QList<QByteArray> keys, const QList<QByteArray> &args);
     // Unlock-script reply: 1 released · 0 holds remain (ours if this object still counts some, else another
     // holder's, e.g. other readers) · nil not ours · -1 no lock.

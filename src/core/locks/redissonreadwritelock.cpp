@@ -42,7 +42,7 @@ QByteArray RedissonReadWriteLock::renewField() const
 AcquireResult RedissonReadWriteLock::attemptAcquire(const LockServers &servers, LockIo &io)
 {
     RedisConnection &c = *servers.first();
-    const QByteArray lease = QByteArray::number(m_options.leaseMs);
+    const QByteArray &lease = leaseArgument();
     AcquireResult r;
     if (isReadSide())
         r = acquireFromReply(io.script(c, LuaScript::get(QStringLiteral("redisson_read_lock")),
@@ -63,12 +63,12 @@ ReleaseResult RedissonReadWriteLock::attemptRelease(const LockServers &servers, 
     RedisConnection &c = *servers.first();
     if (!isReadSide())
         return releaseFromReply(runUnlock(
-            c, io, QStringLiteral("redisson_write_unlock"), {m_name, RedissonNames::rwChannel(m_name)},
-            {RedissonNames::readUnlockMessage, QByteArray::number(m_options.leaseMs),
+            c, io, LuaScript::get(QStringLiteral("redisson_write_unlock")), {m_name, RedissonNames::rwChannel(m_name)},
+            {RedissonNames::readUnlockMessage, leaseArgument(),
              RedissonNames::writeField(m_owner), QByteArray::number(m_options.unlockLatchMs)}));
 
     return releaseFromReply(
-        runUnlock(c, io, QStringLiteral("redisson_read_unlock"),
+        runUnlock(c, io, LuaScript::get(QStringLiteral("redisson_read_unlock")),
                   {m_name, RedissonNames::rwChannel(m_name), RedissonNames::rwTimeoutPrefix(m_name, m_owner),
                    RedissonNames::rwKeyPrefix(m_name)},
                   {RedissonNames::unlockMessage, m_owner, QByteArray::number(m_options.unlockLatchMs)}));

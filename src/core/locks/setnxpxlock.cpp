@@ -34,7 +34,8 @@ AcquireResult SetNxPxLock::attemptAcquire(const LockServers &servers, LockIo &io
     AcquireResult r;
     const QByteArray value = valueForAcquire();
     const RedisResult set
-        = io.command(c, {"SET", m_name, value, "NX", "PX", QByteArray::number(m_options.leaseMs)});
+        = io.command(c, {QByteArrayLiteral("SET"), m_name, value, QByteArrayLiteral("NX"), QByteArrayLiteral("PX"),
+                         leaseArgument()});
     r.reply = set.reply;
     r.error = set.error;
     if (!set.ok())
@@ -59,9 +60,10 @@ ReleaseResult SetNxPxLock::attemptRelease(const LockServers &servers, LockIo &io
         return getThenDelete(c, io, m_client.ownerField(m_threadId));
     ReleaseResult r;
     r.holdCount = m_holdCount;
+    static const LuaScript &compareAndDelete = LuaScript::get(QStringLiteral("compare_and_delete")); // once
     const RedisResult del = m_release == Release::UnconditionalDel
-        ? io.command(c, {"DEL", m_name}) // seed 002 step 1: deletes whoever's lock is there
-        : io.script(c, LuaScript::get(QStringLiteral("compare_and_delete")), {m_name}, {m_token});
+        ? io.command(c, {QByteArrayLiteral("DEL"), m_name}) // seed 002 step 1: deletes whoever's lock is there
+        : io.script(c, compareAndDelete, {m_name}, {m_token});
     r.reply = del.reply;
     r.error = del.error;
     if (!del.ok())
@@ -81,7 +83,8 @@ RenewalEvent::Outcome renewOnce(SetNxPxLock::Release release, RedisConnection &c
 {
     RedisResult result;
     if (release == SetNxPxLock::Release::CompareAndDelete) {
-        result = io.script(c, LuaScript::get(QStringLiteral("compare_and_pexpire")), {key},
+        static const LuaScript &compareAndPexpire = LuaScript::get(QStringLiteral("compare_and_pexpire"));
+        result = io.script(c, compareAndPexpire, {key},
                            {token, QByteArray::number(leaseMs)});
     } else if (release == SetNxPxLock::Release::GetThenDel) {
         const RedisResult get = io.command(c, {"GET", key});

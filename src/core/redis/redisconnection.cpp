@@ -124,6 +124,7 @@ void RedisConnection::dropContext()
     redisFree(m_context); // closes hiredis' end of a TLS bridge too: its pump then ends
     m_context = nullptr;
     m_pending = 0;
+    m_unsent.resize(0); // commands for the connection that is gone
     m_dialer->dropTls();
 }
 
@@ -421,17 +422,9 @@ QList<RedisResult> RedisConnection::pipeline(const QList<RedisCommand> &commands
     }
     // All commands in one buffer and one hand-over to hiredis, which writes them when the first reply is
     // read.
-    m_formatBuffer.resize(0);
     for (const RedisCommand &c : commands)
-        appendResp(c, m_formatBuffer);
+        appendResp(c, m_unsent);
     if (!commands.isEmpty()) {
-        if (redisAppendFormattedCommand(m_context, m_formatBuffer.constData(), size_t(m_formatBuffer.size()))
-            != REDIS_OK) {
-            const RedisError e = fail(takeContextError());
-            for (qsizetype i = 0; i < commands.size(); ++i)
-                results.append(RedisResult::failure(e));
-            return results;
-        }
         m_pending += int(commands.size());
         m_commandsSent += quint64(commands.size());
         if (lcRedis().isDebugEnabled()) {
@@ -466,11 +459,7 @@ RedisError RedisConnection::appendChecked(const RedisCommand &args)
     if (!m_context)
         return fail({RedisError::Code::NotConnected,
                      QStringLiteral("Not connected to %1").arg(m_settings.endpoint())});
-    m_formatBuffer.resize(0);
-    appendResp(args, m_formatBuffer);
-    if (redisAppendFormattedCommand(m_context, m_formatBuffer.constData(), size_t(m_formatBuffer.size()))
-        != REDIS_OK)
-        return fail(takeContextError());
+    appendResp(args, m_unsent); // written when a reply is waited for: appended commands leave in one write
     ++m_pending;
     ++m_commandsSent;
     qCDebug(lcRedis) << "->" << commandName(args);
@@ -485,7 +474,9 @@ RedisResult RedisConnection::readReply()
     if (FiberScheduler *fibers = FiberScheduler::current())
         return readReplyOnFiber(*fibers);
     void *raw = nullptr;
-    if (redisGetReply(m_context, &raw) != REDIS_OK || !raw) {
+    if (!m_unsent.isEmpty() && redisGetReplyFromReader(m_context, &raw) == REDIS_OK && !raw)
+        sendUnsent();
+    if (!raw && (redisGetReply(m_context, &raw) != REDIS_OK || !raw)) {
         BoundedReader::discard(raw);
         return RedisResult::failure(fail(takeContextError()));
     }
@@ -498,13 +489,44 @@ RedisError RedisConnection::takeParsedOrFlush(void **raw)
 {
     if (redisGetReplyFromReader(m_context, raw) != REDIS_OK)
         return fail(takeContextError());
+    if (*raw)
+        return {};
     // Flush anything appended but not yet written, so the server can answer it.
+    sendUnsent();
     int done = 0;
     while (!*raw && !done) {
         if (redisBufferWrite(m_context, &done) != REDIS_OK)
             return fail(takeContextError());
     }
     return {};
+}
+
+void RedisConnection::sendUnsent()
+{
+    // Straight from our buffer to the socket: handing the bytes to hiredis first (redisAppendFormattedCommand)
+    // copies them into a buffer it grows, then frees and re-makes after the write — about a tenth of a lock
+    // cycle's client instructions. Whatever cannot go now (a full socket buffer, an error) is handed to
+    // hiredis after all, whose write path then waits, retries or reports it exactly as before.
+    if (m_unsent.isEmpty())
+        return;
+    const char *data = m_unsent.constData();
+    qsizetype left = m_unsent.size();
+    if (sdslen(m_context->obuf) == 0) { // nothing of hiredis' own goes first
+        while (left > 0) {
+            const ssize_t n = ::send(m_context->fd, data, size_t(left), MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n > 0) {
+                data += n;
+                left -= n;
+            } else if (n < 0 && errno == EINTR) {
+                continue;
+            } else {
+                break; // EAGAIN or an error: hiredis' write below meets it again and says what it is
+            }
+        }
+    }
+    if (left > 0)
+        redisAppendFormattedCommand(m_context, data, size_t(left)); // only fails out of memory, as hiredis does
+    m_unsent.resize(0);
 }
 
 RedisResult RedisConnection::readReplyOnFiber(FiberScheduler &fibers)

@@ -87,6 +87,8 @@ private:
     // A reply the reader has parsed already into `raw`, else everything appended written out: how both
     // waits for a reply that poll or park begin.
     RedisError takeParsedOrFlush(void **raw);
+    // Writes m_unsent to the socket (what it cannot write now goes to hiredis' own buffer) and empties it.
+    void sendUnsent();
     // readReply() on a fiber of the event engine: parks instead of blocking the thread.
     RedisResult readReplyOnFiber(FiberScheduler &fibers);
     RedisError handshake();
@@ -95,7 +97,7 @@ private:
 
     ConnectionSettings m_settings;
     QString m_endpoint;
-    QByteArray m_formatBuffer; // RESP of the command being appended, reused
+    QByteArray m_unsent; // RESP of the commands appended and not yet written; its capacity is reused
     redisContext *m_context = nullptr;
     RedisError m_lastError;
     bool m_autoReconnect = true;
