@@ -30,6 +30,7 @@ private slots:
     void watchdogCancelIsSynchronous();
     void watchdogPausesAndResumes();
     void watchdogReportsErrorsAndKeepsTrying();
+    void watchdogRenewsOnTimeWithoutBeingWoken();
     void subscriberSharesAndReleasesChannels_data();
     void subscriberSharesAndReleasesChannels();
     void subscriberKeepsPermitsAndWakesAll_data();
@@ -179,6 +180,51 @@ void TestLockInfrastructure::watchdogPausesAndResumes()
     watchdog.setPaused(false);
     QTRY_VERIFY_WITH_TIMEOUT(calls > paused, 2000); // due renewals run as soon as it resumes
     watchdog.cancel(id);
+}
+
+void TestLockInfrastructure::watchdogRenewsOnTimeWithoutBeingWoken()
+{
+    // start() wakes the thread only for a task due before it would look anyway; every other task must
+    // still be renewed on time: a long one after the thread went idle, a shorter one that it must be woken
+    // for, and one started while another is waiting.
+    FaultHooks hooks;
+    LockWatchdog watchdog(hooks);
+    std::mutex mutex;
+    QMap<QByteArray, QList<qint64>> renewedAtUs;
+    auto task = [&](const QByteArray &key, qint64 periodMs) {
+        LockWatchdog::Task t;
+        t.key = key;
+        t.server = m_server.connectionSettings();
+        t.periodMs = periodMs;
+        t.renew = [&, key](RedisConnection &, LockIo &, RedisReply *, RedisError *) {
+            std::lock_guard lock(mutex);
+            renewedAtUs[key] << LockClock::monotonicUs();
+            return RenewalEvent::Outcome::Renewed;
+        };
+        return t;
+    };
+    auto renewals = [&](const QByteArray &key) {
+        std::lock_guard lock(mutex);
+        return renewedAtUs.value(key).size();
+    };
+    watchdog.cancel(watchdog.start(task("first", 2000))); // the thread now sleeps with nothing to do
+
+    const qint64 longStartUs = LockClock::monotonicUs();
+    const quint64 longTask = watchdog.start(task("long", 2500)); // due after the idle thread looks again
+    const qint64 shortStartUs = LockClock::monotonicUs();
+    const quint64 shortTask = watchdog.start(task("short", 40)); // due sooner: the thread must be woken
+    QTRY_VERIFY_WITH_TIMEOUT(renewals("short") >= 3, 2000);
+    QTRY_VERIFY_WITH_TIMEOUT(renewals("long") >= 1, 6000);
+    {
+        std::lock_guard lock(mutex);
+        // Never early, and not left until the idle thread's own look (2 s after "first" was cancelled).
+        QVERIFY(renewedAtUs["short"].first() - shortStartUs >= 40 * 1000);
+        QVERIFY2(renewedAtUs["short"].first() - shortStartUs < 1000 * 1000,
+                 qPrintable(QString::number(renewedAtUs["short"].first() - shortStartUs)));
+        QVERIFY(renewedAtUs["long"].first() - longStartUs >= 2500 * 1000);
+    }
+    watchdog.cancel(longTask);
+    watchdog.cancel(shortTask);
 }
 
 void TestLockInfrastructure::watchdogReportsErrorsAndKeepsTrying()

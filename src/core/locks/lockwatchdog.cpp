@@ -5,6 +5,7 @@
 #include "logging.h"
 
 #include <chrono>
+#include <limits>
 
 QString RenewalEvent::outcomeName(Outcome outcome)
 {
@@ -49,11 +50,17 @@ quint64 LockWatchdog::start(Task task)
     const quint64 id = m_nextId++;
     Entry entry;
     entry.dueUs = LockClock::monotonicUs() + task.periodMs * 1000;
+    const qint64 periodUs = qMax<qint64>(1, task.periodMs * 1000);
+    m_shortestPeriodUs = m_shortestPeriodUs > 0 ? qMin(m_shortestPeriodUs, periodUs) : periodUs;
+    const bool sooner = entry.dueUs < m_plannedLookUs;
     entry.task = std::move(task);
     m_entries.emplace(id, std::move(entry));
     if (!m_thread.joinable() && !m_stop)
         m_thread = std::thread([this] { run(); });
-    m_wake.notify_all();
+    // Woken only when it would otherwise look too late: a wake-up is a system call here and a context switch
+    // on a core the workers and the server need, on every acquisition (a tenth of a hand-off).
+    if (sooner)
+        m_wake.notify_all();
     return id;
 }
 
@@ -63,7 +70,7 @@ void LockWatchdog::cancel(quint64 id)
     m_entries.erase(id);
     m_lost.erase(id);
     m_idle.wait(lock, [&] { return m_running != id; });
-    m_wake.notify_all();
+    // No wake-up: one entry fewer never makes the thread look sooner.
 }
 
 bool LockWatchdog::wasLost(quint64 id) const
@@ -111,8 +118,18 @@ void LockWatchdog::run()
 {
     std::unique_lock lock(m_mutex);
     while (!m_stop) {
-        if (m_paused || m_entries.empty()) {
+        if (m_paused) {
+            m_plannedLookUs = std::numeric_limits<qint64>::max();
             m_wake.wait(lock);
+            m_plannedLookUs = 0;
+            continue;
+        }
+        if (m_entries.empty()) {
+            // Look again one shortest period from now: a task started meanwhile is due no sooner, so
+            // start() need not wake this thread for it.
+            m_plannedLookUs = LockClock::monotonicUs() + m_shortestPeriodUs;
+            m_wake.wait_for(lock, std::chrono::microseconds(m_shortestPeriodUs));
+            m_plannedLookUs = 0;
             continue;
         }
         auto next = m_entries.begin();
@@ -122,7 +139,9 @@ void LockWatchdog::run()
         }
         const qint64 now = LockClock::monotonicUs();
         if (next->second.dueUs > now) {
+            m_plannedLookUs = next->second.dueUs;
             m_wake.wait_for(lock, std::chrono::microseconds(next->second.dueUs - now));
+            m_plannedLookUs = 0;
             continue;
         }
         const quint64 id = next->first;

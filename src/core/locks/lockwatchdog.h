@@ -105,7 +105,11 @@ private:
 
     const FaultHooks &m_hooks;
     mutable std::mutex m_mutex;
-    std::condition_variable m_wake; // new task, cancel, pause change, stop
+    std::condition_variable m_wake; // a task due before m_plannedLookUs, pause change, stop
+    // When the thread will next look at its entries on its own (0: it is looking now, and will plan again
+    // under the mutex before it sleeps): start() wakes it only for a task due sooner.
+    qint64 m_plannedLookUs = 0;
+    qint64 m_shortestPeriodUs = 0; // of every task started so far: how long an idle thread sleeps
     FiberCondition m_idle; // a running renewal finished (waited for by workers, perhaps on fibers)
     std::map<quint64, Entry> m_entries;
     std::map<quint64, bool> m_lost; // ids whose lock was found lost
