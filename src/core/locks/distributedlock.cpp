@@ -281,7 +281,8 @@ AcquireResult DistributedLock::acquire(const LockServers &servers)
             subscription
                 = m_client.subscriber().subscribe(servers.first()->settings(), channel,
                                                   int(qBound(qint64(1), cap(3000), qint64(3000))), &error);
-            if (!subscription.isValid())
+            // A client stopped meanwhile (the end of a run) is no reason to warn: the next check ends the wait.
+            if (!subscription.isValid() && !m_client.isStopped())
                 qCWarning(lcLocks) << "cannot subscribe to" << channel
                                    << "- polling instead:" << error.message();
             continue;
