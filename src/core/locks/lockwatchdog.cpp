@@ -125,10 +125,12 @@ void LockWatchdog::run()
             continue;
         }
         if (m_entries.empty()) {
-            // Look again one shortest period from now: a task started meanwhile is due no sooner, so
-            // start() need not wake this thread for it.
-            m_plannedLookUs = LockClock::monotonicUs() + m_shortestPeriodUs;
-            m_wake.wait_for(lock, std::chrono::microseconds(m_shortestPeriodUs));
+            // Look again one shortest period from now: a task started meanwhile is then due no sooner, so
+            // start() need not wake this thread for it. At least a millisecond, so that a tiny period
+            // does not keep an idle thread busy (start() then wakes it, as m_plannedLookUs says).
+            const qint64 idleUs = qMax<qint64>(1000, m_shortestPeriodUs);
+            m_plannedLookUs = LockClock::monotonicUs() + idleUs;
+            m_wake.wait_for(lock, std::chrono::microseconds(idleUs));
             m_plannedLookUs = 0;
             continue;
         }

@@ -474,8 +474,8 @@ RedisResult RedisConnection::readReply()
     if (FiberScheduler *fibers = FiberScheduler::current())
         return readReplyOnFiber(*fibers);
     void *raw = nullptr;
-    if (!m_unsent.isEmpty() && redisGetReplyFromReader(m_context, &raw) == REDIS_OK && !raw)
-        sendUnsent();
+    if (const RedisError e = takeParsedOrFlush(&raw))
+        return RedisResult::failure(e);
     if (!raw && (redisGetReply(m_context, &raw) != REDIS_OK || !raw)) {
         BoundedReader::discard(raw);
         return RedisResult::failure(fail(takeContextError()));
