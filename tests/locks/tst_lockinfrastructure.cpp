@@ -9,7 +9,6 @@
 #include "redis/fiberscheduler.h"
 
 #include <QDateTime>
-#include <QDir>
 #include <QElapsedTimer>
 #include <QSet>
 #include <QUuid>
@@ -339,18 +338,13 @@ void TestLockInfrastructure::subscriberKeepsPermitsAndWakesAll()
     QVERIFY(!subscriber.subscribe(m_server.connectionSettings(), "ch:3", 1000).isValid());
 }
 
-static int threadsOfThisProcess()
-{
-    return int(QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
-}
-
 void TestLockInfrastructure::subscriberOnAnEventLoopWakesItsFibers()
 {
     // The event engine's shortest hand-off: listener and waiters are fibers of one loop, so a message wakes
     // a waiter without another thread. No listener thread is started for it.
     FaultHooks hooks;
     FiberScheduler loop(QStringLiteral("test loop"));
-    const int threadsBefore = threadsOfThisProcess();
+    const int threadsBefore = TestSupport::threadsOfThisProcess();
     std::atomic<int> woken = 0;
     std::atomic<int> subscribed = 0;
     std::atomic<int> loopThreadWakes = 0;
@@ -371,7 +365,7 @@ void TestLockInfrastructure::subscriberOnAnEventLoopWakesItsFibers()
             });
         }
         QTRY_COMPARE_WITH_TIMEOUT(subscribed.load(), 2, 3000);
-        QCOMPARE(threadsOfThisProcess(), threadsBefore); // the listener is a fiber, not a thread
+        QCOMPARE(TestSupport::threadsOfThisProcess(), threadsBefore); // the listener is a fiber, not a thread
         QCOMPARE(subscribers(m_server.admin(), "ch:fibers"), 1); // one SUBSCRIBE for both waiters
         QVERIFY(m_server.admin().command({"PUBLISH", "ch:fibers", "0"}).ok());
         QTRY_COMPARE_WITH_TIMEOUT(woken.load(), 1, 2000); // "0" wakes one waiter

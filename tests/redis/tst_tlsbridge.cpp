@@ -430,14 +430,10 @@ void TestTlsBridge::interruptDuringTheHandshake()
     QVERIFY2(elapsed < 3000, qPrintable(QString::number(elapsed))); // not the 10 s timeout
 }
 
-static int threadCount()
-{
-    return int(QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
-}
 
 void TestTlsBridge::noThreadsLeftBehind()
 {
-    const int before = threadCount();
+    const int before = TestSupport::threadsOfThisProcess();
     for (int i = 0; i < 20; ++i) {
         RedisConnection c(tlsSettings());
         LS_OPEN(c);
@@ -451,7 +447,7 @@ void TestTlsBridge::noThreadsLeftBehind()
         RedisConnection c(bad);
         QVERIFY(c.open());
     }
-    QCOMPARE(threadCount(), before);
+    QCOMPARE(TestSupport::threadsOfThisProcess(), before);
 }
 
 QTEST_GUILESS_MAIN(TestTlsBridge)

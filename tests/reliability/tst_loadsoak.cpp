@@ -27,11 +27,6 @@ int openFds()
         QDir(QStringLiteral("/proc/self/fd")).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size());
 }
 
-int threads()
-{
-    return int(QDir(QStringLiteral("/proc/self/task")).entryList(QDir::NoDotAndDotDot | QDir::Dirs).size());
-}
-
 qint64 residentKb()
 {
     QFile f(QStringLiteral("/proc/self/statm"));
@@ -72,7 +67,7 @@ void TestLoadSoak::fiveHundredWorkersOnOneServer()
     SandboxServer server;
     LS_START(server);
     const int fdsBefore = openFds();
-    const int threadsBefore = threads();
+    const int threadsBefore = TestSupport::threadsOfThisProcess();
     Simulation::Options options;
     ConnectionSettings s = server.connectionSettings();
     s.readOnly = false;
@@ -91,7 +86,7 @@ void TestLoadSoak::fiveHundredWorkersOnOneServer()
     Simulation sim(scenario, options);
     sim.start();
     QTRY_VERIFY_WITH_TIMEOUT(sim.state() == Simulation::State::Running || sim.isFinished(), 30000);
-    const int threadsDuring = threads();
+    const int threadsDuring = TestSupport::threadsOfThisProcess();
     QVERIFY(sim.waitFinished(seconds * 1000 + 120000));
     QVERIFY2(sim.state() == Simulation::State::Finished, qPrintable(sim.errorString()));
     const RunReport r = sim.report();
@@ -113,7 +108,7 @@ void TestLoadSoak::fiveHundredWorkersOnOneServer()
           threadsDuring);
     // Every worker thread and connection is gone once the run has finished (the Simulation is still alive:
     // its history stays readable, its workers do not).
-    QTRY_COMPARE_WITH_TIMEOUT(threads(), threadsBefore, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(TestSupport::threadsOfThisProcess(), threadsBefore, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(openFds(), fdsBefore, 10000);
 }
 
@@ -155,7 +150,7 @@ void TestLoadSoak::startStopCyclesLeakNothing()
             return;
     }
     const int fdsBefore = openFds();
-    const int threadsBefore = threads();
+    const int threadsBefore = TestSupport::threadsOfThisProcess();
     const qint64 rssBefore = residentKb();
     QElapsedTimer wall;
     wall.start();
@@ -164,11 +159,11 @@ void TestLoadSoak::startStopCyclesLeakNothing()
         if (QTest::currentTestFailed())
             return;
     }
-    QTRY_COMPARE_WITH_TIMEOUT(threads(), threadsBefore, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(TestSupport::threadsOfThisProcess(), threadsBefore, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(openFds(), fdsBefore, 10000);
     const qint64 rssAfter = residentKb();
     qInfo("%d start/stop cycles in %lld ms: fds %d → %d, threads %d → %d, RSS %lld → %lld kB", cycles,
-          wall.elapsed(), fdsBefore, openFds(), threadsBefore, threads(), rssBefore, rssAfter);
+          wall.elapsed(), fdsBefore, openFds(), threadsBefore, TestSupport::threadsOfThisProcess(), rssBefore, rssAfter);
     // Memory flat: each run keeps its history (MBs of events) only while its Simulation lives. Sanitizers
     // hold freed memory in quarantine on purpose, so there only fds and threads are compared.
     if (!underSanitizer())

@@ -7,7 +7,6 @@
 
 #include <QBuffer>
 #include <QDeadlineTimer>
-#include <QDir>
 
 class TestSimulation : public QObject
 {
@@ -324,13 +323,6 @@ void TestSimulation::variantsAreJudgedTogether()
     QVERIFY(json2.value(QStringLiteral("expect")).toObject().value(QStringLiteral("passed")).toBool());
 }
 
-namespace {
-int threadsOfThisProcess()
-{
-    return int(QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
-}
-} // namespace
-
 void TestSimulation::eventEngineRunsManyWorkersOnFewThreads()
 {
     // 600 workers in 3 processes, each on a lock of its own: the thread engine would start 600 threads;
@@ -343,14 +335,14 @@ void TestSimulation::eventEngineRunsManyWorkersOnFewThreads()
     s.workload.locks = 600;
     s.workload.lockChoice = Scenario::Workload::LockChoice::Own;
     s.workload.durationS = 1.5;
-    const int threadsBefore = threadsOfThisProcess();
+    const int threadsBefore = TestSupport::threadsOfThisProcess();
     Simulation sim(s);
     sim.start();
     int busiest = 0;
     const QDeadlineTimer cap(120000);
     while (!sim.waitFinished(20) && !cap.hasExpired()) {
         if (sim.state() == Simulation::State::Running)
-            busiest = std::max(busiest, threadsOfThisProcess() - threadsBefore);
+            busiest = std::max(busiest, TestSupport::threadsOfThisProcess() - threadsBefore);
     }
     const RunReport r = sim.report();
     QCOMPARE(sim.state(), Simulation::State::Finished);

@@ -3,6 +3,7 @@
 
 #include "inspect/samplelocks.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
@@ -108,6 +109,11 @@ bool processAlive(qint64 pid)
     const QByteArray line = stat.readAll();
     const qsizetype close = line.lastIndexOf(')');
     return close > 0 && close + 2 < line.size() && line.at(close + 2) != 'Z';
+}
+
+int threadsOfThisProcess()
+{
+    return int(QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
 }
 
 ProcessRun run(const QString &program, const QStringList &arguments, const QProcessEnvironment &environment,

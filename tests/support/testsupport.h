@@ -50,6 +50,8 @@ RedisError openAndInterruptOnceConnected(RedisConnection &connection, const Sile
 
 // Whether process `pid` is present and not a zombie (a zombie still answers kill(pid, 0)).
 bool processAlive(qint64 pid);
+// Threads of the test process right now (/proc/self/task): for "this started no thread" and "all joined".
+int threadsOfThisProcess();
 
 struct ProcessRun
 {

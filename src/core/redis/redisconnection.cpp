@@ -420,8 +420,7 @@ QList<RedisResult> RedisConnection::pipeline(const QList<RedisCommand> &commands
             results.append(RedisResult::failure(refused));
         return results;
     }
-    // All commands in one buffer and one hand-over to hiredis, which writes them when the first reply is
-    // read.
+    // All commands in one buffer, written in one go when the first reply is waited for (sendUnsent).
     for (const RedisCommand &c : commands)
         appendResp(c, m_unsent);
     if (!commands.isEmpty()) {

@@ -23,9 +23,8 @@
 #include <mutex>
 #include <shared_mutex>
 
-class RedisConnection;
-
 class FiberScheduler;
+class RedisConnection;
 
 class SimulatedProcess
 {
