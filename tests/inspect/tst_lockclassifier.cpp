@@ -464,13 +464,21 @@ void TestLockClassifier::uuid1Parsing()
     LockClassifier::Uuid1 u;
     // uuid1 of 2024-01-01T00:00:00Z (Python: uuid.UUID(hex=…).time → epoch 1704067200000) on node
     // 52:54:00:12:34:56.
-    QVERIFY(LockClassifier::parseUuid1Hex("b4cc8000a83811ee8000525400123456", &u));
-    QCOMPARE(u.epochMs, 1704067200000);
+    constexpr qint64 k2024 = 1704067200000;
+    constexpr qint64 kDay = 24 * 3600 * 1000;
+    QVERIFY(LockClassifier::parseUuid1Hex("b4cc8000a83811ee8000525400123456", &u, k2024 + kDay));
+    QCOMPARE(u.epochMs, k2024);
     QCOMPARE(u.node, QStringLiteral("52:54:00:12:34:56"));
     QVERIFY(!LockClassifier::parseUuid1Hex("b4cc8000a83841ee8000525400123456")); // version 4
     QVERIFY(!LockClassifier::parseUuid1Hex("b4cc8000a83811ee0000525400123456")); // variant bits
     QVERIFY(!LockClassifier::parseUuid1Hex("B4CC8000A83811EE8000525400123456")); // upper case
     QVERIFY(!LockClassifier::parseUuid1Hex("00000000000010008000525400123456")); // 1582
+    // Made within the ten years before now, or up to a day after (clocks disagree): a random token whose
+    // digits happen to say "version 1" names any time from 1582 to 5236, and almost never a recent one.
+    QVERIFY(LockClassifier::parseUuid1Hex("b4cc8000a83811ee8000525400123456", nullptr, k2024 + 3650 * kDay));
+    QVERIFY(!LockClassifier::parseUuid1Hex("b4cc8000a83811ee8000525400123456", nullptr, k2024 + 3660 * kDay));
+    QVERIFY(LockClassifier::parseUuid1Hex("b4cc8000a83811ee8000525400123456", nullptr, k2024 - kDay / 2));
+    QVERIFY(!LockClassifier::parseUuid1Hex("b4cc8000a83811ee8000525400123456", nullptr, k2024 - 2 * kDay));
     QVERIFY(LockClassifier::parseUuid1Hex(SampleLocks::uuid1Hex(), &u));
     QVERIFY(qAbs(u.epochMs - QDateTime::currentMSecsSinceEpoch()) < 60000);
     QCOMPARE(u.node, QStringLiteral("random"));

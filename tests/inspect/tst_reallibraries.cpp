@@ -3,6 +3,7 @@
 // here) writes its locks into one sandbox server and says what it made; the default scan must then decode
 // them (listed, right kind, right owner, right TTL), name the library wherever the format identifies it, and
 // raise no alarm on any key that is not a lock.
+#include "inspect/lockclassifier.h"
 #include "inspect/lockscanjob.h"
 #include "testsupport.h"
 
@@ -188,7 +189,7 @@ const LockRecord *TestRealLibraries::find(const QList<LockRecord> &records, cons
 void TestRealLibraries::locksMadeByRealLibrariesAreDecoded()
 {
     int decoded = 0, named = 0, nameable = 0;
-    QStringList failures, unnamed;
+    QStringList failures, unnamed, ambiguous;
     for (const Made &m : std::as_const(m_made)) {
         const QJsonObject &o = m.o;
         const QString key = o.value(QLatin1String("key")).toString();
@@ -233,8 +234,15 @@ void TestRealLibraries::locksMadeByRealLibrariesAreDecoded()
                         && (want.contains(c) || c.contains(want)
                             || (!package.isEmpty() && (package.contains(c) || c.contains(package))));
                 });
+                // A random 32-hex token (node-redlock's) that happens to read as a uuid1 made in the last ten
+                // years has redis-py's shape exactly (about 1 time in 23,000): no format can tell them apart.
+                const bool redisPyShape = r->format == QLatin1String("redis-py-lock")
+                    && LockClassifier::parseUuid1Hex(r->value) && !library.contains(QLatin1String("redis-py"));
                 if (same)
                     ++named;
+                else if (redisPyShape)
+                    ambiguous << QStringLiteral("%1 (%2): its random token reads as a recent uuid1, shown as %3")
+                                     .arg(key, library, r->library);
                 else
                     unnamed << QStringLiteral("%1 (%2): shown as %3").arg(key, library, r->library);
             }
@@ -251,6 +259,8 @@ void TestRealLibraries::locksMadeByRealLibrariesAreDecoded()
         qInfo("  not decoded: %s", qPrintable(f));
     for (const QString &u : std::as_const(unnamed))
         qInfo("  library not named: %s", qPrintable(u));
+    for (const QString &a : std::as_const(ambiguous))
+        qInfo("  ambiguous by chance: %s", qPrintable(a));
     // The bar of issue 17: 31 of 33, i.e. 94 %, decoded right; every library named that a format identifies.
     QVERIFY2(decoded * 100 >= 94 * m_made.size(), qPrintable(failures.join(u'\n')));
     QVERIFY2(unnamed.isEmpty(), qPrintable(unnamed.join(u'\n')));

@@ -479,7 +479,7 @@ bool isLowerHex32(const QByteArray &value)
     return true;
 }
 
-bool parseUuid1Hex(const QByteArray &hex, Uuid1 *out)
+bool parseUuid1Hex(const QByteArray &hex, Uuid1 *out, qint64 nowMs)
 {
     if (!isLowerHex32(hex) || hex.at(12) != '1')
         return false;
@@ -496,9 +496,11 @@ bool parseUuid1Hex(const QByteArray &hex, Uuid1 *out)
     if (ticks < kEpochTicks)
         return false;
     const qint64 epochMs = qint64((ticks - kEpochTicks) / 10000);
-    constexpr qint64 k2000 = 946684800000LL;
-    constexpr qint64 k2100 = 4102444800000LL;
-    if (epochMs < k2000 || epochMs > k2100)
+    if (nowMs < 0)
+        nowMs = QDateTime::currentMSecsSinceEpoch();
+    constexpr qint64 kDayMs = 24LL * 3600 * 1000;
+    constexpr qint64 kTenYearsMs = 3653 * kDayMs;
+    if (epochMs < nowMs - kTenYearsMs || epochMs > nowMs + kDayMs)
         return false;
     if (out) {
         out->epochMs = epochMs;

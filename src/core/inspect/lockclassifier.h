@@ -27,8 +27,11 @@ struct Uuid1
     qint64 epochMs = 0;
     QString node; // "52:54:00:12:34:56", or "random" when the host used a random node id
 };
-// True when `hex` (32 lower-case hex digits) is a plausible RFC 4122 version-1 uuid made after 2000.
-bool parseUuid1Hex(const QByteArray &hex, Uuid1 *out = nullptr);
+// True when `hex` (32 lower-case hex digits) is an RFC 4122 version-1 uuid made within the ten years before
+// `nowMs` (ms since the epoch; -1: this machine's clock), or up to a day after it (clocks disagree). A random
+// 32-hex token (node-redlock's) has the version and variant 1 time in 64; the window keeps it from passing
+// for redis-py's but about 1 time in 23,000 (it spans ten of the 3,650 years a uuid1 time can name).
+bool parseUuid1Hex(const QByteArray &hex, Uuid1 *out = nullptr, qint64 nowMs = -1);
 bool isLowerHex32(const QByteArray &value);
 
 } // namespace LockClassifier
