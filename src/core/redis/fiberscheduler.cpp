@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -175,6 +176,7 @@ FiberScheduler::FiberScheduler(const QString &name, std::size_t stackBytes)
     m_thread = std::thread([this] {
         const QByteArray threadName = m_name.toUtf8().left(15); // the kernel keeps 15 bytes
         pthread_setname_np(pthread_self(), threadName.constData());
+        usePreciseTimers();
         loop();
     });
 }
@@ -312,6 +314,11 @@ void FiberScheduler::sleepFor(std::chrono::microseconds us)
     const Clock::time_point until = Clock::now() + us;
     while (Clock::now() < until)
         scheduler->park(until);
+}
+
+void FiberScheduler::usePreciseTimers()
+{
+    prctl(PR_SET_TIMERSLACK, 1000UL); // 1 µs, in nanoseconds; what a real-time thread gets
 }
 
 void FiberScheduler::loop()

@@ -7,6 +7,7 @@
 #include "locks/fencedresource.h"
 #include "locks/lockcatalog.h"
 #include "redis/clusterconnection.h"
+#include "redis/fiberscheduler.h"
 
 #include <algorithm>
 #include <optional>
@@ -180,7 +181,10 @@ void SimulationWorker::start()
     // A workload worker is busy from the start: the controller must not see it idle before it began.
     m_idle = m_run.scenario.kind == Scenario::Kind::Story;
     if (m_run.eventLoops.isEmpty()) {
-        m_thread = std::thread([this] { run(); });
+        m_thread = std::thread([this] {
+            FiberScheduler::usePreciseTimers(); // a critical section of 1 ms lasts 1 ms, as on a loop
+            run();
+        });
         return;
     }
     // Event engine: a fiber on one of the run's loops, spread evenly; a process's workers land on several
