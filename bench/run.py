@@ -27,6 +27,7 @@ if unknown:
 
 CLI = os.path.join(a.build, "src/cli/lockscope-cli")
 BENCH = os.path.join(a.build, "bench/lockbench/lockscope-bench")
+CEILING = os.path.join(a.build, "bench/handoffceiling/lockscope-handoff-ceiling")
 PEERS = os.path.join(a.root, "bench/peers")
 NODE_PATH = os.path.join(a.root, "bench/.peers/node_modules")
 # redis-py comes from Debian (python3-redis): use Debian's interpreter even when another python3 is first on PATH.
@@ -169,6 +170,12 @@ def bench_contended(port):
             contenders[name] = (lambda alg=alg, engine=engine, think=think: run_json(
                 [BENCH, "contended", "--port", str(port), "--algorithm", alg, "--workers", str(w), "--seconds", str(s),
                  "--cs-ms", "1", "--think-ms", think, "--engine", engine])[0])
+    # What the hand-off can be on this machine: two raw-socket threads doing only the hand-off's commands
+    # with the same Lua, each blocked on its own subscriber socket, and again polling instead of sleeping.
+    for variant, extra in (("", []), ("_spin", ["--spin"])):
+        contenders["ceiling_handoff" + variant] = (lambda extra=extra: run_json(
+            [CEILING, "--port", str(port), "--lua", os.path.join(a.root, "resources/lua"), "--seconds", str(s),
+             "--cs-ms", "1", "--think-ms", "1"] + extra)[0])
     contenders["redis_py"] = lambda: run_json([PYTHON, os.path.join(PEERS, "redis_py_lock.py"), "contended", "--port",
                                                str(port), "--workers", str(w), "--seconds", str(s), "--cs-ms", "1"])[0]
     contenders["node_redlock"] = lambda: run_json(["node", os.path.join(PEERS, "node_redlock.js"), "contended", "--port",
@@ -179,8 +186,15 @@ def bench_contended(port):
     for name in contenders:
         if name == "ping":
             continue
-        out[name] = {k: round(med(r, name, k), 3) for k in ("handoff_p50_us", "handoff_p99_us", "fairness_jain",
-                                                              "cycles_per_s", "handoffs")}
+        keys = ("handoff_p50_us", "handoff_p99_us", "cycles_per_s", "handoffs") + (
+            () if name.startswith("ceiling") else ("fairness_jain",))
+        out[name] = {k: round(med(r, name, k), 3) for k in keys}
+    for variant in ("", "_spin"):
+        out["ceiling_handoff%s_over_ping" % variant] = ratio(out["ceiling_handoff" + variant]["handoff_p50_us"],
+                                                             out["ping_p50_us"])
+        out["events_think1_reentrant_over_ceiling%s" % variant] = ratio(
+            out["lockscope_redisson-reentrant_events_think1"]["handoff_p50_us"],
+            out["ceiling_handoff" + variant]["handoff_p50_us"])
     rr = out["lockscope_redisson-reentrant"]["handoff_p50_us"]
     out["redisson_handoff_p50_over_ping"] = ratio(rr, out["ping_p50_us"])
     for alg in ("redisson-reentrant", "redisson-fair"):
