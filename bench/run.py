@@ -16,6 +16,7 @@ p.add_argument("--json", action="store_true", help="print one JSON object instea
 p.add_argument("--rounds", type=int, default=3)
 p.add_argument("--seconds", type=float, default=3)
 p.add_argument("--scan-keys", type=int, default=1000000, help="keys in the scan benchmark (a tenth are locks)")
+p.add_argument("--fleet-pairs", type=int, default=4, help="20 s runs with and without the history, for the fleet's recording overhead")
 p.add_argument("names", nargs="*")
 a = p.parse_args()
 
@@ -225,24 +226,45 @@ def bench_recording(port):
 
 
 def bench_fleet(port):
-    # The fleet preset (5,000 workers in 50 processes, 20 Redisson locks, 60 s) on the event engine with and
-    # without the history, and the thread engine at its own limit (1,024 workers: 10 processes x 100) next
-    # to the event engine at the same size. One round each: a round is a minute.
+    # The fleet preset (5,000 workers in 50 processes, 20 Redisson locks, 60 s) on the event engine, and the
+    # thread engine at its own limit (1,024 workers: 10 processes x 100) next to the event engine at the same
+    # size: one one-minute round each.
     def fleet(*extra):
         return lambda: run_json([BENCH, "fleet", "--port", str(port)] + list(extra), timeout=900)[0]
     contenders = {"events_5000": fleet("--engine", "events"),
-                  "events_5000_no_history": fleet("--engine", "events", "--no-history"),
                   "events_1000": fleet("--engine", "events", "--processes", "10"),
                   "threads_1000": fleet("--engine", "threads", "--processes", "10")}
     r = interleave(contenders, 1)
     out = {name: r[name][0] for name in contenders}
-    on, off = out["events_5000"]["cycles_per_s"], out["events_5000_no_history"]["cycles_per_s"]
-    out["recording_overhead"] = round((off - on) / off, 4) if off else None
+    # The recording overhead, from pairs: one fleet run's throughput differs from the next by up to 15 % with
+    # the same settings (the machine, not the history: see docs/benchmarks.md), more than the 5 % to be
+    # resolved. So 20 s runs with and without the history in A B B A order (a drift over time cancels), and
+    # the mean of the pairs' overheads with its 95 % interval (Student's t).
+    on_run, off_run = fleet("--engine", "events", "--seconds", "20"), fleet("--engine", "events", "--seconds", "20",
+                                                                             "--no-history")
+    pairs = []
+    for i in range(a.fleet_pairs):
+        log("  recording overhead, pair %d/%d" % (i + 1, a.fleet_pairs))
+        first, second = (on_run, off_run) if i % 2 == 0 else (off_run, on_run)
+        x, y = first(), second()
+        on, off = (x, y) if i % 2 == 0 else (y, x)
+        pairs.append({"history_on_cycles_per_s": round(on["cycles_per_s"], 1),
+                      "history_off_cycles_per_s": round(off["cycles_per_s"], 1),
+                      "overhead": round(1 - on["cycles_per_s"] / off["cycles_per_s"], 4)})
+    overheads = [p["overhead"] for p in pairs]
+    mean = sum(overheads) / len(overheads)
+    half = None
+    if len(overheads) > 1:
+        sd = (sum((o - mean) ** 2 for o in overheads) / (len(overheads) - 1)) ** 0.5
+        t95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365}.get(len(overheads), 2.0)
+        half = t95 * sd / len(overheads) ** 0.5
+    out["recording_pairs"] = pairs
+    out["recording_overhead"] = round(mean, 4)
+    out["recording_overhead_95"] = [round(mean - half, 4), round(mean + half, 4)] if half is not None else None
     out["thread_engine_limit_workers"] = 1024
     out["targets"] = {"5,000 workers held for the run": out["events_5000"]["workers"] == 5000,
                       "history_dropped == 0": out["events_5000"]["history_dropped"] == 0,
-                      "recording_overhead <= 0.05": out["recording_overhead"] is not None
-                      and out["recording_overhead"] <= 0.05}
+                      "recording_overhead (mean of the pairs) <= 0.05": mean <= 0.05}
     return out
 
 

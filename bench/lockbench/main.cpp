@@ -132,6 +132,7 @@ int runFleet(const QCommandLineParser &parser, const ConnectionSettings &server)
         out.insert(QStringLiteral("acquire_p50_us"), double(r.metrics.acquireLatency.p50));
         out.insert(QStringLiteral("acquire_p99_us"), double(r.metrics.acquireLatency.p99));
         out.insert(QStringLiteral("fairness_jain"), r.metrics.fairnessJain);
+        out.insert(QStringLiteral("commands_per_acquisition"), r.metrics.commandsPerAcquisition);
     }
     print(out);
     return 0;
