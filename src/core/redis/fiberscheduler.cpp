@@ -318,7 +318,8 @@ void FiberScheduler::sleepFor(std::chrono::microseconds us)
 
 void FiberScheduler::usePreciseTimers()
 {
-    prctl(PR_SET_TIMERSLACK, 1000UL); // 1 µs, in nanoseconds; what a real-time thread gets
+    // 1 µs (the value is in nanoseconds). Were it refused, timers would only be late again, as before.
+    prctl(PR_SET_TIMERSLACK, 1000UL);
 }
 
 void FiberScheduler::loop()
