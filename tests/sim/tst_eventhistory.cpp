@@ -16,6 +16,7 @@ private slots:
     void liveReaderSeesEverythingOnce();
     void capacityBoundsMemoryAndCountsDrops();
     void recordingCanBeSwitchedOff();
+    void elementsAreMadeOnlyWhenAppended();
 };
 
 static HistoryEvent makeEvent(qint64 t, int worker, qint64 op)
@@ -119,4 +120,44 @@ void TestEventHistory::recordingCanBeSwitchedOff()
 }
 
 QTEST_GUILESS_MAIN(TestEventHistory)
+// A chunk's elements are constructed as they are appended (so an idle worker's log touches no memory beyond
+// what it holds) and each is destroyed once with the log, however far the last chunk is filled.
+namespace {
+struct Counted
+{
+    static inline int made = 0;
+    static inline int gone = 0;
+    QByteArray payload; // something with a destructor that matters
+    Counted() { ++made; }
+    Counted(const Counted &other)
+        : payload(other.payload)
+    {
+        ++made;
+    }
+    ~Counted() { ++gone; }
+};
+} // namespace
+
+void TestEventHistory::elementsAreMadeOnlyWhenAppended()
+{
+    Counted::made = Counted::gone = 0;
+    {
+        ChunkedLog<Counted, 4> log; // 16 per chunk
+        Counted value;
+        value.payload = QByteArray(100, 'x'); // on the heap: a missed destructor leaks, which ASan reports
+        QCOMPARE(Counted::made, 1);
+        for (int i = 0; i < 20; ++i)
+            QCOMPARE(log.append(value), qsizetype(i));
+        QCOMPARE(Counted::made, 21); // 20 copies, not 2 chunks of 16 made up front
+        QCOMPARE(log.at(19).payload, value.payload);
+        QList<Counted> out;
+        log.readRange(14, 20, out);
+        QCOMPARE(out.size(), 6);
+        QCOMPARE(out.last().payload.size(), 100);
+        out.clear();
+        Counted::gone = 0;
+    }
+    QCOMPARE(Counted::gone, 21); // the 20 in the log and `value`
+}
+
 #include "tst_eventhistory.moc"

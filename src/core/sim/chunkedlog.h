@@ -1,12 +1,20 @@
 // An append-only log with one writer thread and any number of readers that never block the writer for long:
 // elements live in fixed-size chunks that never move, and the published size is an atomic.
+//
+// A chunk's elements are constructed one by one as they are appended, not all when the chunk is made: the
+// memory of a chunk is touched only as far as it is filled. A run of 5,000 workers has 5,000 logs whose
+// first chunk mostly stays a fifth full; constructing the whole chunk up front cost each worker eight page
+// faults at its first event and the fleet about 120 MB.
 #pragma once
 
 #include <QList>
 #include <QMutex>
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 template<typename T, int ChunkBits = 12> class ChunkedLog
@@ -18,6 +26,14 @@ public:
     explicit ChunkedLog(qsizetype capacity = qsizetype(1) << 26)
         : m_capacity(capacity)
     {
+    }
+    ~ChunkedLog()
+    {
+        if constexpr (!std::is_trivially_destructible_v<T>) {
+            const qsizetype n = m_size.load();
+            for (qsizetype i = 0; i < n; ++i)
+                element(i)->~T();
+        }
     }
     ChunkedLog(const ChunkedLog &) = delete;
     ChunkedLog &operator=(const ChunkedLog &) = delete;
@@ -32,12 +48,12 @@ public:
         }
         const qsizetype offset = n & (ChunkSize - 1);
         if (offset == 0) {
-            auto chunk = std::make_unique<T[]>(size_t(ChunkSize));
+            auto chunk = std::unique_ptr<Chunk>(new Chunk); // default-initialised: no element touched yet
             m_writeChunk = chunk.get();
             QMutexLocker lock(&m_chunksMutex); // taken once per chunk, not per element
             m_chunks.push_back(std::move(chunk));
         }
-        m_writeChunk[offset] = value;
+        new (m_writeChunk->bytes + size_t(offset) * sizeof(T)) T(value);
         m_size.store(n + 1, std::memory_order_release);
         return n;
     }
@@ -57,7 +73,7 @@ public:
             QMutexLocker lock(&m_chunksMutex);
             const qsizetype last = (to - 1) >> ChunkBits;
             for (qsizetype c = from >> ChunkBits; c <= last; ++c)
-                chunks.push_back(m_chunks[size_t(c)].get());
+                chunks.push_back(elements(m_chunks[size_t(c)].get()));
         }
         out.reserve(out.size() + (to - from));
         const qsizetype firstChunk = from >> ChunkBits;
@@ -68,14 +84,29 @@ public:
     T at(qsizetype index) const
     {
         QMutexLocker lock(&m_chunksMutex);
-        return m_chunks[size_t(index >> ChunkBits)][index & (ChunkSize - 1)];
+        return *element(index);
     }
 
 private:
+    struct Chunk
+    {
+        alignas(T) std::byte bytes[sizeof(T) * size_t(ChunkSize)];
+    };
+    static T *elements(Chunk *chunk) { return std::launder(reinterpret_cast<T *>(chunk->bytes)); }
+    // Callers hold m_chunksMutex, or are the writer (or the destructor): m_chunks does not change under them.
+    const T *element(qsizetype index) const
+    {
+        return elements(m_chunks[size_t(index >> ChunkBits)].get()) + (index & (ChunkSize - 1));
+    }
+    T *element(qsizetype index)
+    {
+        return elements(m_chunks[size_t(index >> ChunkBits)].get()) + (index & (ChunkSize - 1));
+    }
+
     const qsizetype m_capacity;
     std::atomic<qsizetype> m_size {0};
     std::atomic<qsizetype> m_dropped {0};
-    T *m_writeChunk = nullptr; // writer thread only
+    Chunk *m_writeChunk = nullptr; // writer thread only
     mutable QMutex m_chunksMutex;
-    std::vector<std::unique_ptr<T[]>> m_chunks;
+    std::vector<std::unique_ptr<Chunk>> m_chunks;
 };
