@@ -242,7 +242,9 @@ int main(int argc, char **argv)
         std::vector<Event> mine;
         long long acquired = 0, messagesRead = 0;
         while (!stop.load()) {
-            // Try; when refused, wait for the release message (or the holder's TTL) and try again.
+            // Try; when refused, wait for a release message and try again. (Redisson also wakes at the holder's
+            // TTL, for a lost message; on a private server none is lost, and a hang would end in bench/run's
+            // timeout.)
             bool waited = false, acquiredNow = false;
             while (!stop.load()) {
                 const long long releasedBefore = releases.load();
