@@ -248,8 +248,12 @@ def bench_fleet(port):
         first, second = (on_run, off_run) if i % 2 == 0 else (off_run, on_run)
         x, y = first(), second()
         on, off = (x, y) if i % 2 == 0 else (y, x)
+        # Commands per cycle, counted by the workers in both runs: the same work per cycle (the herd did not
+        # grow because of the history), so the throughputs compare like for like.
         pairs.append({"history_on_cycles_per_s": round(on["cycles_per_s"], 1),
                       "history_off_cycles_per_s": round(off["cycles_per_s"], 1),
+                      "history_on_commands_per_cycle": round(on["commands_per_cycle"], 2),
+                      "history_off_commands_per_cycle": round(off["commands_per_cycle"], 2),
                       "overhead": round(1 - on["cycles_per_s"] / off["cycles_per_s"], 4)})
     overheads = [p["overhead"] for p in pairs]
     mean = sum(overheads) / len(overheads)

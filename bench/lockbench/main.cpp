@@ -121,6 +121,10 @@ int runFleet(const QCommandLineParser &parser, const ConnectionSettings &server)
                      {QStringLiteral("seconds"), duration},
                      {QStringLiteral("history"), options.recordHistory},
                      {QStringLiteral("cycles_per_s"), duration > 0 ? double(r.countedCycles) / duration : 0.0},
+                     // Counted by the workers, so also without the history: how much of the run's work one
+                     // cycle took (the fleet's herd makes it vary).
+                     {QStringLiteral("commands_per_cycle"),
+                      r.countedCycles > 0 ? double(r.countedCommands) / double(r.countedCycles) : 0.0},
                      {QStringLiteral("violations"), r.safety.violations()},
                      {QStringLiteral("history_events"), double(sim.history() ? sim.history()->size() : 0)},
                      {QStringLiteral("history_dropped"), double(r.historyDropped)},

@@ -49,6 +49,7 @@ struct RunContext
     std::atomic_bool stopping = false; // workload: start no new cycle
     std::atomic<qint64> failedRounds = 0;
     std::atomic<qint64> cycles = 0; // counted by the workers, with or without the history
+    std::atomic<qint64> commands = 0; // Redis commands of the workers' completed steps, likewise
     OutageTracker outages; // servers that stopped answering without a scheduled fault
     PersistentErrorTracker persistentErrors; // servers that keep refusing the run's commands the same way
 

@@ -114,6 +114,7 @@ QJsonObject RunReport::toJson() const
         {QStringLiteral("locks_without_ttl"), double(locksWithoutTtl)},
         {QStringLiteral("failed_rounds"), double(failedRounds)},
         {QStringLiteral("counted_cycles"), double(countedCycles)},
+        {QStringLiteral("counted_commands"), double(countedCommands)},
         {QStringLiteral("unknown_outcomes"), double(unknownOutcomes)},
         {QStringLiteral("violations"),
          QJsonObject {{QStringLiteral("overlaps"), safety.overlaps},

@@ -42,6 +42,7 @@ struct RunReport
     qint64 failedRounds = 0; // Redlock rounds that did not win (no quorum or validity spent), counted by the
                              // workers themselves (also without a history)
     qint64 countedCycles = 0; // completed cycles counted by the workers themselves (also without a history)
+    qint64 countedCommands = 0; // Redis commands of LockScope's own workers' completed steps, likewise
     qint64 historyEvents = 0;
     qint64 historyDropped = 0; // events that did not fit: the checker saw an incomplete history
     QStringList outages; // server outages seen during the run ("12.3 s – 14.0 s: connection refused")

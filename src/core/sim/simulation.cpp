@@ -417,6 +417,7 @@ bool Simulation::setup(QString *error)
                                                                   : HistoryEvent::Phase::Info;
             e.timeUs = run->clock.fromMonotonicUs(r.endUs);
             e.commands = quint16(r.commands);
+            run->commands.fetch_add(e.commands, std::memory_order_relaxed);
             if (r.error)
                 e.detail = history->addText(log, r.error.message().toUtf8());
             history->record(log, e);
@@ -692,6 +693,7 @@ void Simulation::collect()
     report.servers = m_servers->count();
     report.failedRounds = m_run->failedRounds.load();
     report.countedCycles = m_run->cycles.load();
+    report.countedCommands = m_run->commands.load();
     m_faults->addOutages(&report, m_endUs.load());
     if (const auto refused = m_run->persistentErrors.failure())
         report.setPersistentError(*refused);

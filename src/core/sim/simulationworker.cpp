@@ -409,6 +409,8 @@ HistoryEvent SimulationWorker::completion(qint64 op, Kind kind, Phase phase, int
 void SimulationWorker::record(HistoryEvent e, const QByteArray &detail)
 {
     m_process.whileRunning([&] {
+        if (e.isCompletion()) // as the report counts them from the history, so the two can be compared
+            m_run.commands.fetch_add(e.commands, std::memory_order_relaxed);
         e.timeUs = m_run.clock.nowUs();
         e.detail = m_run.history->addText(m_index, detail);
         m_run.history->record(m_index, e);
