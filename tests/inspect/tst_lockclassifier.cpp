@@ -215,6 +215,11 @@ void TestLockClassifier::redisPy()
     // django-redis puts its key prefix in front: the same token, its own library.
     QCOMPARE(classify(stringKey(":1:sync-inventory", token, -1, false)).library,
              QStringLiteral("django-redis (redis-py Lock)"));
+    // A plain redis-py key can have the same shape ("orders:42:lock" reads as prefix, version, name): the
+    // record says so instead of naming django-redis alone.
+    const LockRecord plain = classify(stringKey("orders:42:lock", token, 120000, false));
+    QCOMPARE(plain.library, QStringLiteral("django-redis (redis-py Lock)"));
+    QCOMPARE(plain.alsoLibraries, QStringList {QStringLiteral("redis-py")});
 }
 
 void TestLockClassifier::nodeRedlockIsOnlyProbable()
