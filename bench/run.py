@@ -245,23 +245,23 @@ def bench_fleet(port):
     pairs = []
     for i in range(a.fleet_pairs):
         log("  recording overhead, pair %d/%d" % (i + 1, a.fleet_pairs))
-        first, second = (on_run, off_run) if i % 2 == 0 else (off_run, on_run)
-        x, y = first(), second()
-        on, off = (x, y) if i % 2 == 0 else (y, x)
-        # Commands per cycle, counted by the workers in both runs: the same work per cycle (the herd did not
-        # grow because of the history), so the throughputs compare like for like.
+        if i % 2 == 0:
+            on, off = on_run(), off_run()
+        else:
+            off, on = off_run(), on_run()
+        # Commands per cycle, counted by the workers in both runs, say whether a cycle was the same work in
+        # both (a herd that grew with the history would make the throughputs compare unlike things).
         pairs.append({"history_on_cycles_per_s": round(on["cycles_per_s"], 1),
                       "history_off_cycles_per_s": round(off["cycles_per_s"], 1),
                       "history_on_commands_per_cycle": round(on["commands_per_cycle"], 2),
                       "history_off_commands_per_cycle": round(off["commands_per_cycle"], 2),
                       "overhead": round(1 - on["cycles_per_s"] / off["cycles_per_s"], 4)})
     overheads = [p["overhead"] for p in pairs]
-    mean = sum(overheads) / len(overheads)
+    mean = statistics.mean(overheads)
     half = None
     if len(overheads) > 1:
-        sd = (sum((o - mean) ** 2 for o in overheads) / (len(overheads) - 1)) ** 0.5
         t95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365}.get(len(overheads), 2.0)
-        half = t95 * sd / len(overheads) ** 0.5
+        half = t95 * statistics.stdev(overheads) / len(overheads) ** 0.5
     out["recording_pairs"] = pairs
     out["recording_overhead"] = round(mean, 4)
     out["recording_overhead_95"] = [round(mean - half, 4), round(mean + half, 4)] if half is not None else None
