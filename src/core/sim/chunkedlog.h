@@ -93,12 +93,9 @@ private:
         alignas(T) std::byte bytes[sizeof(T) * size_t(ChunkSize)];
     };
     static T *elements(Chunk *chunk) { return std::launder(reinterpret_cast<T *>(chunk->bytes)); }
-    // Callers hold m_chunksMutex, or are the writer (or the destructor): m_chunks does not change under them.
+    // Callers hold m_chunksMutex, or are the writer (or the destructor, which may destroy through a const
+    // pointer): m_chunks does not change under them.
     const T *element(qsizetype index) const
-    {
-        return elements(m_chunks[size_t(index >> ChunkBits)].get()) + (index & (ChunkSize - 1));
-    }
-    T *element(qsizetype index)
     {
         return elements(m_chunks[size_t(index >> ChunkBits)].get()) + (index & (ChunkSize - 1));
     }
