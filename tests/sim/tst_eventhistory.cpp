@@ -15,6 +15,8 @@ private slots:
     void textsAreFoundByTheirLog();
     void liveReaderSeesEverythingOnce();
     void capacityBoundsMemoryAndCountsDrops();
+    void logsMayHaveDifferentCapacities();
+    void operationIdsAreUniquePerLog();
     void recordingCanBeSwitchedOff();
     void elementsAreMadeOnlyWhenAppended();
 };
@@ -108,6 +110,31 @@ void TestEventHistory::capacityBoundsMemoryAndCountsDrops()
         h.record(0, makeEvent(i, 0, i));
     QCOMPARE(h.size(), 100);
     QCOMPARE(h.dropped(), 150);
+}
+
+// A loop's log, shared by its fibers, holds what their own logs would have held; the others keep theirs.
+void TestEventHistory::logsMayHaveDifferentCapacities()
+{
+    EventHistory h(std::vector<qsizetype> {300, 100});
+    QCOMPARE(h.logCount(), 2);
+    for (int i = 0; i < 250; ++i) {
+        h.record(0, makeEvent(i, i % 3, i));
+        h.record(1, makeEvent(i, -1, i));
+    }
+    QCOMPARE(h.size(), 250 + 100);
+    QCOMPARE(h.dropped(), 150);
+}
+
+// Writers sharing a log take their operation ids from it, so no two of them pair an invoke with the other's
+// completion; the ids count on while recording is off, since the caller still pairs with them.
+void TestEventHistory::operationIdsAreUniquePerLog()
+{
+    EventHistory h(2);
+    QCOMPARE(h.newOperation(0), 1u);
+    QCOMPARE(h.newOperation(0), 2u);
+    QCOMPARE(h.newOperation(1), 1u); // each log counts on its own
+    h.setRecording(false);
+    QCOMPARE(h.newOperation(0), 3u);
 }
 
 void TestEventHistory::recordingCanBeSwitchedOff()

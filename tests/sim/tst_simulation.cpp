@@ -27,6 +27,7 @@ private slots:
     void historyExportsAsCsv();
     void variantsAreJudgedTogether();
     void eventEngineRunsManyWorkersOnFewThreads();
+    void fibersOfALoopShareItsLog();
 };
 
 using SimTest::parse;
@@ -375,6 +376,44 @@ void TestSimulation::eventEngineRunsManyWorkersOnFewThreads()
     for (qint64 n : r.metrics.acquisitionsPerWorker)
         workersThatAcquired += n > 0 ? 1 : 0;
     QCOMPARE(workersThatAcquired, 600);
+}
+
+// On the event engine the fibers of one loop write the loop's log (their events side by side rather than a
+// chunk apiece in thousands of logs) and take their operation ids from it: every completion pairs with an
+// invoke of its own worker, never with a neighbour's that had the same number.
+void TestSimulation::fibersOfALoopShareItsLog()
+{
+    Scenario s = parse(kWorkload);
+    s.workload.engine = Scenario::Workload::Engine::Events;
+    s.workload.processes = 2;
+    s.workload.threadsPerProcess = 20;
+    s.workload.durationS = 1.0;
+    Simulation sim(s);
+    const RunReport r = runToEnd(sim);
+    QCOMPARE(sim.state(), Simulation::State::Finished);
+    const int workers = 40, processes = 2;
+    QVERIFY2(sim.history()->logCount() < workers + processes + 1,
+             qPrintable(QStringLiteral("%1 logs for %2 workers").arg(sim.history()->logCount()).arg(workers)));
+    QHash<quint64, HistoryEvent> open;
+    int paired = 0;
+    for (const HistoryEvent &e : sim.history()->events()) {
+        if (e.worker < 0)
+            continue;
+        const quint64 key = (quint64(e.log) << 32) | e.opId;
+        if (e.phase == HistoryEvent::Phase::Invoke) {
+            QVERIFY2(!open.contains(key), "two open operations with one id in one log");
+            open.insert(key, e);
+        } else if (open.contains(key)) {
+            const HistoryEvent invoke = open.take(key);
+            QCOMPARE(invoke.worker, e.worker);
+            QCOMPARE(invoke.kind, e.kind);
+            ++paired;
+        }
+    }
+    QVERIFY2(paired > workers, qPrintable(QString::number(paired)));
+    QCOMPARE(r.safety.violations(), 0);
+    QCOMPARE(r.safety.counterActual, r.safety.counterExpected);
+    QCOMPARE(r.historyDropped, 0);
 }
 
 QTEST_GUILESS_MAIN(TestSimulation)

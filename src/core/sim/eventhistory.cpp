@@ -4,9 +4,14 @@
 #include <algorithm>
 
 EventHistory::EventHistory(int logs, qsizetype capacityPerLog)
+    : EventHistory(std::vector<qsizetype>(size_t(std::max(logs, 0)), capacityPerLog))
 {
-    for (int i = 0; i < logs; ++i)
-        m_logs.push_back(std::make_unique<Log>(capacityPerLog));
+}
+
+EventHistory::EventHistory(const std::vector<qsizetype> &capacities)
+{
+    for (const qsizetype capacity : capacities)
+        m_logs.push_back(std::make_unique<Log>(capacity));
 }
 
 void EventHistory::record(int log, const HistoryEvent &event)

@@ -1,5 +1,6 @@
-// A run's whole history: one append-only log per worker (plus one for the fault controller), each written by
-// exactly one thread, readable live by the GUI and completely by the checker at the end.
+// A run's whole history: append-only logs, each written by exactly one thread (a worker's, a loop's whose
+// fibers share it, a watchdog's, the fault controller's), readable live by the GUI and completely by the
+// checker at the end.
 #pragma once
 
 #include "chunkedlog.h"
@@ -14,9 +15,12 @@
 class EventHistory
 {
 public:
-    // One log per writing thread: the engine gives each worker, each process's watchdog and the fault
-    // controller its own log, so no two threads ever append to the same log.
+    // One log per writing thread: the engine gives each worker thread (or each loop, for its fibers), each
+    // process's watchdog and the fault controller its own log, so no two threads ever append to the same log.
     explicit EventHistory(int logs, qsizetype capacityPerLog = qsizetype(1) << 22);
+    // Logs of different sizes: a log shared by many writers of one thread holds as many events as their
+    // own logs would have.
+    explicit EventHistory(const std::vector<qsizetype> &capacities);
 
     int logCount() const { return int(m_logs.size()); }
 
@@ -24,6 +28,10 @@ public:
     void record(int log, const HistoryEvent &event);
     // Stores a text (reply, error, fault description) and returns the index to put in HistoryEvent::detail.
     quint32 addText(int log, const QByteArray &text);
+    // A new operation id, unique within `log`, for pairing an Invoke with its completion. Writers that share
+    // a log take their ids from it, so they never pair with each other's events. Counts also when recording
+    // is off (the id is still returned to the caller).
+    quint32 newOperation(int log) { return ++m_logs[size_t(log)]->lastOperation; }
 
     // Turning recording off makes record() a no-op (for measuring recording overhead).
     void setRecording(bool on) { m_recording = on; }
@@ -55,6 +63,7 @@ private:
         // recording anything much). A chunk costs one mutex round per 512 events.
         ChunkedLog<HistoryEvent, 9> events;
         ChunkedLog<QByteArray, 7> texts;
+        quint32 lastOperation = 0; // writer thread only
     };
     std::vector<std::unique_ptr<Log>> m_logs;
     bool m_recording = true;

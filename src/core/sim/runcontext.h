@@ -30,6 +30,20 @@ struct RunContext
     // Engine "events": the loops the workers run on as fibers (owned by the Simulation, which outlives the
     // workers); empty with the thread engine.
     QList<FiberScheduler *> eventLoops;
+    // The history's logs: the workers' first, then one per process (its watchdog's renewals, an external
+    // client's reports), the fault controller's last. A worker thread has a log of its own; on the event
+    // engine the fibers of one loop share the loop's log, which only the loop's thread writes. A fleet's
+    // events then land side by side in a few logs instead of in a chunk apiece of thousands, which cost
+    // memory and the loop's caches.
+    int workerLogs = 0;
+
+    // The loop a worker's fiber runs on (event engine): workers spread evenly.
+    FiberScheduler *workerLoop(int worker) const { return eventLoops.at(worker % eventLoops.size()); }
+    int workerLog(int worker) const
+    {
+        return eventLoops.isEmpty() ? worker : worker % int(eventLoops.size());
+    }
+    int processLog(int process) const { return workerLogs + process; }
     // servers.proxy: where each process reaches each server ([process][server], a FaultProxy's address),
     // empty when processes talk to the servers directly.
     QList<QList<QPair<QString, int>>> proxies;

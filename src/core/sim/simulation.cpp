@@ -368,7 +368,12 @@ bool Simulation::setup(QString *error)
     // Processes, each with its clock (clock-skew faults apply from the start) and its watchdog log.
     const int processes = s.processCount();
     const int workers = s.workerCount();
-    m_history = std::make_unique<EventHistory>(workers + processes + 1, m_options.historyCapacityPerLog);
+    m_run->workerLogs = m_run->eventLoops.isEmpty() ? workers : int(m_run->eventLoops.size());
+    std::vector<qsizetype> capacities(size_t(m_run->workerLogs), 0);
+    for (int w = 0; w < workers; ++w) // a shared log holds as much as its writers' own logs would
+        capacities[size_t(m_run->workerLog(w))] += m_options.historyCapacityPerLog;
+    capacities.resize(size_t(m_run->processLog(processes)) + 1, m_options.historyCapacityPerLog);
+    m_history = std::make_unique<EventHistory>(capacities);
     m_history->setRecording(m_options.recordHistory);
     m_run->history = m_history.get();
     for (int p = 0; p < processes; ++p) {
@@ -391,7 +396,7 @@ bool Simulation::setup(QString *error)
             po.partitions = po.partitions || st.action == Scenario::Step::Action::Partition;
         m_processNames << po.name;
         auto process = std::make_unique<SimulatedProcess>(po);
-        const int log = workers + p;
+        const int log = m_run->processLog(p);
         EventHistory *history = m_history.get();
         RunContext *run = m_run.get();
         QHash<QByteArray, int> lockIndex;
@@ -510,7 +515,7 @@ bool Simulation::prepareClients(QString *error)
         mine.logFile = m_clientLogs->filePath(name + QStringLiteral(".stderr.log"));
         m_workerNames << name;
         m_workerProcesses << w;
-        auto worker = std::make_unique<ExternalWorker>(w, name, w, *m_run, mine, servers, workers + w);
+        auto worker = std::make_unique<ExternalWorker>(w, name, w, *m_run, mine, servers, m_run->processLog(w));
         if (!worker->prepare(error))
             return false;
         m_external.push_back(worker.get());

@@ -19,6 +19,7 @@ using Operation = PersistentErrorTracker::Operation;
 SimulationWorker::SimulationWorker(int index, const QString &name, SimulatedProcess &process, RunContext &run,
                                    ConnectionPool *pool)
     : m_index(index)
+    , m_log(run.workerLog(index))
     , m_name(name)
     , m_process(process)
     , m_run(run)
@@ -190,7 +191,7 @@ void SimulationWorker::start()
     // Event engine: a fiber on one of the run's loops, spread evenly; a process's workers land on several
     // loops, as a real process's threads run on several cores.
     m_onFiber = true;
-    m_run.eventLoops.at(m_index % m_run.eventLoops.size())->spawn([this] {
+    m_run.workerLoop(m_index)->spawn([this] {
         run();
         std::lock_guard lock(m_fiberMutex);
         m_fiberDone = true;
@@ -374,7 +375,7 @@ qint64 SimulationWorker::criticalSectionUs()
 qint64 SimulationWorker::invoke(Kind kind, int lock, qint64 value, qint64 token)
 {
     HistoryEvent e;
-    e.opId = quint32(++m_nextOp);
+    e.opId = m_run.history->newOperation(m_log);
     e.worker = m_index;
     e.process = m_process.index();
     e.lock = lock;
@@ -384,7 +385,7 @@ qint64 SimulationWorker::invoke(Kind kind, int lock, qint64 value, qint64 token)
     e.token = token;
     m_process.whileRunning([&] {
         e.timeUs = m_run.clock.nowUs();
-        m_run.history->record(m_index, e);
+        m_run.history->record(m_log, e);
     });
     return e.opId;
 }
@@ -412,8 +413,8 @@ void SimulationWorker::record(HistoryEvent e, const QByteArray &detail)
         if (e.isCompletion()) // as the report counts them from the history, so the two can be compared
             m_run.commands.fetch_add(e.commands, std::memory_order_relaxed);
         e.timeUs = m_run.clock.nowUs();
-        e.detail = m_run.history->addText(m_index, detail);
-        m_run.history->record(m_index, e);
+        e.detail = m_run.history->addText(m_log, detail);
+        m_run.history->record(m_log, e);
     });
 }
 
@@ -449,9 +450,9 @@ void SimulationWorker::recordRound(int lock, const AcquireResult &attempt)
     noteOutcome(Operation::Acquire, refusal ? refusal->errorCommand : QByteArray(),
                 refusal ? refusal->error : RedisError());
     // No commands here: the acquire's completion counts every round's commands already.
-    HistoryEvent e = completion(++m_nextOp, Kind::Round, outcome == RO::Won ? Phase::Ok : Phase::Fail, lock,
-                                attempt.validityMs, 0, quint8(outcome), 0,
-                                m_run.clock.fromMonotonicUs(attempt.attemptStartUs));
+    HistoryEvent e = completion(m_run.history->newOperation(m_log), Kind::Round,
+                                outcome == RO::Won ? Phase::Ok : Phase::Fail, lock, attempt.validityMs, 0,
+                                quint8(outcome), 0, m_run.clock.fromMonotonicUs(attempt.attemptStartUs));
     setVotes(e, attempt.votes);
     // Only a round with servers that did not answer needs words: which, and why.
     QByteArray detail;
@@ -466,7 +467,7 @@ void SimulationWorker::recordRound(int lock, const AcquireResult &attempt)
 
 void SimulationWorker::single(Kind kind, int lock, qint64 value, quint8 outcome, const QByteArray &detail)
 {
-    complete(++m_nextOp, kind, Phase::Ok, lock, value, 0, outcome, 0, detail);
+    complete(m_run.history->newOperation(m_log), kind, Phase::Ok, lock, value, 0, outcome, 0, detail);
 }
 
 void SimulationWorker::noteOutcome(Operation operation, const QByteArray &command, const RedisError &error)

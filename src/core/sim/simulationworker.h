@@ -1,7 +1,7 @@
 // One worker of a run — a thread of its own, or a fiber on the event engine: its own connection(s), one lock
 // object per lock of the scenario, and the loop that acquires, enters the critical section (read → work →
 // write the counter), leaves and releases — or, in a story, the steps the controller hands it. Every operation
-// goes into the worker's own history log.
+// goes into the worker's history log (its own on a thread, its loop's on a fiber).
 // On a Redis Cluster the worker has a ClusterConnection of its own and hands each lock the connection to the
 // master of its key's slot (Redisson companions share the slot through their {name} hash tag); a MOVED or
 // ASK reply fails that operation (recorded as it happened) and the slot map is read again.
@@ -110,6 +110,7 @@ private:
                 const QByteArray &detail = QByteArray());
 
     const int m_index;
+    const int m_log; // the history log this worker writes: its own, or its loop's (RunContext::workerLog)
     const QString m_name;
     SimulatedProcess &m_process;
     RunContext &m_run;
@@ -126,7 +127,6 @@ private:
     QList<bool> m_inside;
     QList<qint64> m_lastRead; // per lock, -1: nothing read in this section
     QList<qint64> m_fence; // per lock, the fencing token of the current hold
-    qint64 m_nextOp = 0;
     bool m_atomicRelease = false; // the algorithm's release checks the owner and deletes in one step
     std::mt19937_64 m_random;
     std::thread m_thread;
