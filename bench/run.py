@@ -172,8 +172,9 @@ def bench_contended(port):
                 [BENCH, "contended", "--port", str(port), "--algorithm", alg, "--workers", str(w), "--seconds", str(s),
                  "--cs-ms", "1", "--think-ms", think, "--engine", engine])[0])
     # What the hand-off can be on this machine: two raw-socket threads doing only the hand-off's commands
-    # with the same Lua, each blocked on its own subscriber socket, and again polling instead of sleeping.
-    for variant, extra in (("", []), ("_spin", ["--spin"])):
+    # with the same Lua, each blocked on its own subscriber socket, and again polling instead of sleeping;
+    # and the fair lock's, with 8 threads so that its queue is as long as the 8 workers' (its scripts walk it).
+    for variant, extra in (("", []), ("_spin", ["--spin"]), ("_fair", ["--fair", "--threads", str(w)])):
         contenders["ceiling_handoff" + variant] = (lambda extra=extra: run_json(
             [CEILING, "--port", str(port), "--lua", os.path.join(a.root, "resources/lua"), "--seconds", str(s),
              "--cs-ms", "1", "--think-ms", "1"] + extra)[0])
@@ -190,12 +191,15 @@ def bench_contended(port):
         keys = ("handoff_p50_us", "handoff_p99_us", "cycles_per_s", "handoffs") + (
             () if name.startswith("ceiling") else ("fairness_jain",))
         out[name] = {k: round(med(r, name, k), 3) for k in keys}
-    for variant in ("", "_spin"):
+    for variant in ("", "_spin", "_fair"):
         out["ceiling_handoff%s_over_ping" % variant] = ratio(out["ceiling_handoff" + variant]["handoff_p50_us"],
                                                              out["ping_p50_us"])
+    for variant in ("", "_spin"):
         out["events_think1_reentrant_over_ceiling%s" % variant] = ratio(
             out["lockscope_redisson-reentrant_events_think1"]["handoff_p50_us"],
             out["ceiling_handoff" + variant]["handoff_p50_us"])
+    out["events_think1_fair_over_ceiling_fair"] = ratio(out["lockscope_redisson-fair_events_think1"]["handoff_p50_us"],
+                                                        out["ceiling_handoff_fair"]["handoff_p50_us"])
     rr = out["lockscope_redisson-reentrant"]["handoff_p50_us"]
     out["redisson_handoff_p50_over_ping"] = ratio(rr, out["ping_p50_us"])
     for alg in ("redisson-reentrant", "redisson-fair"):

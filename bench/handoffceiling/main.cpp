@@ -4,9 +4,13 @@
 // and pauses; the other thread, blocked on its own subscriber socket, reads the message and at once sends
 // the lock script. No library, no event loop, no history: raw sockets and hand-written RESP. The hand-off is
 // the time from the holder reading its unlock reply to the waiter reading its lock reply.
-//   lockscope-handoff-ceiling --port P --lua DIR [--seconds 3] [--cs-ms 1] [--think-ms 1] [--spin]
+//   lockscope-handoff-ceiling --port P --lua DIR [--seconds 3] [--cs-ms 1] [--think-ms 1] [--spin] [--fair]
+//                             [--threads 2]
 // --spin reads with MSG_DONTWAIT in a loop instead of sleeping in recv(): the client never waits to be woken,
-// which is as short as a client-side hand-off gets. Prints one JSON line.
+// which is as short as a client-side hand-off gets. --fair takes turns at a Redisson fair lock instead (its
+// queue, its timeouts, a channel per waiter): the server's work in a fair hand-off is much more than in a
+// reentrant one, and grows with the queue: --threads 8 queues as many waiters as bench/run's 8 workers.
+// (Without --fair, each thread has its own subscriber, so every release wakes every waiter.) Prints one JSON line.
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -186,7 +190,8 @@ int main(int argc, char **argv)
     int port = 0;
     std::string lua;
     double seconds = 3, csMs = 1, thinkMs = 1;
-    bool spin = false;
+    int threads = 2;
+    bool spin = false, fair = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : "";
@@ -202,20 +207,34 @@ int main(int argc, char **argv)
             thinkMs = std::atof(value), ++i;
         else if (a == "--spin")
             spin = true;
+        else if (a == "--fair")
+            fair = true;
+        else if (a == "--threads")
+            threads = std::atoi(value), ++i;
         else
             die("unknown argument " + a);
     }
-    if (port <= 0 || lua.empty())
-        die("usage: lockscope-handoff-ceiling --port P --lua DIR [--seconds 3] [--cs-ms 1] [--think-ms 1] [--spin]");
+    if (port <= 0 || lua.empty() || threads < 2)
+        die("usage: lockscope-handoff-ceiling --port P --lua DIR [--seconds 3] [--cs-ms 1] [--think-ms 1] [--spin] [--fair] [--threads N>=2]");
 
+    // The keys and arguments RedissonLock and RedissonFairLock pass (src/core/locks), written out.
     const std::string name = "lockscope:bench:ceiling", channel = "redisson_lock__channel:{" + name + "}";
+    const std::string queue = "redisson_lock_queue:{" + name + "}", timeouts = "redisson_lock_timeout:{" + name + "}";
+    const std::string lease = "30000", fairWaitMs = "300000", unlockLatchMs = "16000";
     Connection setup(port, false);
-    setup.send({"SCRIPT", "LOAD", readFile(lua + "/redisson_lock.lua")});
+    setup.send({"SCRIPT", "LOAD", readFile(lua + (fair ? "/redisson_fair_lock.lua" : "/redisson_lock.lua"))});
     const std::string lockSha = setup.reply();
-    setup.send({"SCRIPT", "LOAD", readFile(lua + "/redisson_unlock.lua")});
+    setup.send({"SCRIPT", "LOAD", readFile(lua + (fair ? "/redisson_fair_unlock.lua" : "/redisson_unlock.lua"))});
     const std::string unlockSha = setup.reply();
-    setup.send({"DEL", name});
+    setup.send({"DEL", name, queue, timeouts});
     setup.reply();
+    auto wallMs = [] {
+        timespec t {};
+        clock_gettime(CLOCK_REALTIME, &t);
+        return std::to_string(t.tv_sec * 1000LL + t.tv_nsec / 1000000);
+    };
+    // A fair lock's release wakes only the head of its queue, on that waiter's own channel.
+    auto waitChannel = [&](const std::string &owner) { return fair ? channel + ":" + owner : channel; };
 
     std::atomic_llong releases {0}; // each one published a message to every subscriber
     std::atomic_int subscribed {0}; // no release before both threads listen: each counts every message
@@ -233,12 +252,12 @@ int main(int argc, char **argv)
     auto worker = [&](int id) {
         prctl(PR_SET_TIMERSLACK, 1000UL); // as LockScope's loops and workers (1 µs)
         Connection commands(port, spin), subscriber(port, spin);
-        subscriber.send({"SUBSCRIBE", channel});
+        const std::string owner = "ceiling-client:" + std::to_string(id);
+        subscriber.send({"SUBSCRIBE", waitChannel(owner)});
         subscriber.reply();
         ++subscribed;
-        while (subscribed.load() < 2)
+        while (subscribed.load() < threads)
             std::this_thread::yield();
-        const std::string owner = "ceiling-client:" + std::to_string(id);
         std::vector<Event> mine;
         long long acquired = 0, messagesRead = 0;
         while (!stop.load()) {
@@ -248,14 +267,18 @@ int main(int argc, char **argv)
             bool waited = false, acquiredNow = false;
             while (!stop.load()) {
                 const long long releasedBefore = releases.load();
-                commands.send({"EVALSHA", lockSha, "1", name, "30000", owner});
+                if (fair)
+                    commands.send({"EVALSHA", lockSha, "3", name, queue, timeouts, lease, owner, fairWaitMs, wallMs()});
+                else
+                    commands.send({"EVALSHA", lockSha, "1", name, lease, owner});
                 if (commands.reply() == "(nil)") {
                     acquiredNow = true;
                     break;
                 }
                 // Messages of releases from before this attempt (this thread's own among them) say nothing
-                // new: read them first, then wait for the next one.
-                for (; messagesRead < releasedBefore; ++messagesRead)
+                // new: read them first, then wait for the next one. A fair lock's refused attempt queued this
+                // thread, and only the release after it publishes to this thread's channel.
+                for (; !fair && messagesRead < releasedBefore; ++messagesRead)
                     subscriber.reply();
                 subscriber.reply(); // "message <channel> 0"
                 ++messagesRead;
@@ -268,7 +291,11 @@ int main(int argc, char **argv)
             if (waited)
                 mine.push_back({gotNs, id, false});
             sleepUs((long long)(csMs * 1000));
-            commands.send({"EVALSHA", unlockSha, "2", name, channel, "0", "30000", owner, "0"});
+            if (fair)
+                commands.send({"EVALSHA", unlockSha, "4", name, queue, timeouts, channel, "0", lease, owner, wallMs(),
+                               unlockLatchMs});
+            else
+                commands.send({"EVALSHA", unlockSha, "2", name, channel, "0", lease, owner, "0"});
             if (const std::string r = commands.reply(); r != "1")
                 die("the unlock script answered " + r + ", not 1 (released)");
             mine.push_back({nowNs(), id, true});
@@ -280,18 +307,22 @@ int main(int argc, char **argv)
         acquisitions += acquired;
     };
     const long long startNs = nowNs();
-    std::thread a(worker, 0), b(worker, 1);
+    std::vector<std::thread> workers;
+    for (int i = 0; i < threads; ++i)
+        workers.emplace_back(worker, i);
     sleepUs((long long)(seconds * 1e6));
     stop = true;
     const double elapsed = double(nowNs() - startNs) / 1e9;
     // A waiter blocked on its subscriber socket needs one more release to notice the stop.
     for (int i = 0; i < 3; ++i) {
-        setup.send({"PUBLISH", channel, "0"});
-        setup.reply();
+        for (int t = 0; t < threads; ++t) {
+            setup.send({"PUBLISH", waitChannel("ceiling-client:" + std::to_string(t)), "0"});
+            setup.reply();
+        }
         sleepUs(20000);
     }
-    a.join();
-    b.join();
+    for (std::thread &t : workers)
+        t.join();
     // As LockScope's report counts them: an acquisition after a wait, from the other thread's last release
     // before it (a waiter that read its reply before the holder read its own has no hand-off to time).
     std::sort(events.begin(), events.end(), [](const Event &x, const Event &y) { return x.ns < y.ns; });
@@ -307,7 +338,7 @@ int main(int argc, char **argv)
     auto pct = [&](double p) {
         return handoffsNs.empty() ? 0.0 : double(handoffsNs[size_t(p * double(handoffsNs.size() - 1))]) / 1000.0;
     };
-    std::printf("{\"spin\":%s,\"handoffs\":%zu,\"handoff_p50_us\":%.1f,\"handoff_p99_us\":%.1f,\"cycles_per_s\":%.1f}\n",
-                spin ? "true" : "false", handoffsNs.size(), pct(0.5), pct(0.99), double(acquisitions) / elapsed);
+    std::printf("{\"threads\":%d,\"fair\":%s,\"spin\":%s,\"handoffs\":%zu,\"handoff_p50_us\":%.1f,\"handoff_p99_us\":%.1f,\"cycles_per_s\":%.1f}\n",
+                threads, fair ? "true" : "false", spin ? "true" : "false", handoffsNs.size(), pct(0.5), pct(0.99), double(acquisitions) / elapsed);
     return 0;
 }
