@@ -53,6 +53,8 @@ public:
         std::optional<quint64> seed;
         std::optional<double> durationS;
         bool recordHistory = true;
+        // Events each worker, watchdog and the fault controller may record before the rest are counted as
+        // dropped (a loop's log, shared by its fibers, holds this much for each of them).
         qsizetype historyCapacityPerLog = qsizetype(1) << 22;
         // Stories: read the story's keys (on a thread of their own, never delaying the story) when each
         // narrated step comes due and when the story ends; storySnapshots() has them.
