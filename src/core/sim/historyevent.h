@@ -73,7 +73,7 @@ struct HistoryEvent
     qint64 token = 0; // lock token / fencing token when the algorithm has one
     qint64 value = 0; // meaning depends on kind, see above
     qint64 effectUs = 0; // Acquire Ok: when the winning attempt sent its first command (0: use the invoke)
-    quint32 opId = 0; // pairs an Invoke with its completion; unique per log, so per worker too (wraps after 2^32)
+    quint32 opId = 0; // pairs an Invoke with its completion; unique per log, so per worker (wraps at 2^32)
     qint32 worker = -1; // -1: run-level (faults injected by the controller)
     qint32 process = -1;
     qint32 lock = -1; // index into the run's lock keys; -1: none

@@ -40,7 +40,10 @@ struct RunContext
     // The loop a worker's fiber runs on (event engine): workers spread evenly.
     FiberScheduler *workerLoop(int worker) const { return eventLoops.at(worker % eventLoops.size()); }
     // The log a worker writes: its own, or (event engine) the log of the loop workerLoop() puts it on.
-    int workerLog(int worker) const { return eventLoops.isEmpty() ? worker : worker % int(eventLoops.size()); }
+    int workerLog(int worker) const
+    {
+        return eventLoops.isEmpty() ? worker : worker % int(eventLoops.size());
+    }
     int processLog(int process) const { return workerLogs + process; }
     // servers.proxy: where each process reaches each server ([process][server], a FaultProxy's address),
     // empty when processes talk to the servers directly.

@@ -515,7 +515,8 @@ bool Simulation::prepareClients(QString *error)
         mine.logFile = m_clientLogs->filePath(name + QStringLiteral(".stderr.log"));
         m_workerNames << name;
         m_workerProcesses << w;
-        auto worker = std::make_unique<ExternalWorker>(w, name, w, *m_run, mine, servers, m_run->processLog(w));
+        auto worker
+            = std::make_unique<ExternalWorker>(w, name, w, *m_run, mine, servers, m_run->processLog(w));
         if (!worker->prepare(error))
             return false;
         m_external.push_back(worker.get());
