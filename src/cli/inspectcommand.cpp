@@ -53,7 +53,7 @@ bool watch(const InspectArguments &args, const CliServer &server, const InspectF
     InterruptWatcher interrupts;
     // Nobody reads what --watch prints any more: stop, and with it every request to the server.
     interrupts.stopWhenOutputLost();
-    QObject::connect(&interrupts, &InterruptWatcher::interrupted, qApp, &QCoreApplication::quit);
+    interrupts.quitEventLoopWhenInterrupted();
     if (CliIo::stdoutProblem().isEmpty()) {
         watch.start(found.records);
         QCoreApplication::exec();

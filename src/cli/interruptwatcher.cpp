@@ -4,6 +4,7 @@
 #include "checkedoutput.h"
 #include "cliio.h"
 
+#include <QCoreApplication>
 #include <QSocketNotifier>
 #include <QTimer>
 
@@ -66,6 +67,12 @@ void InterruptWatcher::stopWhenOutputLost()
         }
     });
     m_outputCheck->start();
+}
+
+void InterruptWatcher::quitEventLoopWhenInterrupted()
+{
+    // Queued: the quit is posted, and the loop takes it as soon as it runs.
+    connect(this, &InterruptWatcher::interrupted, qApp, &QCoreApplication::quit, Qt::QueuedConnection);
 }
 
 void InterruptWatcher::fire()

@@ -17,6 +17,10 @@ public:
 
     // Also emit interrupted() within a fraction of a second once nobody can read standard output any more.
     void stopWhenOutputLost();
+    // Make interrupted() end the application's event loop, also when it fires before the loop runs: a write
+    // that fails between stopWhenOutputLost() and exec() emits it at once, and a quit() with no loop running
+    // is lost (inspect --watch | head -1 then waited forever).
+    void quitEventLoopWhenInterrupted();
 
     bool wasInterrupted() const { return m_interrupted; }
     bool outputLost() const { return m_outputLost; }

@@ -58,7 +58,7 @@ QString writeServerSamples(const ConnectionSettings &settings)
 void waitForTheEnd(int seconds)
 {
     InterruptWatcher interrupts;
-    QObject::connect(&interrupts, &InterruptWatcher::interrupted, qApp, &QCoreApplication::quit);
+    interrupts.quitEventLoopWhenInterrupted();
     if (seconds)
         QTimer::singleShot(seconds * 1000, qApp, &QCoreApplication::quit);
     QCoreApplication::exec();

@@ -3,12 +3,14 @@
 // redis-server), and the table, JSON, steps and observer's view written to a string. tst_cli,
 // tst_inspectcommand, tst_lockcli and tst_simulatecli run the whole process; these name the piece that broke.
 #include "algorithmscommand.h"
+#include "checkedoutput.h"
 #include "clientscommand.h"
 #include "cliio.h"
 #include "cliserver.h"
 #include "inspectarguments.h"
 #include "inspectreport.h"
 #include "inspectscan.h"
+#include "interruptwatcher.h"
 #include "lockarguments.h"
 #include "lockreport.h"
 #include "locks/luascript.h"
@@ -27,6 +29,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTextStream>
+#include <QTimer>
 
 #include <functional>
 
@@ -35,6 +38,7 @@ class TestCliCommands : public QObject
     Q_OBJECT
 private slots:
     void initTestCase();
+    void anInterruptBeforeTheLoopRunsStillEndsIt();
     void inspectArgumentErrors_data();
     void inspectArgumentErrors();
     void inspectArgumentsAreRead();
@@ -865,6 +869,25 @@ void TestCliCommands::simulateRunAndReport()
     const QString json = printed([&](QTextStream &out) { SimulateCommand::print(out, outcome, true); });
     QCOMPARE(json.toUtf8(), SimulateCommand::jsonReport(outcome));
     QCOMPARE(QJsonDocument::fromJson(json.toUtf8()).object(), outcome.toJson());
+}
+
+// `inspect --watch | head -1`: a write can fail (the reader left) after --watch asked to be stopped when output
+// is lost and before its event loop runs. That interrupt must still end the loop; a quit() that found no loop
+// running was lost, and the command then waited forever.
+void TestCliCommands::anInterruptBeforeTheLoopRunsStillEndsIt()
+{
+    InterruptWatcher interrupts;
+    interrupts.stopWhenOutputLost();
+    interrupts.quitEventLoopWhenInterrupted();
+    emit CliIo::stdoutDevice().writeFailed(QStringLiteral("the reader went away (broken pipe)")); // as a write does
+    QVERIFY(interrupts.outputLost());
+    bool gaveUp = false;
+    QTimer::singleShot(10000, qApp, [&gaveUp] {
+        gaveUp = true;
+        QCoreApplication::quit();
+    });
+    QCoreApplication::exec();
+    QVERIFY2(!gaveUp, "the interrupt was lost: the loop ran until the test's own deadline");
 }
 
 QTEST_GUILESS_MAIN(TestCliCommands)
