@@ -273,11 +273,12 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
     }
     case LockFormat::Shape::OwnerHash: {
         qsizetype owners = 0, unexpected = 0, remaining = k.fields.size();
-        bool mode = false, writer = false;
+        bool mode = false, lockMode = false, writer = false;
         for (const auto &[field, value] : k.fields) {
             --remaining;
             if (!f.modeField.isEmpty() && field == f.modeField) {
                 mode = true;
+                lockMode = value == "read" || value == "write"; // the only modes the library writes
                 continue;
             }
             QByteArray name = field;
@@ -310,8 +311,10 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
         // A read-write format needs its mode field or a writer: a plain owner hash is the other format's.
         if (!f.modeField.isEmpty() && !mode && !writer)
             return false;
+        // No owner at all: only a mode the library itself writes says this was one of its locks (left
+        // behind, which the classifier reports). A settings hash with {mode: strict} is no lock.
         if (owners == 0)
-            return mode && unexpected == 0;
+            return lockMode && unexpected == 0;
         return unexpected <= owners; // a few stray fields make a malformed lock, many make no lock
     }
     case LockFormat::Shape::HolderHash: {
