@@ -51,9 +51,17 @@ InspectWatch::InspectWatch(const ConnectionSettings &settings, const ScanOptions
         }
     });
     connect(&m_monitor, &LockMonitor::watchStateChanged, this,
-            [](KeyspaceWatcher::State state, const QString &text) {
-                if (state != KeyspaceWatcher::State::Stopped)
-                    CliIo::err() << "live: " << text << "\n" << Qt::flush;
+            [this](KeyspaceWatcher::State state, const QString &text) {
+                if (state == KeyspaceWatcher::State::Stopped)
+                    return;
+                CliIo::err() << "live: " << text << "\n";
+                // Say what polling cannot see: a lock that comes and goes between two full rescans.
+                using State = KeyspaceWatcher::State;
+                if (state == State::NotificationsOff || state == State::Failed)
+                    CliIo::err() << "live: until notifications flow, a new lock shows up at the next full "
+                                 << "rescan (every " << m_monitor.rescanIntervalMs() / 1000
+                                 << " s); one that comes and goes between two rescans is not seen\n";
+                CliIo::err() << Qt::flush;
             });
 }
 

@@ -24,6 +24,7 @@ private slots:
     void connectionFailures();
     void readOnlyAclUser();
     void watchPrintsChangesUntilInterrupted();
+    void watchSaysWhatPollingCannotSee();
 
 private:
     SandboxFixture m_server;
@@ -223,6 +224,25 @@ void TestInspectCommand::watchPrintsChangesUntilInterrupted()
     ::kill(pid_t(cli.processId()), SIGINT);
     QVERIFY(cli.waitForFinished(10000));
     QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(cli.exitCode(), 0);
+}
+
+// A server that publishes no key changes: --watch polls, and says that a lock shorter than the time between
+// two full rescans can come and go unseen (a quiet watch is not proof that nothing happened).
+void TestInspectCommand::watchSaysWhatPollingCannotSee()
+{
+    RedisConnection &admin = m_server.admin();
+    QCOMPARE(admin.command({"CONFIG", "GET", "notify-keyspace-events"}).reply.elements().value(1).bytes(),
+             QByteArray());
+    QProcess cli;
+    cli.start(TestSupport::cliPath(), {"inspect", "--port", QString::number(m_server.port()), "--watch"});
+    QVERIFY(cli.waitForStarted());
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += cli.readAllStandardError()).contains("next full rescan (every 30 s)"),
+                             10000);
+    QVERIFY2(err.contains("Keyspace notifications are off"), err.constData());
+    ::kill(pid_t(cli.processId()), SIGINT);
+    QVERIFY(cli.waitForFinished(10000));
     QCOMPARE(cli.exitCode(), 0);
 }
 

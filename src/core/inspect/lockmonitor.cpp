@@ -192,6 +192,11 @@ bool LockMonitor::hearsNotifications() const
         && KeyspaceWatcher::flagsSuffice(m_watcher.flags());
 }
 
+int LockMonitor::rescanIntervalMs() const
+{
+    return hearsNotifications() ? m_timing.rescanWithEventsMs : m_timing.rescanMs;
+}
+
 DiagnosticContext LockMonitor::baseContext() const
 {
     DiagnosticContext c;
@@ -211,7 +216,7 @@ void LockMonitor::updateCadence()
     const int poll = events ? m_timing.pollWithEventsMs : m_timing.pollMs;
     if (m_poll.interval() != poll)
         m_poll.setInterval(poll);
-    const int rescan = events ? m_timing.rescanWithEventsMs : m_timing.rescanMs;
+    const int rescan = rescanIntervalMs();
     if (m_rescan.interval() != rescan)
         m_rescan.setInterval(rescan);
 }

@@ -74,6 +74,8 @@ public:
     QString notLiveReason() const { return m_notLiveReason; }
     // Whether keyspace notifications are flowing (then changes arrive within milliseconds).
     bool hearsNotifications() const;
+    // Without notifications a lock that appears is found only by the next full rescan: how often one runs.
+    int rescanIntervalMs() const;
     const KeyspaceWatcher &watcher() const { return m_watcher; }
     KeyspaceWatcher &watcher() { return m_watcher; }
 
