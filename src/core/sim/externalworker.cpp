@@ -404,7 +404,7 @@ bool ExternalWorker::acquire(int lock)
 {
     const Scenario::Algorithm &a = m_run.scenario.algorithm;
     const qint64 t0 = m_run.clock.nowUs();
-    const quint32 op = invoke(Kind::Acquire, lock, m_leaseJudged ? a.leaseMs : 0, t0);
+    const quint32 op = invoke(Kind::Acquire, lock, a.leaseMs, t0);
     m_refused = false;
     const ExternalClient::Reply r = call(QJsonObject {{QStringLiteral("op"), QStringLiteral("acquire")},
                                                       {QStringLiteral("lock"), lockName(lock)},
@@ -430,8 +430,12 @@ bool ExternalWorker::acquire(int lock)
             detail += QByteArray(detail.isEmpty() ? "" : "; ") + "no lease: the lock never expires";
         // The lease began when the library's command reached Redis, at the latest when the reply arrived:
         // the checker counts it from there, so a lease it calls spent surely was.
-        complete(op, Kind::Acquire, Phase::Ok, lock, m_leaseJudged ? lease : 0, r.receivedUs, 0, detail, fence,
-                 r.receivedUs);
+        // The lease is the library's, always (0 said "never expires" of a lock Redis expired); a watchdog
+        // that renews it unseen is said so, and the lease is then not judged (HistoryEvent::AcquireOutcome).
+        complete(op, Kind::Acquire, Phase::Ok, lock, lease, r.receivedUs,
+                 quint8(m_leaseJudged ? HistoryEvent::AcquireOutcome::None
+                                      : HistoryEvent::AcquireOutcome::RenewedUnseen),
+                 detail, fence, r.receivedUs);
         enter(lock, r.receivedUs);
         return true;
     }

@@ -42,10 +42,10 @@ struct HistoryEvent
         Error,
         Round
     };
-    enum class AcquireOutcome : quint8 {
-        None,
-        Stopped
-    }; // Stopped: the run ended while it waited (not a failure)
+    // Stopped (Fail): the run ended while it waited (not a failure). RenewedUnseen (Ok): the lease in `value`
+    // is the one the library set, and the library renews it on its own without saying when (an external
+    // client's watchdog with no renewal events): nobody can tell when it would run out.
+    enum class AcquireOutcome : quint8 { None, Stopped, RenewedUnseen };
     enum class ReleaseOutcome : quint8 { None, Released, StillHeld, NotOwner, AlreadyExpired };
     enum class WriteOutcome : quint8 { None, Applied, FencedOut };
     enum class RoundOutcome : quint8 { None, Won, NoQuorum, ValiditySpent };

@@ -466,9 +466,14 @@ bool Simulation::setup(QString *error)
     m_run->clock.restart();
     if (s.kind == Scenario::Kind::Story && m_options.storySnapshots) {
         SimulationServers *servers = m_servers.get();
+        // An external library names its key its own way around the lock's name ("mutex:" + name): found by
+        // SCAN at each reading, so that the Step tab shows the key the library really holds.
+        const QByteArray libraryKeys = s.client.isSet() && !m_run->lockKeys.isEmpty()
+            ? '*' + m_run->lockKeys.first() + '*'
+            : QByteArray();
         auto snapshotter = std::make_unique<StorySnapshotter>(
             servers->count(), [servers](int server) { return servers->settings(server); }, m_storyKeys,
-            m_run->counterKeys, m_run->clock);
+            m_run->counterKeys, m_run->clock, libraryKeys);
         std::lock_guard lock(m_mutex);
         m_snapshotter = std::move(snapshotter);
     }
