@@ -1,7 +1,7 @@
 // docshots: the README's screenshots, made by the real app on its own sandbox so anyone can make them again
 // (scripts/screenshots). Each place — Inspector with the sample locks, the Simulator's scenario editor,
-// Simulator after a gc-pause run, Learn on a story, and Fork from here on gc-pause — at 1024×700 and
-// 1600×1000, as docs/shots/<place>-<size>.png.
+// Simulator after a gc-pause run, story 1 stepped, the library-by-library comparison, Learn on a story, and
+// Fork from here on gc-pause — at 1024×700 and 1600×1000, as docs/shots/<place>-<size>.png.
 // Not a test: it asserts nothing; a person looks at the pictures.
 #include "simulator/forkdialog.h"
 #include "simulator/forkpanel.h"
@@ -19,6 +19,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 
@@ -93,6 +94,29 @@ int main(int argc, char *argv[])
     waitFor([&] { return !sim->controller()->isRunning(); }, 120000);
     sim->showRun(0);
     shoot(window, dir, QStringLiteral("simulator"));
+
+    // Story 1 stepped, at its step 2: A's SETNX took the key, A crashed, the key has no TTL.
+    sim->loadPreset(QStringLiteral("seed-setnx-expire-crash"));
+    sim->setStepMode(true);
+    sim->run();
+    waitFor([&] { return !sim->controller()->isRunning(); }, 120000);
+    sim->nextStep();
+    shoot(window, dir, QStringLiteral("story1-stepped"));
+    sim->leaveStepping();
+    sim->setStepMode(false);
+
+    // The library-by-library comparison: gc-pause with real libraries, the Report tab's table.
+    sim->loadPreset(QStringLiteral("gc-pause-libraries"));
+    sim->run();
+    waitFor([&] { return !sim->controller()->isRunning(); }, 600000);
+    sim->showRun(0);
+    if (auto *tabs = sim->findChild<QTabWidget *>(QStringLiteral("simulatorTabs"))) {
+        for (int i = 0; i < tabs->count(); ++i) {
+            if (tabs->tabText(i) == QLatin1String("Report"))
+                tabs->setCurrentIndex(i);
+        }
+    }
+    shoot(window, dir, QStringLiteral("comparison"));
 
     // Learn.
     window.showPlace(MainWindow::Place::Learn);
