@@ -263,35 +263,7 @@ bool ClusterScanJob::scanPage(QList<ProbeTarget> *targets, RedisError *error)
     ++n.progress.pages;
     n.progress.scannedKeys += names.size();
 
-    // The same targets as LockScanJob::scanPage makes of a page.
-    targets->clear();
-    targets->reserve(names.size());
-    for (const RedisReply &name : names) {
-        const QByteArray &key = name.bytes();
-        const LockNames::Companion companion = LockNames::companionOf(key);
-        switch (companion.role) {
-        case LockNames::CompanionRole::Queue:
-        case LockNames::CompanionRole::Deadlines:
-            if (!m_viaQueue.contains(companion.lockName) && !m_assembler.hasLock(companion.lockName)) {
-                m_viaQueue.insert(companion.lockName);
-                targets->append({companion.lockName, ProbeTarget::Purpose::LockViaQueue, true});
-            }
-            break;
-        case LockNames::CompanionRole::Token:
-            break;
-        case LockNames::CompanionRole::ReadTimeout:
-        case LockNames::CompanionRole::UnlockLatch:
-            targets->append({key, ProbeTarget::Purpose::Companion, false});
-            break;
-        case LockNames::CompanionRole::None:
-            if (m_options.formats->companionOf(key))
-                targets->append({key, ProbeTarget::Purpose::Companion, false});
-            else
-                targets->append(
-                    {key, ProbeTarget::Purpose::Lock, m_options.isLockNamed(key), pattern != "*"});
-            break;
-        }
-    }
+    LockScanJob::targetsOf(names, pattern, m_options, &m_viaQueue, m_assembler, targets);
 
     bool ok = false;
     const quint64 cursor = n.cursor.toULongLong(&ok);

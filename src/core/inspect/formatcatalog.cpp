@@ -120,24 +120,17 @@ std::shared_ptr<const FormatCatalog> FormatCatalog::loadStandard()
 
 std::shared_ptr<const FormatCatalog> FormatCatalog::withFiles(const QStringList &files, QStringList *errors)
 {
-    auto c = std::make_shared<FormatCatalog>(*standard());
-    bool ok = true;
-    for (const QString &path : files) {
-        QFile f(path);
-        if (!f.open(QIODevice::ReadOnly)) {
-            *errors << QStringLiteral("%1: %2").arg(path, f.errorString());
-            ok = false;
-            continue;
-        }
-        ok &= c->addFile(path, f.readAll(), errors);
-    }
-    c->index();
-    return ok ? c : nullptr;
+    return addingFiles(std::make_shared<FormatCatalog>(*standard()), files, errors);
 }
 
 std::shared_ptr<const FormatCatalog> FormatCatalog::fromFiles(const QStringList &files, QStringList *errors)
 {
-    auto c = std::make_shared<FormatCatalog>();
+    return addingFiles(std::make_shared<FormatCatalog>(), files, errors);
+}
+
+std::shared_ptr<const FormatCatalog> FormatCatalog::addingFiles(std::shared_ptr<FormatCatalog> c,
+                                                                const QStringList &files, QStringList *errors)
+{
     bool ok = true;
     for (const QString &path : files) {
         QFile f(path);

@@ -57,6 +57,9 @@ public:
 
 private:
     static std::shared_ptr<const FormatCatalog> loadStandard();
+    // `files` added to `catalog`, then indexed; nullptr when one could not be read or has errors.
+    static std::shared_ptr<const FormatCatalog> addingFiles(std::shared_ptr<FormatCatalog> catalog,
+                                                            const QStringList &files, QStringList *errors);
     void index();
     // `valueText`: the string value as text, null when it is no string or not UTF-8.
     bool dataFits(const LockFormat &f, const ScannedKey &k, const QString &valueText,
