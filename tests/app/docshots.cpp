@@ -18,6 +18,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
@@ -37,16 +38,23 @@ bool waitFor(const std::function<bool()> &done, int timeoutMs)
     return done();
 }
 
+// The window as it is, saved as docs/shots/<place>-<size>.png.
+void shootAt(MainWindow &window, const QString &dir, const QString &place, const QSize &size)
+{
+    QTest::qWait(400); // layouts settle, timers repaint
+    const QString path
+        = QStringLiteral("%1/%2-%3x%4.png").arg(dir, place).arg(size.width()).arg(size.height());
+    if (!window.grab().save(path))
+        std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+    else
+        std::printf("%s\n", qPrintable(path));
+}
+
 void shoot(MainWindow &window, const QString &dir, const QString &place)
 {
     for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
         window.resize(size);
-        QTest::qWait(400); // layouts settle, timers repaint
-        const QString path = QStringLiteral("%1/%2-%3x%4.png").arg(dir, place).arg(size.width()).arg(size.height());
-        if (!window.grab().save(path))
-            std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
-        else
-            std::printf("%s\n", qPrintable(path));
+        shootAt(window, dir, place, size);
     }
 }
 
@@ -116,7 +124,21 @@ int main(int argc, char *argv[])
                 tabs->setCurrentIndex(i);
         }
     }
-    shoot(window, dir, QStringLiteral("comparison"));
+    // As a reader would: the splitter moved up, so that the table has the room (the timeline keeps its
+    // lanes).
+    auto *split = sim->findChild<QSplitter *>(QStringLiteral("simulatorVSplit"));
+    const QByteArray splitBefore = split ? split->saveState() : QByteArray();
+    for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+        window.resize(size);
+        QTest::qWait(400);
+        if (split) {
+            const int total = split->sizes().value(0) + split->sizes().value(1);
+            split->setSizes({total * 2 / 5, total - total * 2 / 5});
+        }
+        shootAt(window, dir, QStringLiteral("comparison"), size);
+    }
+    if (split)
+        split->restoreState(splitBefore);
 
     // Learn.
     window.showPlace(MainWindow::Place::Learn);
@@ -125,6 +147,7 @@ int main(int argc, char *argv[])
 
     // Fork from here: gc-pause stepped to step 4, forked with fencing on.
     window.showPlace(MainWindow::Place::Simulator);
+    sim->loadPreset(QStringLiteral("gc-pause"));
     sim->setStepMode(true);
     sim->run();
     waitFor([&] { return !sim->controller()->isRunning(); }, 120000);

@@ -58,17 +58,18 @@ QString html(const QList<RunComparison::Row> &rows, const TimelinePalette &palet
     const bool variants = rows.size() > 1 || !rows.first().variant.isEmpty();
     QString out = variants ? QObject::tr("<h4>Side by side: what each run did to the lock and the data</h4>")
                            : QObject::tr("<h4>What the run did to the lock and the data</h4>");
-    out += QStringLiteral("<table border='1' cellspacing='0' cellpadding='3' style='border-color:%1'><tr>")
+    out += QStringLiteral("<table width='100%' border='1' cellspacing='0' cellpadding='3' "
+                          "style='border-color:%1'><tr>")
                .arg(palette.grid.name());
-    // What happened comes right after the name, so that it is read first and is never the column cut off.
-    QStringList header;
-    if (variants)
-        header << QObject::tr("Variant");
-    header << QObject::tr("What happened") << QObject::tr("Library") << QObject::tr("Acquisitions")
-           << QObject::tr("Overlaps") << QObject::tr("Stale holders") << QObject::tr("Lost updates")
-           << QObject::tr("Writes refused") << QObject::tr("Unknown");
-    for (const QString &h : header)
-        out += QStringLiteral("<th nowrap>%1</th>").arg(h);
+    // What happened comes right after the name, so that it is read first and is never the column cut off;
+    // the library goes under the name (a column of its own squeezed the table in a 1024 px window).
+    QStringList header {variants ? QObject::tr("Variant") : QObject::tr("Library"),
+                        QObject::tr("What happened")};
+    header << QObject::tr("Acquired") << QObject::tr("Overlaps") << QObject::tr("Stale holders")
+           << QObject::tr("Lost updates") << QObject::tr("Writes refused") << QObject::tr("Unknown");
+    // The names and the verdicts take what the numbers leave; a number's column is as wide as its header.
+    for (qsizetype i = 0; i < header.size(); ++i)
+        out += QStringLiteral("<th width='%1%'>%2</th>").arg(i < 2 ? 22 : 9).arg(header.at(i));
     out += QStringLiteral("</tr>");
     const auto number = [&](qint64 n, bool bad) {
         return bad && n > 0 ? QStringLiteral("<td align='right' style='color:%1'><b>%2</b></td>")
@@ -79,10 +80,12 @@ QString html(const QList<RunComparison::Row> &rows, const TimelinePalette &palet
     for (const RunComparison::Row &r : rows) {
         out += QStringLiteral("<tr>");
         if (variants)
-            out += QStringLiteral("<td nowrap><b>%1</b></td>").arg(r.variant.toHtmlEscaped());
+            out += QStringLiteral("<td><b>%1</b><br><small>%2</small></td>")
+                       .arg(r.variant.toHtmlEscaped(), r.library.toHtmlEscaped());
+        else
+            out += QStringLiteral("<td>%1</td>").arg(r.library.toHtmlEscaped());
         out += QStringLiteral("<td style='color:%1'><b>%2</b></td>")
                    .arg(verdictColor(r.verdict, palette).name(), r.verdictText.toHtmlEscaped());
-        out += QStringLiteral("<td nowrap>%1</td>").arg(r.library.toHtmlEscaped());
         out += number(r.acquisitions, false) + number(r.overlaps, true) + number(r.staleHolders, true);
         // Without a counter there was no data to lose: a dash, not a 0.
         out += r.counter ? number(r.lostUpdates, true) : QStringLiteral("<td align='right'>—</td>");
