@@ -51,7 +51,42 @@ private slots:
     void scenarioEditorFitsItsDefaultWidth();
     void eachPlaceHasItsMenu();
     void aThreeWorkerStorySteppedFitsAt1024By700();
+
+private:
+    // `window` shown at 1024 × 700 on the Simulator (nullptr when it was not exposed).
+    static SimulatorPlace *simulatorAt1024By700(MainWindow &window)
+    {
+        window.resize(1024, 700);
+        window.show();
+        if (!QTest::qWaitForWindowExposed(&window))
+            return nullptr;
+        window.showPlace(MainWindow::Place::Simulator);
+        return window.simulatorPlace();
+    }
+    // The story lane, the lock's and `workers` workers' lanes are in `view` without scrolling: the first that
+    // is not, and where it ends, or empty.
+    static QString laneOutOfView(TimelineView *view, int workers);
 };
+
+QString TestMainWindow::laneOutOfView(TimelineView *view, int workers)
+{
+    const TimelineRenderer &r = view->renderer();
+    const int room = view->viewport()->height() - TimelineRenderer::kRulerHeight;
+    using LaneType = TimelineRenderer::LaneType;
+    QList<std::tuple<LaneType, int, QString>> lanes {{LaneType::Story, 0, QStringLiteral("story")},
+                                                     {LaneType::Lock, 0, QStringLiteral("lock")}};
+    for (int w = 0; w < workers; ++w)
+        lanes.append({LaneType::Worker, w, QString(QChar(u'A' + w))});
+    for (const auto &[type, index, name] : lanes) {
+        const int lane = r.laneOf(type, index);
+        if (lane < 0)
+            return QStringLiteral("no %1 lane").arg(name);
+        const TimelineRenderer::Lane &l = r.lanes().at(lane);
+        if (l.y + l.height > room)
+            return QStringLiteral("%1's lane ends at %2 of %3 px").arg(name).arg(l.y + l.height).arg(room);
+    }
+    return {};
+}
 
 void TestMainWindow::initTestCase()
 {
@@ -254,11 +289,8 @@ void TestMainWindow::simulatorTimelineShowsEveryLaneAt1024By700()
     QList<int> moved;
     {
         MainWindow window(AppOptions {});
-        window.resize(1024, 700);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.showPlace(MainWindow::Place::Simulator);
-        SimulatorPlace *sim = window.simulatorPlace();
+        SimulatorPlace *sim = simulatorAt1024By700(window);
+        QVERIFY(sim);
         QVERIFY(sim->loadPreset(QStringLiteral("gc-pause")));
         QVERIFY(sim->run());
         QTRY_VERIFY_WITH_TIMEOUT(!sim->controller()->isRunning(), 120000);
@@ -266,21 +298,8 @@ void TestMainWindow::simulatorTimelineShowsEveryLaneAt1024By700()
         QCoreApplication::processEvents();
         QCOMPARE(window.size(), QSize(1024, 700));
         TimelineView *view = sim->timelinePanel()->view();
-        const TimelineRenderer &r = view->renderer();
-        const int room = view->viewport()->height() - TimelineRenderer::kRulerHeight;
-        using LaneType = TimelineRenderer::LaneType;
-        for (const auto &[type, index, name] :
-             {std::tuple {LaneType::Story, 0, "story"}, std::tuple {LaneType::Lock, 0, "lock"},
-              std::tuple {LaneType::Worker, 0, "A"}, std::tuple {LaneType::Worker, 1, "B"}}) {
-            const int lane = r.laneOf(type, index);
-            QVERIFY2(lane >= 0, name);
-            const TimelineRenderer::Lane &l = r.lanes().at(lane);
-            QVERIFY2(l.y + l.height <= room,
-                     qPrintable(QStringLiteral("%1's lane ends at %2 of %3 px")
-                                    .arg(QLatin1String(name))
-                                    .arg(l.y + l.height)
-                                    .arg(room)));
-        }
+        const QString hidden = laneOutOfView(view, 2);
+        QVERIFY2(hidden.isEmpty(), qPrintable(hidden));
         QCOMPARE(view->verticalScrollBar()->maximum(), 0);
 
         // Nobody moved the splitter: nothing to remember.
@@ -445,35 +464,16 @@ void TestMainWindow::aThreeWorkerStorySteppedFitsAt1024By700()
 {
     AppSettings().remove(QStringLiteral("simulator"));
     MainWindow window(AppOptions {});
-    window.resize(1024, 700);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.showPlace(MainWindow::Place::Simulator);
-    SimulatorPlace *sim = window.simulatorPlace();
+    SimulatorPlace *sim = simulatorAt1024By700(window);
+    QVERIFY(sim);
     QVERIFY(sim->loadPreset(QStringLiteral("seed-unconditional-del")));
     sim->setStepMode(true);
     QVERIFY(sim->run());
     QTRY_VERIFY_WITH_TIMEOUT(!sim->controller()->isRunning(), 120000);
     for (int step = 1; step <= 3; ++step) {
         QCoreApplication::processEvents();
-        TimelineView *view = sim->timelinePanel()->view();
-        const TimelineRenderer &r = view->renderer();
-        const int room = view->viewport()->height() - TimelineRenderer::kRulerHeight;
-        using LaneType = TimelineRenderer::LaneType;
-        for (const auto &[type, index, name] :
-             {std::tuple {LaneType::Story, 0, "story"}, std::tuple {LaneType::Lock, 0, "lock"},
-              std::tuple {LaneType::Worker, 0, "A"}, std::tuple {LaneType::Worker, 1, "B"},
-              std::tuple {LaneType::Worker, 2, "C"}}) {
-            const int lane = r.laneOf(type, index);
-            QVERIFY2(lane >= 0, name);
-            const TimelineRenderer::Lane &l = r.lanes().at(lane);
-            QVERIFY2(l.y + l.height <= room,
-                     qPrintable(QStringLiteral("step %1: %2's lane ends at %3 of %4 px")
-                                    .arg(step)
-                                    .arg(QLatin1String(name))
-                                    .arg(l.y + l.height)
-                                    .arg(room)));
-        }
+        const QString hidden = laneOutOfView(sim->timelinePanel()->view(), 3);
+        QVERIFY2(hidden.isEmpty(), qPrintable(QStringLiteral("step %1: %2").arg(step).arg(hidden)));
         auto *tabs = sim->findChild<QTabWidget *>(QStringLiteral("simulatorTabs"));
         QVERIFY(tabs && tabs->currentWidget()->height() >= 80);
         sim->nextStep();

@@ -38,6 +38,15 @@ private slots:
     void aComparisonStaysOnTheReadersVariant();
 
 private:
+    // Shows `place`, loads `preset` and runs it in step mode.
+    static bool startStepping(SimulatorPlace &place, const QString &preset)
+    {
+        place.show();
+        if (!place.loadPreset(preset))
+            return false;
+        place.setStepMode(true);
+        return place.run();
+    }
     // Where the timeline and Redis disagree about each lock key, at each reading of the story's keys: the
     // key exists or not, and has a TTL or not. Empty when they agree everywhere they can be compared.
     static QStringList disagreementsWithRedis(const SimulationController::Run &run,
@@ -177,10 +186,8 @@ void TestStoryStepping::everyRunOfASessionSteps()
 void TestStoryStepping::nextStopsAtTheLastRecordedStepOfAStoppedRun()
 {
     SimulatorPlace place(nullptr);
-    place.show();
-    QVERIFY(place.loadPreset(QStringLiteral("seed-unconditional-del"))); // six steps over about six seconds
-    place.setStepMode(true);
-    QVERIFY(place.run());
+    QVERIFY(
+        startStepping(place, QStringLiteral("seed-unconditional-del"))); // six steps over about six seconds
     QTRY_VERIFY_WITH_TIMEOUT(place.timelinePanel()->view()->data() && !stepTimes(place).isEmpty(), 30000);
     place.stop();
     QVERIFY(waitForRun(place));
@@ -202,10 +209,7 @@ void TestStoryStepping::aLongPauseOnAStepChangesNothing()
     // The case: the class reads step 2 of seed-unconditional-del for a long while. Step by step used
     // to pause the run there while A's lease ran out in Redis, and the flaw never happened.
     SimulatorPlace place(nullptr);
-    place.show();
-    QVERIFY(place.loadPreset(QStringLiteral("seed-unconditional-del")));
-    place.setStepMode(true);
-    QVERIFY(place.run());
+    QVERIFY(startStepping(place, QStringLiteral("seed-unconditional-del")));
     QTRY_VERIFY_WITH_TIMEOUT(place.timelinePanel()->view()->data()
                                  && stepTimes(place).size() >= 2,
                              30000);
@@ -230,10 +234,7 @@ void TestStoryStepping::everyStoryMeetsItsExpectationsWhenStepped()
 {
     QFETCH(QString, preset);
     SimulatorPlace place(nullptr);
-    place.show();
-    QVERIFY(place.loadPreset(preset));
-    place.setStepMode(true);
-    QVERIFY(place.run());
+    QVERIFY(startStepping(place, preset));
     QCOMPARE(place.steppingAt(), 1);
     // The class stays on step 1 for the whole run (a pause longer than any), then walks every step.
     QVERIFY(waitForRun(place, 120000));
@@ -334,10 +335,7 @@ void TestStoryStepping::storyOneDrawsTheKeyThatSetnxSet()
     // run, no crash and an empty lock lane, and the cards said 0 acquisitions, while Redis held A's key
     // without expiry: the crash dropped A's last records.
     SimulatorPlace place(nullptr);
-    place.show();
-    QVERIFY(place.loadPreset(QStringLiteral("seed-setnx-expire-crash")));
-    place.setStepMode(true);
-    QVERIFY(place.run());
+    QVERIFY(startStepping(place, QStringLiteral("seed-setnx-expire-crash")));
     QVERIFY(waitForRun(place));
     const SimulationController::Run &run = place.controller()->run(0);
     const TimelineData &d = *run.timeline;
@@ -367,7 +365,6 @@ void TestStoryStepping::steppingShowsTheRunAsOfTheStep()
 {
     // At step 1 the cards and the Violations tab showed the whole run's totals: the ending, given away.
     SimulatorPlace place(nullptr);
-    place.resize(1300, 850);
     place.show();
     place.loadScenario(smallStory());
     place.setStepMode(true);
