@@ -389,10 +389,45 @@ void addWaiters(LockRecord &r, const LockFormat &f, const ScannedKey &k)
     }
     if (k.channelSubscribers.isEmpty())
         return;
-    qint64 total = 0;
-    for (qint64 n : k.channelSubscribers)
-        total += std::max<qint64>(0, n);
-    r.subscribers = total;
+    auto sum = [](const QList<qint64> &counts) {
+        qint64 total = 0;
+        for (qint64 n : counts)
+            total += std::max<qint64>(0, n);
+        return total;
+    };
+    const qint64 classic = sum(k.channelSubscribers);
+    const bool shardedCounted = !k.channelShardSubscribers.isEmpty();
+    const qint64 sharded = sum(k.channelShardSubscribers);
+    r.subscribers = classic + sharded;
+    r.shardedSubscribers = shardedCounted ? sharded : (k.shardedPubSubAbsent ? 0 : -1);
+    r.shardedPubSub = !k.shardedPubSubAbsent;
+
+    const QString on = k.channelsNode.isEmpty() ? QString() : QStringLiteral(" on ") + k.channelsNode;
+    const QString classicWhere = k.channelsNodes.size() > 1
+        ? QStringLiteral("PUBSUB NUMSUB summed over %1 masters").arg(k.channelsNodes.size())
+        : QStringLiteral("PUBSUB NUMSUB") + on;
+    QStringList basis {QStringLiteral("%1 classic (%2)").arg(classic).arg(classicWhere)};
+    if (shardedCounted)
+        basis.prepend(QStringLiteral("%1 sharded (PUBSUB SHARDNUMSUB%2%3)")
+                          .arg(sharded)
+                          .arg(on,
+                               k.channelsNodes.size() > 1 ? QStringLiteral(", which owns the channel's slot")
+                                                          : QString()));
+    else if (k.shardedPubSubAbsent)
+        basis << QStringLiteral("the server has no sharded pub/sub (Redis < 7)");
+    r.waitersBasis = basis.join(QStringLiteral(" + "));
+
+    // What could not be counted makes the total a floor, said so.
+    QStringList floors;
+    if (!k.shardChannelsError.isEmpty())
+        floors << k.shardChannelsError;
+    if (!k.channelsIncomplete.isEmpty())
+        floors << k.channelsIncomplete;
+    if (!floors.isEmpty())
+        r.setUnknown(QStringLiteral("waiters"),
+                     QStringLiteral("at least %1 (%2): %3")
+                         .arg(r.subscribers)
+                         .arg(r.waitersBasis, floors.join(QStringLiteral("; "))));
 }
 
 void addJob(LockRecord &r, const LockFormat &f, const ScannedKey &k, const QHash<QString, QByteArray> &g)
