@@ -12,7 +12,11 @@
 -- ARGV[3]  the caller's owner field "<client uuid>:<thread id>"
 -- ARGV[4]  the caller's current wall-clock time (epoch ms), for dropping stale waiters
 -- ARGV[5]  latch lifetime in milliseconds
+-- ARGV[6]  optional: the publish command, PUBLISH (the default) or SPUBLISH where waiters listen
+--          sharded (Redisson >= 3.22 on a Redis >= 7 cluster passes it the same way)
 -- returns  1 released · 0 still held · nil another owner holds it · -1 there is no lock (lease expired)
+
+local publish = ARGV[6] or 'PUBLISH'
 
 local latched = #KEYS >= 5
 if latched then
@@ -40,7 +44,7 @@ end
 local function notifyHead()
     local head = redis.call('LINDEX', KEYS[2], 0)
     if head ~= false then
-        redis.call('PUBLISH', KEYS[4] .. ':' .. head, ARGV[1])
+        redis.call(publish, KEYS[4] .. ':' .. head, ARGV[1])
     end
 end
 

@@ -261,6 +261,8 @@ namespace {
 
 const QStringList kKinds {QStringLiteral("workload"), QStringLiteral("story")};
 const QStringList kServerModes {QStringLiteral("sandbox"), QStringLiteral("given")};
+const QStringList kPubSubChannels {QStringLiteral("auto"), QStringLiteral("sharded"),
+                                   QStringLiteral("classic")};
 const QStringList kStrategies {QStringLiteral("spin"), QStringLiteral("fixed"), QStringLiteral("jitter"),
                                QStringLiteral("backoff"), QStringLiteral("pubsub")};
 const QStringList kClocks {QStringLiteral("monotonic"), QStringLiteral("cached-5ms")};
@@ -502,6 +504,7 @@ void ScenarioParser::parseAlgorithm(Fields &top, const QJsonObject &object, Scen
         = int(r.integer(QStringLiteral("jitter_ms"), 0, 0, 600000, QStringLiteral("milliseconds")));
     a.retry.maxMs
         = int(r.integer(QStringLiteral("max_ms"), 1000, 1, 600000, QStringLiteral("milliseconds")));
+    a.retry.channels = Scenario::Retry::Channels(r.choice(QStringLiteral("pubsub"), 0, kPubSubChannels));
     r.rejectUnknown();
     f.rejectUnknown();
     if (a.watchdogPeriodMs > 0 && a.watchdogPeriodMs >= a.leaseMs)
@@ -957,6 +960,8 @@ QJsonObject ScenarioParser::toJson(const Scenario &s)
                        {QStringLiteral("interval_ms"), s.algorithm.retry.intervalMs},
                        {QStringLiteral("jitter_ms"), s.algorithm.retry.jitterMs},
                        {QStringLiteral("max_ms"), s.algorithm.retry.maxMs}};
+    if (s.algorithm.retry.channels != Scenario::Retry::Channels::Auto)
+        retry.insert(QStringLiteral("pubsub"), kPubSubChannels.at(int(s.algorithm.retry.channels)));
     QJsonObject algorithm {{QStringLiteral("id"), s.algorithm.id},
                            {QStringLiteral("lease_ms"), s.algorithm.leaseMs},
                            {QStringLiteral("watchdog"), s.algorithm.watchdog},

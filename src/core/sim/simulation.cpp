@@ -18,6 +18,7 @@
 #include "redis/clusterconnection.h"
 #include "redis/fiberscheduler.h"
 #include "redis/redisconnection.h"
+#include "redis/serverinfo.h"
 #include "scenarioparser.h"
 
 #include <QTemporaryDir>
@@ -199,6 +200,32 @@ QString Simulation::serverDescription() const
     return m_servers ? m_servers->describe() : QString();
 }
 
+bool Simulation::decidePubSubChannels(QString *error)
+{
+    const Scenario::Retry::Channels asked = m_scenario.algorithm.retry.channels;
+    m_shardedPubSub = false;
+    if (asked == Scenario::Retry::Channels::Classic
+        || (asked == Scenario::Retry::Channels::Auto && !m_servers->isCluster()))
+        return true;
+    // Sharded pub/sub came with Redis 7: ask the (seed) server which it runs.
+    ConnectionSettings seed = m_servers->settings(0);
+    seed.cluster = false;
+    RedisConnection c(seed);
+    RedisError e = c.open();
+    const ServerInfo info = e ? ServerInfo() : ServerInfo::fetch(c, &e);
+    const int major = info.version.section(u'.', 0, 0).toInt();
+    if (asked == Scenario::Retry::Channels::Sharded && major < 7) {
+        *error = QStringLiteral("algorithm.retry.pubsub: sharded pub/sub needs Redis 7 or later, and %1 %2")
+                     .arg(seed.endpoint(),
+                          info.version.isEmpty()
+                              ? QStringLiteral("did not say its version (%1)").arg(e.message())
+                              : QStringLiteral("runs %1").arg(info.version));
+        return false;
+    }
+    m_shardedPubSub = major >= 7; // auto on a cluster: what Redisson >= 3.22 does there
+    return true;
+}
+
 ConnectionSettings Simulation::serverSettings(int server) const
 {
     return m_servers ? m_servers->settings(server) : ConnectionSettings();
@@ -349,6 +376,9 @@ bool Simulation::setup(QString *error)
     errorPolicy.readOnlyIsTransient = m_servers->settings(0).sentinel.enabled(); // until a failover is found
     m_run->persistentErrors.setPolicy(errorPolicy);
 
+    if (!decidePubSubChannels(error))
+        return false;
+
     // Keys: everything under the scenario's prefix, so a run on a given server touches nothing else.
     const int locks = s.lockCount();
     for (int i = 0; i < locks; ++i) {
@@ -382,6 +412,7 @@ bool Simulation::setup(QString *error)
         po.name = s.kind == Scenario::Kind::Story ? s.story.actors.at(p) : QStringLiteral("P%1").arg(p + 1);
         if (!m_run->eventLoops.isEmpty())
             po.eventLoop = m_run->eventLoops.at(p % m_run->eventLoops.size());
+        po.shardedPubSub = m_shardedPubSub;
         for (const Scenario::Fault &f : s.faults) {
             if (f.type == Scenario::Fault::Type::Delay && !f.servers.isEmpty())
                 po.perServerDelays = true;
@@ -695,7 +726,9 @@ void Simulation::collect()
     report.title = m_scenario.title;
     report.algorithm = m_scenario.client.isSet() ? m_scenario.client.name() : m_scenario.algorithm.id;
     report.seed = m_scenario.workload.seed;
-    report.server = m_servers->describe();
+    report.server = serverDescription();
+    if (m_scenario.algorithm.retry.strategy == Scenario::Retry::Strategy::PubSub && !m_scenario.client.isSet())
+        report.pubSub = m_shardedPubSub ? QStringLiteral("sharded") : QStringLiteral("classic");
     report.servers = m_servers->count();
     report.failedRounds = m_run->failedRounds.load();
     report.countedCycles = m_run->cycles.load();
