@@ -120,9 +120,13 @@ void TestRealLibraries::initTestCase()
     timer.start();
     for (auto &d : m_drivers) {
         while (!d->ready) {
+            // A driver that could not start (go/bin or pypi/.venv missing) says so, with where to get it.
             QVERIFY2(d->process->state() != QProcess::NotRunning || d->process->bytesAvailable() > 0,
-                     qPrintable(QStringLiteral("driver %1 ended before it was ready: %2")
-                                    .arg(d->name, QString::fromUtf8(d->process->readAllStandardError()))));
+                     qPrintable(d->process->error() == QProcess::FailedToStart
+                                    ? QStringLiteral("driver %1 did not start (%2): run tests/libraries/setup")
+                                          .arg(d->name, d->process->errorString())
+                                    : QStringLiteral("driver %1 ended before it was ready: %2")
+                                          .arg(d->name, QString::fromUtf8(d->process->readAllStandardError()))));
             QVERIFY2(timer.elapsed() < 90000,
                      qPrintable(QStringLiteral("driver %1 never became ready").arg(d->name)));
             d->process->waitForReadyRead(200);
