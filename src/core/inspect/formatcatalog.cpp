@@ -395,8 +395,8 @@ bool anyHolderFits(const LockFormat &f, const ScannedKey &k)
 
 bool FormatCatalog::jobDisowns(const LockFormat &f, const ScannedKey &k)
 {
-    if (!f.hasJob || f.dataIdentifies || !k.job.read || !k.job.error.isEmpty() || k.job.exists
-        || k.job.markedStalled)
+    if (!f.hasJob || f.job.key.isEmpty() || f.dataIdentifies || !k.job.read || !k.job.error.isEmpty()
+        || k.job.exists || k.job.markedStalled)
         return false;
     return f.job.confirmedKey.pattern().isEmpty()
         || !f.job.confirmedKey.match(QString::fromUtf8(k.key)).hasMatch();

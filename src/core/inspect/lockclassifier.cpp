@@ -559,8 +559,9 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
         m = catalog.match(k);
     QString disowned;
     if (m && m.disowned) {
+        const QByteArray job = m.disowned->job.key.expand(m.disownedGroups);
         disowned = QStringLiteral("; it is named and shaped like a %1, but its job %2 does not exist")
-                       .arg(m.disowned->name, QString::fromUtf8(m.disowned->job.key.expand(m.disownedGroups)));
+                       .arg(m.disowned->name, QString::fromUtf8(job));
         if (!m.alsoLibraries.contains(m.disowned->library))
             m.alsoLibraries << m.disowned->library;
     }
