@@ -317,6 +317,17 @@ void TestLockClassifier::jobLocks()
     r = classify(k);
     LockDiagnostics::diagnose(r, DiagnosticContext {});
     QVERIFY(r.hasDiagnosis(QStringLiteral("job-missing")));
+    // Under another prefix, with no job, nothing says Bull: a hand-written lock (Jedis, seed 000) is named
+    // <app>:<resource>:<id>:lock and holds a uuid just the same. It is a generic lock, Bull also possible.
+    ScannedKey jedis = stringKey("shop:jedis:stock:lock", worker, 27000, true);
+    jedis.job.read = true;
+    jedis.job.fields = {"", ""};
+    r = classify(jedis);
+    LockDiagnostics::diagnose(r, DiagnosticContext {});
+    QCOMPARE(r.kind, LockKind::Mutex);
+    QVERIFY2(r.alsoLibraries.contains(QStringLiteral("Bull")), qPrintable(r.alsoLibraries.join(u',')));
+    QVERIFY(!r.hasDiagnosis(QStringLiteral("job-missing")));
+    QVERIFY2(r.reason.contains(QLatin1String("shop:jedis:stock does not exist")), qPrintable(r.reason));
 }
 
 void TestLockClassifier::semaphore()

@@ -587,7 +587,19 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
             r.queueLength = 0;
         return r;
     }
-    const FormatCatalog::Match m = precomputed ? *precomputed : catalog.match(k);
+    FormatCatalog::Match m = precomputed ? *precomputed : catalog.match(k);
+    // The prober planned with this match before it read the job; a job found gone may disown it (a
+    // hand-written <app>:<resource>:<id>:lock holding a uuid has Bull's job-lock name and value).
+    if (m && FormatCatalog::jobDisowns(*m.format, k))
+        m = catalog.match(k);
+    QString disowned;
+    if (m && m.disowned) {
+        const QByteArray job = m.disowned->job.key.expand(m.disownedGroups);
+        disowned = QStringLiteral("; it is named and shaped like a %1, but its job %2 does not exist")
+                       .arg(m.disowned->name, QString::fromUtf8(job));
+        if (!m.alsoLibraries.contains(m.disowned->library))
+            m.alsoLibraries << m.disowned->library;
+    }
     if (!m) {
         if (k.lockNamed || k.explicitPattern)
             return named(k);
@@ -608,7 +620,7 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
     r.ttlPolicy = f.ttl == LockFormat::Ttl::Always ? QStringLiteral("always")
         : f.ttl == LockFormat::Ttl::Never          ? QStringLiteral("never")
                                                    : QStringLiteral("optional");
-    r.reason = evidence(f, m.keyMatched, k);
+    r.reason = evidence(f, m.keyMatched, k) + disowned;
     r.formatNote = f.note;
     readOwners(r, f, k, m.groups);
     addCompanions(r, f, k);
