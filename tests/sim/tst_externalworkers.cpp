@@ -26,10 +26,13 @@ private slots:
     void anAdapterRunsOnAnotherHostOverSsh();
     void anAdapterThatNeverSaysHelloFailsTheRunClearly();
     void whatTheAdapterCannotDoIsRefusedBeforeTheRun();
+    void leaseZeroIsALockWithoutExpiryForALibraryThatMakesOne();
 
 private:
     // Successful acquisitions before and after `atUs` of run time.
     static QPair<int, int> acquisitionsAround(const Simulation &sim, qint64 atUs);
+    // Whether the history has a note whose text starts with `start`.
+    static bool hasNote(const Simulation &sim, const char *start);
 };
 
 using SimTest::failureOf;
@@ -44,6 +47,16 @@ QPair<int, int> TestExternalWorkers::acquisitionsAround(const Simulation &sim, q
             (e.timeUs < atUs ? counts.first : counts.second) += 1;
     }
     return counts;
+}
+
+bool TestExternalWorkers::hasNote(const Simulation &sim, const char *start)
+{
+    const EventHistory *history = sim.history();
+    for (const HistoryEvent &e : history->events()) {
+        if (e.kind == HistoryEvent::Kind::Note && history->text(e).startsWith(start))
+            return true;
+    }
+    return false;
 }
 
 void TestExternalWorkers::everyWorkerIsAProcessOfItsOwn()
@@ -101,6 +114,9 @@ void TestExternalWorkers::aMissingReplyIsUnknownAndCountsBothWays()
     QCOMPARE(r.safety.lostUpdates, 0);
     QCOMPARE(r.counterLost(), 0);
     QCOMPARE(r.safety.violations(), 0);
+    // The write's late reply is logged as a note; the unknown write is the only error.
+    QVERIFY(hasNote(sim, "a late reply to request"));
+    QCOMPARE(r.metrics.errors, r.unknownOutcomes);
 }
 
 void TestExternalWorkers::aRestartStartsANewProcessThatWorksOn()
@@ -120,6 +136,9 @@ void TestExternalWorkers::aRestartStartsANewProcessThatWorksOn()
     const auto [before, after] = acquisitionsAround(sim, 1000000);
     QVERIFY2(before > 0 && after > 0, qPrintable(QStringLiteral("%1 before, %2 after").arg(before).arg(after)));
     QCOMPARE(r.safety.violations(), 0);
+    // The new process's pid is a note, not an error: what the crash cut off is unknown, and that is all.
+    QVERIFY(hasNote(sim, "a new process of the adapter runs as pid"));
+    QCOMPARE(r.metrics.errors, r.unknownOutcomes);
 }
 
 // The proxy cuts only what comes back from Redis: A's SET reaches the server (the counter changes at once)
@@ -267,6 +286,25 @@ void TestExternalWorkers::whatTheAdapterCannotDoIsRefusedBeforeTheRun()
         "client": {"adapter": "redis-pie"}})"),
                                     &s, &errors));
     QVERIFY2(errors.join(u'\n').contains(QLatin1String("did you mean redis-py")), qPrintable(errors.join(u'\n')));
+}
+
+// The protocol's lease_ms 0: a lock that never expires, for an adapter announcing no_lease (redis-py's Lock
+// without timeout). LockScope's own algorithms refuse a lease of 0; that refusal is not the library's.
+void TestExternalWorkers::leaseZeroIsALockWithoutExpiryForALibraryThatMakesOne()
+{
+    Simulation sim(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t", "kind": "story",
+        "client": {"adapter": "redis-py"},
+        "algorithm": {"lease_ms": 0, "acquire_timeout_ms": 300},
+        "story": {"actors": ["A", "B"], "steps": [
+            {"at_ms": 0, "actor": "A", "action": "acquire"},
+            {"at_ms": 100, "actor": "A", "action": "crash"},
+            {"at_ms": 200, "actor": "B", "action": "acquire"}]}})"));
+    const QString failed = failureOf(sim);
+    QVERIFY2(failed.isEmpty(), qPrintable(failed));
+    const RunReport r = sim.report();
+    QCOMPARE(r.metrics.acquisitions, 1); // B waits in vain: A's lock never expires
+    QCOMPARE(r.locksWithoutTtl, 1);
+
 }
 
 QTEST_GUILESS_MAIN(TestExternalWorkers)

@@ -93,7 +93,7 @@ private:
     // once it has lasted. False when the run is over.
     bool judge(PersistentErrorTracker::Operation operation, const ExternalClient::Reply &r);
     void onEvent(const ExternalClient::Event &event);
-    void onNotice(const QString &text);
+    void onNotice(ExternalClient::Notice notice, const QString &text);
     QString lockName(int lock) const;
 
     quint32 invoke(HistoryEvent::Kind kind, int lock, qint64 value, qint64 atUs);

@@ -274,7 +274,9 @@ bool Simulation::setup(QString *error)
     m_run->noLock = s.algorithm.id == QLatin1String("none");
     if (s.workload.engine == Scenario::Workload::Engine::Events && !s.client.isSet())
         startEventLoops();
-    if (!m_run->noLock) {
+    // With a client the library is the algorithm: algorithm.id is not used, and its options are the
+    // library's to accept or refuse (lease_ms 0 is a lock without expiry for an adapter announcing no_lease).
+    if (!m_run->noLock && !s.client.isSet()) {
         const LockAlgorithmInfo *info = LockCatalog::find(s.algorithm.id);
         if (!info) {
             *error = QStringLiteral("unknown algorithm '%1'").arg(s.algorithm.id);
@@ -544,7 +546,7 @@ bool Simulation::clearKeys(QString *error)
     LockClient scratchClient;
     for (const QByteArray &key : m_run->lockKeys) {
         std::unique_ptr<DistributedLock> probe;
-        if (!m_run->noLock)
+        if (!m_run->noLock && !s.client.isSet()) // a library's keys are its own: the lock's name is cleared
             probe = LockCatalog::create(s.algorithm.id, scratchClient, key, 1, m_run->lockOptions);
         keys << (probe ? probe->keys() : QList<QByteArray> {key});
     }
