@@ -381,7 +381,7 @@ ClientCatalog::Status ClientCatalog::status(const Adapter &adapter)
             s.problem = missing.isEmpty()
                 ? QStringLiteral("%1 will be downloaded from %2 and the adapter built on first use")
                       .arg(librariesText(adapter), adapter.build.source)
-                : QStringLiteral("it is built on first use and needs %1")
+                : QStringLiteral("it cannot be built here without %1")
                       .arg(missing.join(QStringLiteral(" and ")));
             return s;
         }
