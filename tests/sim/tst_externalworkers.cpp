@@ -9,6 +9,9 @@
 #include "sshdfixture.h"
 #include "testsupport.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 
 #include <csignal>
@@ -27,6 +30,7 @@ private slots:
     void anAdapterThatNeverSaysHelloFailsTheRunClearly();
     void whatTheAdapterCannotDoIsRefusedBeforeTheRun();
     void leaseZeroIsALockWithoutExpiryForALibraryThatMakesOne();
+    void aSlowStartDoesNotEatIntoTheRun();
 
 private:
     // Successful acquisitions before and after `atUs` of run time.
@@ -305,6 +309,35 @@ void TestExternalWorkers::leaseZeroIsALockWithoutExpiryForALibraryThatMakesOne()
     QCOMPARE(r.metrics.acquisitions, 1); // B waits in vain: A's lock never expires
     QCOMPARE(r.locksWithoutTtl, 1);
 
+}
+
+// A JVM or an interpreter takes seconds to start: the run's clock starts after the last worker's hello, so
+// a one-second workload gets its second whatever the start-up took (here 1.5 s before each process even
+// runs its adapter).
+void TestExternalWorkers::aSlowStartDoesNotEatIntoTheRun()
+{
+    ExternalClient::Launch launch;
+    QString error;
+    QVERIFY2(ClientCatalog::prepare(*ClientCatalog::find(QStringLiteral("redis-py")), &launch, &error),
+             qPrintable(error));
+    QJsonArray command {"/bin/sh", "-c", "sleep 1.5; exec \"$@\"", "sh"};
+    for (const QString &arg : std::as_const(launch.argv))
+        command.append(arg);
+    QJsonObject scenario = QJsonDocument::fromJson(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "algorithm": {"lease_ms": 2000, "acquire_timeout_ms": 2000},
+        "workload": {"processes": 2, "duration_s": 1, "critical_section": {"ms": 2}}})").object();
+    scenario.insert(QStringLiteral("client"), QJsonObject {{QStringLiteral("command"), command}});
+    Simulation sim(parse(QJsonDocument(scenario).toJson()));
+    const RunReport r = runToEnd(sim);
+    QCOMPARE(sim.state(), Simulation::State::Finished);
+    qint64 firstAcquireUs = -1;
+    for (const HistoryEvent &e : sim.history()->events()) {
+        if (e.kind == HistoryEvent::Kind::Acquire && (firstAcquireUs < 0 || e.timeUs < firstAcquireUs))
+            firstAcquireUs = e.timeUs;
+    }
+    QVERIFY2(firstAcquireUs >= 0 && firstAcquireUs < 500000,
+             qPrintable(QStringLiteral("first acquire at %1 µs of run time").arg(firstAcquireUs)));
+    QVERIFY2(r.metrics.acquisitions > 10, qPrintable(r.summaryText()));
 }
 
 QTEST_GUILESS_MAIN(TestExternalWorkers)

@@ -66,14 +66,23 @@ ExternalWorker::~ExternalWorker()
     m_client->kill();
 }
 
-bool ExternalWorker::prepare(QString *error)
+bool ExternalWorker::launch(QString *error)
 {
-    m_autoRenew = m_run.scenario.algorithm.watchdog;
     QString why;
     if (!m_client->start(&why)) {
         *error = QStringLiteral("%1: %2").arg(m_name, why);
         return false;
     }
+    m_launched = true;
+    return true;
+}
+
+bool ExternalWorker::prepare(QString *error)
+{
+    m_autoRenew = m_run.scenario.algorithm.watchdog;
+    if (!m_launched && !launch(error))
+        return false;
+    QString why;
     if (!hello(&why)) {
         *error = QStringLiteral("%1: %2").arg(m_name, why);
         const QString tail = m_client->stderrTail();

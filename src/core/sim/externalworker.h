@@ -48,7 +48,10 @@ public:
     int index() const { return m_index; }
     const QString &name() const { return m_name; }
 
-    bool prepare(QString *error) override; // starts the adapter and says hello
+    // Starts the adapter's process. prepare() then says hello (and starts it first if this was not called):
+    // every worker's process is started before the first hello, so their runtimes load side by side.
+    bool launch(QString *error);
+    bool prepare(QString *error) override; // starts the adapter if needed and says hello
     void start() override;
     void post(const Scenario::Step &step) override;
     void finish() override;
@@ -123,6 +126,7 @@ private:
     std::atomic_bool m_idle = true;
     std::atomic_bool m_crashed = false;
     std::atomic_bool m_interrupted = false;
+    bool m_launched = false; // launch() started the process (prepare() then only says hello)
     bool m_autoRenew = false; // the scenario asks for the library's watchdog
     bool m_refused = false; // the last acquire was refused in time (not an error): no back-off before the next
     bool m_leaseJudged = true;

@@ -519,10 +519,16 @@ bool Simulation::prepareClients(QString *error)
         m_workerProcesses << w;
         auto worker
             = std::make_unique<ExternalWorker>(w, name, w, *m_run, mine, servers, m_run->processLog(w));
-        if (!worker->prepare(error))
+        if (!worker->launch(error))
             return false;
         m_external.push_back(worker.get());
         m_workers.push_back(std::move(worker));
+    }
+    // Every process started, then each says hello: a JVM or an interpreter takes seconds to load, side by
+    // side rather than one after the other. The run's clock starts after the last hello (setup()).
+    for (ExternalWorker *worker : m_external) {
+        if (!worker->prepare(error))
+            return false;
     }
     return true;
 }
