@@ -12,7 +12,9 @@
 -- ARGV[3]  the caller's owner field "<client uuid>:<thread id>"
 -- ARGV[4]  the caller's current wall-clock time (epoch ms), for dropping stale waiters
 -- ARGV[5]  latch lifetime in milliseconds
--- returns  1 released · 0 still held · nil another owner holds it · -1 there is no lock (lease expired)
+-- returns  1 released, or there is no lock at all (its lease expired: Redisson answers 1 then too, so its
+--             unlock() of a fair lock that ran out returns without a word) · 0 still held · nil another
+--             owner holds it
 
 local latched = #KEYS >= 5
 if latched then
@@ -47,7 +49,10 @@ end
 if redis.call('EXISTS', KEYS[1]) == 0 then
     -- The lease expired while the head may be sleeping: wake it anyway.
     notifyHead()
-    return -1
+    if latched then
+        redis.call('SET', KEYS[5], 1, 'PX', ARGV[5])
+    end
+    return 1
 end
 if redis.call('HEXISTS', KEYS[1], ARGV[3]) == 0 then
     return nil
