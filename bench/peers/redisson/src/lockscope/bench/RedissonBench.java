@@ -125,9 +125,11 @@ public final class RedissonBench {
         double elapsed = (endNs - window[0]) / 1e9;
         long total = Arrays.stream(cycles).sum();
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "{\"mode\":\"%s\",\"lock\":\"%s\",\"workers\":%d,\"seconds\":%.3f,"
-                                 + "\"cycles_per_s\":%.1f,\"fairness_jain\":%.4f", mode, fair ? "fair" : "reentrant",
-                                 workers, elapsed, total / elapsed, jain(cycles)));
+        out.append(String.format(Locale.ROOT,
+                                 "{\"mode\":\"%s\",\"lock\":\"%s\",\"workers\":%d,\"seconds\":%.3f,"
+                                     + "\"cycles_per_s\":%.1f,\"fairness_jain\":%.4f",
+                                 mode, fair ? "fair" : "reentrant", workers, elapsed, total / elapsed,
+                                 jain(cycles)));
         if (contended) {
             List<Event> all = new ArrayList<>();
             events.forEach(all::addAll);
@@ -145,7 +147,8 @@ public final class RedissonBench {
                 }
             }
             handoffs.sort(Long::compare);
-            out.append(String.format(Locale.ROOT, ",\"handoffs\":%d,\"handoff_p50_us\":%.1f,\"handoff_p99_us\":%.1f",
+            out.append(String.format(Locale.ROOT,
+                                     ",\"handoffs\":%d,\"handoff_p50_us\":%.1f,\"handoff_p99_us\":%.1f",
                                      handoffs.size(), percentile(handoffs, 0.5), percentile(handoffs, 0.99)));
         }
         out.append(String.format(Locale.ROOT, ",\"redisson_version\":\"%s\"}",
