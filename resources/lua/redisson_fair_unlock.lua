@@ -14,7 +14,9 @@
 -- ARGV[5]  latch lifetime in milliseconds
 -- ARGV[6]  optional: the publish command, PUBLISH (the default) or SPUBLISH where waiters listen
 --          sharded (Redisson >= 3.22 on a Redis >= 7 cluster passes it the same way)
--- returns  1 released · 0 still held · nil another owner holds it · -1 there is no lock (lease expired)
+-- returns  1 released, or there is no lock at all (its lease expired: Redisson answers 1 then too, so its
+--             unlock() of a fair lock that ran out returns without a word) · 0 still held · nil another
+--             owner holds it
 
 local publish = ARGV[6] or 'PUBLISH'
 
@@ -51,7 +53,10 @@ end
 if redis.call('EXISTS', KEYS[1]) == 0 then
     -- The lease expired while the head may be sleeping: wake it anyway.
     notifyHead()
-    return -1
+    if latched then
+        redis.call('SET', KEYS[5], 1, 'PX', ARGV[5])
+    end
+    return 1
 end
 if redis.call('HEXISTS', KEYS[1], ARGV[3]) == 0 then
     return nil

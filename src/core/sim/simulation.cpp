@@ -301,7 +301,9 @@ bool Simulation::setup(QString *error)
     m_run->noLock = s.algorithm.id == QLatin1String("none");
     if (s.workload.engine == Scenario::Workload::Engine::Events && !s.client.isSet())
         startEventLoops();
-    if (!m_run->noLock) {
+    // With a client the library is the algorithm: algorithm.id is not used, and its options are the
+    // library's to accept or refuse (lease_ms 0 is a lock without expiry for an adapter announcing no_lease).
+    if (!m_run->noLock && !s.client.isSet()) {
         const LockAlgorithmInfo *info = LockCatalog::find(s.algorithm.id);
         if (!info) {
             *error = QStringLiteral("unknown algorithm '%1'").arg(s.algorithm.id);
@@ -548,10 +550,16 @@ bool Simulation::prepareClients(QString *error)
         m_workerProcesses << w;
         auto worker
             = std::make_unique<ExternalWorker>(w, name, w, *m_run, mine, servers, m_run->processLog(w));
-        if (!worker->prepare(error))
+        if (!worker->launch(error))
             return false;
         m_external.push_back(worker.get());
         m_workers.push_back(std::move(worker));
+    }
+    // Every process started, then each says hello: a JVM or an interpreter takes seconds to load, side by
+    // side rather than one after the other. The run's clock starts after the last hello (setup()).
+    for (ExternalWorker *worker : m_external) {
+        if (!worker->prepare(error))
+            return false;
     }
     return true;
 }
@@ -575,7 +583,7 @@ bool Simulation::clearKeys(QString *error)
     LockClient scratchClient;
     for (const QByteArray &key : m_run->lockKeys) {
         std::unique_ptr<DistributedLock> probe;
-        if (!m_run->noLock)
+        if (!m_run->noLock && !s.client.isSet()) // a library's keys are its own: the lock's name is cleared
             probe = LockCatalog::create(s.algorithm.id, scratchClient, key, 1, m_run->lockOptions);
         keys << (probe ? probe->keys() : QList<QByteArray> {key});
     }
