@@ -277,9 +277,13 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
                      .arg(tr("Cluster:"), tr("on master %1, slot %2").arg(esc(r.node)).arg(r.slot));
     QStringList waiting;
     if (r.subscribers >= 0)
-        waiting << tr("%1 subscribed to its channel").arg(r.subscribers);
+        waiting << (r.waitersBasis.isEmpty()
+                        ? tr("%1 subscribed to its channel").arg(r.subscribers)
+                        : tr("%1 subscribed to its channel: %2").arg(r.subscribers).arg(r.waitersBasis));
     if (r.queueLength > 0 || r.kind == LockKind::Fair)
         waiting << tr("%1 in the fair queue").arg(std::max<qint64>(r.queueLength, 0));
+    if (r.subscribers >= 0 && !r.unknownReason(QStringLiteral("waiters")).isEmpty())
+        waiting << r.unknownReason(QStringLiteral("waiters")); // the count is a floor: why
     if (waiting.isEmpty())
         waiting << tr("unknown: %1")
                        .arg(r.unknownReason(QStringLiteral("waiters")).isEmpty()

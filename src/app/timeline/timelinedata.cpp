@@ -224,6 +224,7 @@ void TimelineData::process(const HistoryEvent &e, quint32 index)
     case Kind::Exit:
     case Kind::Expire:
     case Kind::Fault:
+    case Kind::Note: // the event log shows it; on the timeline it would pass for an error
         return;
     }
 }

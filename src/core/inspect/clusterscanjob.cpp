@@ -4,6 +4,7 @@
 // progress; a node that fails is noted and skipped, not the end of the scan.
 #include "clusterscanjob.h"
 
+#include "clustersubscribers.h"
 #include "inspectclock.h"
 #include "locknames.h"
 #include "logging.h"
@@ -433,6 +434,14 @@ QList<LockRecord> ClusterScanJob::nextPage()
             finish();
         return {};
     }
+    // Waiters that subscribed the classic way may sit on any master: count them on the others too.
+    ClusterSubscribers::addOtherMasters(
+        scanned, m_map.masters(),
+        [this](const ClusterSlotMap::Node &node, RedisError *e) {
+            return node.endpoint() == m_current->endpoint ? m_current->connection.get()
+                                                          : redirectConnection(node, e);
+        },
+        m_current->pacer.get());
     QList<LockRecord> records = m_assembler.add(scanned, InspectClock::wallMs());
     for (LockRecord &r : records) {
         // A lock stays with the node it was first read on when a later page updates it.

@@ -386,6 +386,15 @@ bool anyHolderFits(const LockFormat &f, const ScannedKey &k)
 
 } // namespace
 
+bool FormatCatalog::jobDisowns(const LockFormat &f, const ScannedKey &k)
+{
+    if (!f.hasJob || f.job.key.isEmpty() || f.dataIdentifies || !k.job.read || !k.job.error.isEmpty()
+        || k.job.exists || k.job.markedStalled)
+        return false;
+    return f.job.confirmedKey.pattern().isEmpty()
+        || !f.job.confirmedKey.match(QString::fromUtf8(k.key)).hasMatch();
+}
+
 FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
 {
     Match best;
@@ -434,6 +443,13 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
         }
         if (!dataFits(f, k, valueText, &groups))
             continue;
+        if (jobDisowns(f, k)) {
+            if (!best.disowned) {
+                best.disowned = &f;
+                best.disownedGroups = groups;
+            }
+            continue;
+        }
         if (s == bestScore) {
             if (!best.alsoLibraries.contains(f.library) && f.library != best.format->library)
                 best.alsoLibraries << f.library;

@@ -52,6 +52,11 @@ public:
 
     // The format `key` fits best, or an empty match.
     Match match(const ScannedKey &key) const;
+    // A job lock's name (<prefix>:<queue>:<job>:lock) is also what many hand-written locks are called; its
+    // job is what confirms it. True when the format names a job hash, `key`'s job was read and is gone (and
+    // not marked stalled), the data does not identify the library either, and the key is not under the
+    // library's own prefix (job.confirmed_key): then `f` does not fit `key`, and match() looks further.
+    static bool jobDisowns(const LockFormat &f, const ScannedKey &key);
     // Whether `key` (a name found by the scan) is a companion of some format's lock, and of which lock.
     CompanionOf companionOf(const QByteArray &key) const;
 

@@ -14,6 +14,7 @@
 //   Fault    single Ok event (outcome = FaultType, process set, value = duration ms when it has one)
 //   Expire   observed expiry of `lock` (value = lease that ran out)
 //   Error    a failure outside any operation (detail says what)
+//   Note     a remark that is no failure (detail says what: a late reply, a restarted adapter's pid)
 //   Round    one Redlock round inside an acquire: a single Ok (quorum and validity: won) or Fail event
 //            (outcome = RoundOutcome, value = validity left in ms — lease − elapsed − drift, negative when
 //            spent —, effectUs = when the round sent its first command, votes below). Acquire completions of
@@ -40,7 +41,8 @@ struct HistoryEvent
         Fault,
         Expire,
         Error,
-        Round
+        Round,
+        Note
     };
     // Stopped (Fail): the run ended while it waited (not a failure). RenewedUnseen (Ok): the lease in `value`
     // is the one the library set, and the library renews it on its own without saying when (an external

@@ -95,6 +95,7 @@ QJsonObject RunReport::toJson() const
         {QStringLiteral("algorithm"), algorithm},
         {QStringLiteral("seed"), double(seed)},
         {QStringLiteral("server"), server},
+        {QStringLiteral("pubsub"), pubSub.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(pubSub)},
         {QStringLiteral("duration_s"), double(m.durationUs) / 1e6},
         {QStringLiteral("workers"), m.workers},
         {QStringLiteral("acquisitions"), double(m.acquisitions)},
@@ -207,6 +208,9 @@ QString RunReport::summaryText() const
              .arg(double(m.durationUs) / 1e6, 0, 'f', 1)
              .arg(seed)
              .arg(server);
+    if (pubSub == QLatin1String("sharded"))
+        t += QStringLiteral("  waiters listened on sharded pub/sub (SSUBSCRIBE, releases SPUBLISH), as Redisson "
+                            ">= 3.22 does on a Redis >= 7 cluster\n");
     t += QStringLiteral("  %1 acquisitions, %2 cycles/s, %3 gave up, %4 errors\n")
              .arg(m.acquisitions)
              .arg(m.cyclesPerS, 0, 'f', 1)

@@ -8,6 +8,8 @@ namespace ScenarioNames {
 
 inline const QStringList kKinds {QStringLiteral("workload"), QStringLiteral("story")};
 inline const QStringList kServerModes {QStringLiteral("sandbox"), QStringLiteral("given")};
+inline const QStringList kPubSubChannels {QStringLiteral("auto"), QStringLiteral("sharded"),
+                                          QStringLiteral("classic")};
 inline const QStringList kStrategies {QStringLiteral("spin"), QStringLiteral("fixed"),
                                       QStringLiteral("jitter"), QStringLiteral("backoff"),
                                       QStringLiteral("pubsub")};

@@ -421,6 +421,7 @@ void ScenarioParser::parseAlgorithm(Fields &top, const QJsonObject &object, Scen
         = int(r.integer(QStringLiteral("jitter_ms"), 0, 0, 600000, QStringLiteral("milliseconds")));
     a.retry.maxMs
         = int(r.integer(QStringLiteral("max_ms"), 1000, 1, 600000, QStringLiteral("milliseconds")));
+    a.retry.channels = Scenario::Retry::Channels(r.choice(QStringLiteral("pubsub"), 0, kPubSubChannels));
     r.rejectUnknown();
     f.rejectUnknown();
     if (a.watchdogPeriodMs > 0 && a.watchdogPeriodMs >= a.leaseMs)

@@ -22,6 +22,8 @@ QJsonObject ScenarioWriter::toJson(const Scenario &s)
                        {QStringLiteral("interval_ms"), s.algorithm.retry.intervalMs},
                        {QStringLiteral("jitter_ms"), s.algorithm.retry.jitterMs},
                        {QStringLiteral("max_ms"), s.algorithm.retry.maxMs}};
+    if (s.algorithm.retry.channels != Scenario::Retry::Channels::Auto)
+        retry.insert(QStringLiteral("pubsub"), kPubSubChannels.at(int(s.algorithm.retry.channels)));
     QJsonObject algorithm {{QStringLiteral("id"), s.algorithm.id},
                            {QStringLiteral("lease_ms"), s.algorithm.leaseMs},
                            {QStringLiteral("watchdog"), s.algorithm.watchdog},

@@ -13,6 +13,7 @@ SimulatedProcess::SimulatedProcess(const Options &options)
     co.clockRate = options.clockRate;
     co.clockOffsetMs = options.clockOffsetMs;
     co.eventLoop = options.eventLoop;
+    co.shardedPubSub = options.shardedPubSub;
     m_client = std::make_unique<LockClient>(co);
     m_client->setFaultHooks(makeHooks());
 }

@@ -42,6 +42,8 @@ public:
         // On the event engine: the loop the process's pub/sub listener runs on, so a release wakes a
         // waiting worker without a thread switch. nullptr: the listener is a thread.
         FiberScheduler *eventLoop = nullptr;
+        bool shardedPubSub
+            = false; // waiters SSUBSCRIBE, releases SPUBLISH (Redisson >= 3.22 on Redis 7 Cluster)
     };
 
     explicit SimulatedProcess(const Options &options);
