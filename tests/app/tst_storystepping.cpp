@@ -1,6 +1,7 @@
 // Step mode walks a story's recording: the run goes on at Redis' own pace whatever the reading pace, so every
 // story meets its expectations when stepped; Back and Next move every view (timeline cursor, event log, the
 // keys as Redis held them, the step's Lua) together; it works on every run of a session.
+#include "inspect/locknames.h"
 #include "sim/presetlibrary.h"
 #include "sim/scenarioparser.h"
 #include "simulator/eventlogmodel.h"
@@ -303,10 +304,15 @@ QStringList TestStoryStepping::disagreementsWithRedis(const SimulationController
             for (const StorySnapshot::Key &k : snap.servers.first().keys) {
                 if (k.key == name)
                     exact = &k;
-                else if (!library && k.key.contains(name)) // found only while it exists
+                // Found only while it exists; a lock's companions (Redisson's queue and deadlines) are not
+                // it.
+                else if (!library && k.key.contains(name)
+                         && LockNames::companionOf(k.key).role == LockNames::CompanionRole::None)
                     library = &k;
             }
-            const StorySnapshot::Key *key = run.scenario.client.isSet() && library ? library : exact;
+            const bool exactHeld = exact && exact->type != QLatin1String("none");
+            const StorySnapshot::Key *key
+                = run.scenario.client.isSet() && library && !exactHeld ? library : exact;
             if (!key || !key->unread.isEmpty() || key->type.isEmpty())
                 continue;
             const QPair<bool, bool> redis {key->type != QLatin1String("none"), key->pttlMs == -1};
