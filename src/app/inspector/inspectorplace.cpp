@@ -222,7 +222,7 @@ void InspectorPlace::buildUi()
     m_view->setColumnWidth(LockTableModel::KindColumn, 9 * em);
     m_view->setColumnWidth(LockTableModel::OwnerColumn, 9 * em);
     m_view->setColumnWidth(LockTableModel::TtlColumn, 8 * em);
-    m_view->setColumnWidth(LockTableModel::WaitersColumn, 5 * em);
+    m_view->setColumnWidth(LockTableModel::WaitersColumn, 6 * em);
     m_view->setColumnHidden(LockTableModel::NodeColumn, true); // shown when a cluster's locks arrive
 
     auto *right = new QWidget(splitter);
