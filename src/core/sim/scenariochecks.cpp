@@ -12,8 +12,9 @@ QStringList ScenarioChecks::client(const Scenario &s)
     QStringList problems;
     using T = Scenario::Fault::Type;
     if (s.servers.proxy && (s.servers.cluster || s.servers.sentinel))
-        problems << QStringLiteral("servers.proxy: a cluster or a Sentinel group tells its clients the servers' own "
-                                   "addresses, which would bypass the proxy; use independent sandbox servers");
+        problems << QStringLiteral(
+            "servers.proxy: a cluster or a Sentinel group tells its clients the servers' own "
+            "addresses, which would bypass the proxy; use independent sandbox servers");
     if (!s.client.isSet()) {
         for (qsizetype i = 0; i < s.faults.size(); ++i) {
             if (s.faults.at(i).type == T::Restart)
@@ -24,34 +25,40 @@ QStringList ScenarioChecks::client(const Scenario &s)
                 problems << QStringLiteral("faults[%1]: drop-connections closes the proxy's connections; set "
                                            "servers.proxy to true (or use a client)")
                                 .arg(i);
-            if (s.faults.at(i).type == T::Partition && s.faults.at(i).direction != Scenario::Fault::Direction::Both
-                && !s.servers.proxy)
+            if (s.faults.at(i).type == T::Partition
+                && s.faults.at(i).direction != Scenario::Fault::Direction::Both && !s.servers.proxy)
                 problems << QStringLiteral("faults[%1].direction: a one-way partition needs the proxy; set "
                                            "servers.proxy to true (or use a client)")
                                 .arg(i);
         }
         for (qsizetype i = 0; i < s.story.steps.size(); ++i) {
             if (s.story.steps.at(i).action == Scenario::Step::Action::Restart)
-                problems << QStringLiteral("story.steps[%1]: restart is for external clients' processes").arg(i);
+                problems
+                    << QStringLiteral("story.steps[%1]: restart is for external clients' processes").arg(i);
         }
         return problems;
     }
     if (s.kind == Scenario::Kind::Workload && s.workload.threadsPerProcess != 1)
-        problems << QStringLiteral("workload.threads_per_process: an external client runs one worker per process; "
-                                   "set it to 1 and count workers with workload.processes");
+        problems << QStringLiteral(
+            "workload.threads_per_process: an external client runs one worker per process; "
+            "set it to 1 and count workers with workload.processes");
     if (s.algorithm.poolSize > 0)
-        problems << QStringLiteral("algorithm.pool_size: an external client keeps its own connections; leave it at 0");
+        problems << QStringLiteral(
+            "algorithm.pool_size: an external client keeps its own connections; leave it at 0");
     if (s.servers.cluster || s.servers.sentinel)
-        problems << QStringLiteral("servers: external clients run on independent sandbox servers or a server you "
-                                   "give, not on a sandbox cluster or Sentinel group");
+        problems << QStringLiteral(
+            "servers: external clients run on independent sandbox servers or a server you "
+            "give, not on a sandbox cluster or Sentinel group");
     if (s.resource.fencedStore)
-        problems << QStringLiteral("resource.fenced_store: the fenced store is LockScope's own; an external client "
-                                   "writes the counter with a plain SET");
+        problems << QStringLiteral(
+            "resource.fenced_store: the fenced store is LockScope's own; an external client "
+            "writes the counter with a plain SET");
     for (qsizetype i = 0; i < s.faults.size(); ++i) {
         const T t = s.faults.at(i).type;
         if (t == T::ClockSkew || t == T::CrashAfterSetnx || t == T::GetDelDelay || t == T::DropNotifications)
-            problems << QStringLiteral("faults[%1]: %2 is a flaw injected into LockScope's own lock code; a real "
-                                       "library's process can be paused, crashed, restarted, delayed or cut off")
+            problems << QStringLiteral(
+                            "faults[%1]: %2 is a flaw injected into LockScope's own lock code; a real "
+                            "library's process can be paused, crashed, restarted, delayed or cut off")
                             .arg(i)
                             .arg(kFaultTypes.at(int(t)));
     }
