@@ -548,6 +548,9 @@ void InspectorPlace::onScanEnded(const ScanProgress &progress, const QString &me
     } else {
         setStatus(message, !message.startsWith(tr("Scan stopped")));
     }
+    // The server panel's key count comes from the last INFO, which may predate keys the scan just read
+    // ("0 keys" beside "23 keys scanned"): read it again now.
+    m_session->refreshInfo();
     if (m_monitor->isScanning())
         return; // a rescan the monitor started at once (the user changed the patterns meanwhile)
     // Show the worst lock straight away rather than an empty details pane.
