@@ -51,9 +51,8 @@ RunMetrics RunMetrics::compute(const QList<HistoryEvent> &events, int workers, q
     QHash<int, LastRelease> lastRelease; // per lock
     QHash<quint64, qint64> lastLeaseStart; // worker<<32|lock → its acquisition or its last renewal
     QList<qint64> acquireLatencies, handoffs, holds, validities, renewalIntervals;
-    const auto holderKey = [](const HistoryEvent &e) {
-        return (quint64(quint32(e.worker)) << 32) | quint32(e.lock);
-    };
+    const auto holderKey
+        = [](const HistoryEvent &e) { return (quint64(quint32(e.worker)) << 32) | quint32(e.lock); };
     int waiting = 0;
     // A worker that waits across several buckets counts in each of them, not only where it started waiting:
     // the level reached so far is carried into every bucket the history passes through (events are in time
