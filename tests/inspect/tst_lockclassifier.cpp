@@ -3,6 +3,7 @@
 // shape (listed, never alarmed on), unknowns kept as unknowns, and the bad input it must survive.
 #include "inspect/lockclassifier.h"
 #include "inspect/lockdiagnostics.h"
+#include "inspect/ownerevidence.h"
 #include "inspect/samplelocks.h"
 #include "inspect/scanoptions.h"
 
@@ -34,6 +35,10 @@ private slots:
     void namedLikeALockIsNeverAlarmedOn();
     void notLocksWithoutALockName_data();
     void notLocksWithoutALockName();
+    void aLockWordIsNoHolder_data();
+    void aLockWordIsNoHolder();
+    void randomTokensAreLabelledByTheirAlphabet_data();
+    void randomTokensAreLabelledByTheirAlphabet();
     void nonIntegerCounts();
     void unknownsStayUnknown();
     void orphanQueue();
@@ -463,6 +468,87 @@ void TestLockClassifier::notLocksWithoutALockName()
     // lockValue is the one literal recognised anywhere.
     QCOMPARE(classify(stringKey("user:1", "lockValue", 5000, false)).kind, LockKind::Mutex);
     QCOMPARE(classify(hashKey("user:1", {{"name", "x"}})).kind, LockKind::None);
+}
+
+// Issue 31, alarms without a holder: a rate limiter's counter under a name with a lock word, with an hour's
+// TTL, is no mutex owned by "4" and raises nothing; a word or a flag under such a name is listed, never
+// alarmed on. (Before: short-value-lock, owner "4", ttl-above-threshold.)
+void TestLockClassifier::aLockWordIsNoHolder_data()
+{
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<LockKind>("kind");
+    QTest::addColumn<QString>("reasonPart");
+    QTest::newRow("rate-limit counter") << QByteArray("throttle:password-lock:user-7") << QByteArray("4")
+                                        << LockKind::Named << QStringLiteral("a counter");
+    QTest::newRow("negative count") << QByteArray("quota:lock:api") << QByteArray("-3") << LockKind::Named
+                                    << QStringLiteral("not an owner");
+    QTest::newRow("a word") << QByteArray("feature:lock-v2") << QByteArray("enabled") << LockKind::Mutex
+                            << QStringLiteral("names no holder");
+}
+
+void TestLockClassifier::aLockWordIsNoHolder()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(QByteArray, value);
+    QFETCH(LockKind, kind);
+    QFETCH(QString, reasonPart);
+    ScanOptions options;
+    QVERIFY(options.isLockNamed(key));
+    LockRecord r = classify(stringKey(key, value, 3600 * 1000, true));
+    QCOMPARE(r.kind, kind);
+    QVERIFY2(r.reason.contains(reasonPart), qPrintable(r.reason));
+    DiagnosticContext c;
+    c.ttlThresholdMs = 10 * 60 * 1000;
+    LockDiagnostics::diagnose(r, c);
+    QVERIFY2(r.diagnoses.isEmpty(), qPrintable(r.diagnoses.value(0).code));
+    for (const LockOwner &o : std::as_const(r.owners))
+        QVERIFY2(o.id != value, "a value that names no holder is shown as the owner");
+    // An owner-like value under the same name still is a lock that may alarm.
+    LockRecord owned = classify(stringKey(key, "worker-7:4711", 3600 * 1000, true));
+    QCOMPARE(owned.kind, LockKind::Mutex);
+    LockDiagnostics::diagnose(owned, c);
+    QVERIFY(owned.hasDiagnosis(QStringLiteral("ttl-above-threshold")));
+}
+
+// Issue 31, labels by chance: a random token is labelled by its alphabet and length, whether or not a digit
+// happened to appear in it. (Before: the digit-less ones were "a short printable value (a name, a flag)".)
+// Lengths no named format claims (22 and 24 characters are bsm/redislock's and go-redsync's).
+void TestLockClassifier::randomTokensAreLabelledByTheirAlphabet_data()
+{
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<QString>("label");
+    QTest::newRow("base64url, digits") << QByteArray("xgg_WT2t7z043yEXdfW8-wLq9P")
+                                       << QStringLiteral("26 base64url characters");
+    QTest::newRow("base64url, no digit") << QByteArray("xgg_WTtzyEXdfWrw-QkPmAhJsN")
+                                         << QStringLiteral("26 base64url characters");
+    QTest::newRow("base62, digits") << QByteArray("37nRrJbHMIiv9I7lNLzI1QaZ4k")
+                                    << QStringLiteral("26 letters and digits");
+    QTest::newRow("base62, no digit") << QByteArray("ybsNeepliOblRabTubgKqZhWcd")
+                                      << QStringLiteral("26 letters and digits");
+    QTest::newRow("base64, padded") << QByteArray("deBKqas0yRUxGlYFzjONkAbCdE==")
+                                    << QStringLiteral("26 letters and digits");
+    QTest::newRow("base64 with + and /") << QByteArray("d5amAYuK+pZYXHeA/TanDwQrSt==")
+                                         << QStringLiteral("26 base64 characters");
+    QTest::newRow("hex, 40") << QByteArray("99650f53a99e0e3fabd5fd2945d384f1c536306e")
+                             << QStringLiteral("40 hex characters (about 20 bytes)");
+}
+
+void TestLockClassifier::randomTokensAreLabelledByTheirAlphabet()
+{
+    QFETCH(QByteArray, value);
+    QFETCH(QString, label);
+    const LockRecord r = classify(stringKey("jobs:lock:nightly", value));
+    QCOMPARE(r.kind, LockKind::Mutex);
+    QCOMPARE(r.format, QStringLiteral("token-lock"));
+    QVERIFY2(r.reason.contains(QStringLiteral("a random token of ")) && r.reason.contains(label),
+             qPrintable(r.reason));
+    QVERIFY2(!r.reason.contains(QStringLiteral("short printable")), qPrintable(r.reason));
+    QCOMPARE(r.owners.value(0).id, value);
+    // Words, slugs and names are no random tokens.
+    for (const char *word : {"feature-flag-rendering", "HelloWorldThisIsMyName", "production_database",
+                             "ABCDEFGHIJKLMNOPQRSTUV", "aaaaaaaaaaaaaaaaaaaaaaaa0"})
+        QVERIFY2(OwnerEvidence::randomTokenAlphabet(word).isEmpty(), word);
 }
 
 void TestLockClassifier::nonIntegerCounts()

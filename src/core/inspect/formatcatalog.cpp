@@ -4,6 +4,7 @@
 
 #include "lockclassifier.h"
 #include "locknames.h"
+#include "ownerevidence.h"
 
 #include <limits>
 #include <QDir>
@@ -260,6 +261,9 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
             return false;
         // A uuid1 token must also decode to a plausible time: random hex passes the pattern 1 time in 64.
         if (f.decode == QLatin1String("uuid1") && !LockClassifier::parseUuid1Hex(k.value))
+            return false;
+        // A lock word in the name is no evidence of a holder; an owner-like value is.
+        if (f.valueIs == QLatin1String("owner-like") && !OwnerEvidence::isOwnerLike(k.value))
             return false;
         addNamedGroups(f.value, m, groups);
         return true;

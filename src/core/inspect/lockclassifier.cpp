@@ -4,6 +4,7 @@
 
 #include "inspectformat.h"
 #include "locknames.h"
+#include "ownerevidence.h"
 #include "redis/bytes.h"
 
 #include <QDateTime>
@@ -150,6 +151,13 @@ void readOwners(LockRecord &r, const LockFormat &f, const ScannedKey &k, const Q
 {
     switch (f.shape) {
     case LockFormat::Shape::Token: {
+        if (f.valueIs == QLatin1String("no-owner")) {
+            r.setUnknown(
+                QStringLiteral("owners"),
+                QStringLiteral("the value %1 is a word or a flag: it names no holder").arg(quoted(k.value)),
+                false);
+            break;
+        }
         LockOwner o;
         o.id = k.value;
         fillOwner(o, f, g);
@@ -475,8 +483,17 @@ QString evidence(const LockFormat &f, bool keyMatched, const ScannedKey &k)
         what = QStringLiteral(
                    "its data has the shape %1 writes (any library writing such values looks the same)")
                    .arg(f.name);
-    if (!f.ownerMeaning.isEmpty())
+    // A generic format's owner is described by what the value is, not by what the format expects.
+    const QString token = f.valueIs == QLatin1String("owner-like") && k.type == "string"
+        ? OwnerEvidence::describeRandomToken(k.value)
+        : QString();
+    if (!token.isEmpty())
+        what += QStringLiteral("; the owner is %1").arg(token);
+    else if (!f.ownerMeaning.isEmpty())
         what += QStringLiteral("; the owner is %1").arg(f.ownerMeaning);
+    if (f.valueIs == QLatin1String("no-owner"))
+        what += QStringLiteral("; its value %1 names no holder, so nothing is alarmed on")
+                    .arg(quoted(k.value));
     if (k.explicitPattern && !keyMatched && !f.dataIdentifies)
         what += QStringLiteral("; found by your pattern");
     return what;
@@ -491,10 +508,10 @@ LockRecord named(const ScannedKey &k)
     const QString why = k.explicitPattern && !k.lockNamed ? QStringLiteral("found by your pattern")
                                                           : QStringLiteral("named like a lock");
     QString shape = typeWithSize(k);
-    if (k.type == "string" && k.valueLength > 0 && LockNames::isDigits(k.value))
-        shape
-            = QStringLiteral("a number (%1): a counter such as a fencing token, or a thread id used as owner")
-                  .arg(Bytes::display(k.value, 20));
+    if (k.type == "string" && k.valueLength > 0 && OwnerEvidence::isSmallInteger(k.value))
+        shape = QStringLiteral("a number (%1): a counter (a rate limit's count, a fencing token) or a flag, "
+                               "not an owner")
+                    .arg(Bytes::display(k.value, 20));
     r.reason = QStringLiteral("%1, but %2 fits no lock format: no owner can be read from it, so nothing is "
                               "alarmed on")
                    .arg(why, shape);
@@ -622,6 +639,7 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
                                                    : QStringLiteral("optional");
     r.reason = evidence(f, m.keyMatched, k) + disowned;
     r.formatNote = f.note;
+    r.holderEvidence = f.valueIs != QLatin1String("no-owner");
     readOwners(r, f, k, m.groups);
     addCompanions(r, f, k);
     addWaiters(r, f, k);

@@ -185,7 +185,8 @@ void malformed(LockRecord &r)
 
 bool mayAlarm(const LockRecord &record)
 {
-    return LockKinds::hasHolders(record.kind) && (record.certain || record.nameSaysLock);
+    return LockKinds::hasHolders(record.kind)
+        && (record.certain || (record.nameSaysLock && record.holderEvidence));
 }
 
 qint64 renewalDeadlineMs(const LockRecord &r, const DiagnosticContext &c)

@@ -208,6 +208,7 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
                                     "write_member",
                                     "time",
                                     "decode",
+                                    "value_is",
                                     "owner",
                                     "ttl",
                                     "renewal",
@@ -260,6 +261,7 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
         || !text(o, QStringLiteral("shape"), &shape, error, true)
         || !text(o, QStringLiteral("time"), &time, error) || !text(o, QStringLiteral("ttl"), &ttl, error)
         || !text(o, QStringLiteral("decode"), &f.decode, error)
+        || !text(o, QStringLiteral("value_is"), &f.valueIs, error)
         || !text(o, QStringLiteral("note"), &f.note, error))
         return false;
     if (!LockKinds::fromName(kind, &f.kind)) {
@@ -321,6 +323,11 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
     if (!f.decode.isEmpty() && f.decode != QLatin1String("uuid1")
         && f.decode != QLatin1String("json-owner")) {
         *error = QStringLiteral("\"decode\" must be uuid1 or json-owner, not \"%1\"").arg(f.decode);
+        return false;
+    }
+    if (!f.valueIs.isEmpty() && f.valueIs != QLatin1String("owner-like")
+        && f.valueIs != QLatin1String("no-owner")) {
+        *error = QStringLiteral("\"value_is\" must be owner-like or no-owner, not \"%1\"").arg(f.valueIs);
         return false;
     }
     f.priority = o.value(QStringLiteral("priority")).toInt(0);

@@ -137,6 +137,10 @@ struct LockFormat
     QByteArray writeMember; // HolderZset: "__write__" marks an exclusive hold
     Time time = Time::None; // HolderZset scores, HolderHash values
     QString decode; // a built-in decoder of the token: "uuid1" (redis-py's time and host), "json-owner"
+    // What the value must say about a holder (OwnerEvidence): "owner-like" (a random token of any common
+    // alphabet, a uuid, letters mixed with digits), "no-owner" (a word or a flag: listed under a lock name,
+    // never alarmed on, since nothing in it names a holder), or empty (the pattern alone decides).
+    QString valueIs;
 
     // The owner as the library means it.
     FormatTemplate ownerDisplay; // "worker ${worker|8}, lock #${seq}"
