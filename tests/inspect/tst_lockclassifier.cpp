@@ -35,6 +35,7 @@ private slots:
     void namedLikeALockIsNeverAlarmedOn();
     void notLocksWithoutALockName_data();
     void notLocksWithoutALockName();
+    void notesFitTheReading();
     void aLockWordIsNoHolder_data();
     void aLockWordIsNoHolder();
     void randomTokensAreLabelledByTheirAlphabet_data();
@@ -468,6 +469,29 @@ void TestLockClassifier::notLocksWithoutALockName()
     // lockValue is the one literal recognised anywhere.
     QCOMPARE(classify(stringKey("user:1", "lockValue", 5000, false)).kind, LockKind::Mutex);
     QCOMPARE(classify(hashKey("user:1", {{"name", "x"}})).kind, LockKind::None);
+}
+
+// Issue 31, notes that contradict the reading: a format's note on its default ("timeout=None ... sets no
+// TTL") shows only on a key without a TTL, and no renewal text says "never renewed", which a watch that saw
+// renewals would contradict. (Before: the redis-py note was shown on a lock with a 20 s TTL.)
+void TestLockClassifier::notesFitTheReading()
+{
+    const QByteArray token = SampleLocks::uuid1Hex();
+    const LockRecord leased = classify(stringKey("resource", token, 20000, false));
+    QCOMPARE(leased.format, QStringLiteral("redis-py-lock"));
+    QVERIFY2(!leased.formatNote.contains(QLatin1String("no TTL")), qPrintable(leased.formatNote));
+    const LockRecord persisted = classify(stringKey("resource", token, -1, false));
+    QVERIFY2(persisted.formatNote.contains(QLatin1String("sets no TTL")), qPrintable(persisted.formatNote));
+    // The whole catalog: a note about a missing TTL is conditional on one missing, and renewal texts are
+    // facts about the library ("does not renew it on its own"), not claims about the key.
+    static const QRegularExpression aboutNoTtl(QStringLiteral("(?i)sets no TTL|no TTL by default|never expires|for ever"));
+    static const QRegularExpression neverRenewed(QStringLiteral("(?i)never renew|^not renewed"));
+    for (const LockFormat &f : m_catalog->formats()) {
+        if (aboutNoTtl.match(f.note).hasMatch())
+            QVERIFY2(f.noteWhen == QLatin1String("no-ttl"), qPrintable(f.id + QStringLiteral(": ") + f.note));
+        QVERIFY2(!neverRenewed.match(f.renewal.text).hasMatch(),
+                 qPrintable(f.id + QStringLiteral(": ") + f.renewal.text));
+    }
 }
 
 // Issue 31, alarms without a holder: a rate limiter's counter under a name with a lock word, with an hour's

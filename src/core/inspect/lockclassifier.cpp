@@ -638,7 +638,11 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
         : f.ttl == LockFormat::Ttl::Never          ? QStringLiteral("never")
                                                    : QStringLiteral("optional");
     r.reason = evidence(f, m.keyMatched, k) + disowned;
-    r.formatNote = f.note;
+    // A note on a default shows only where the reading fits it: "sets no TTL by default" never on a key
+    // that has one.
+    const bool noteFits = f.noteWhen.isEmpty() || (f.noteWhen == QLatin1String("no-ttl") && k.pttlMs == -1)
+        || (f.noteWhen == QLatin1String("ttl") && k.pttlMs >= 0);
+    r.formatNote = noteFits ? f.note : QString();
     r.holderEvidence = f.valueIs != QLatin1String("no-owner");
     readOwners(r, f, k, m.groups);
     addCompanions(r, f, k);

@@ -219,6 +219,7 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
                                     "group",
                                     "also",
                                     "note",
+                                    "note_when",
                                     "data_identifies",
                                     "needs_ttl",
                                     "owner_in_value",
@@ -262,8 +263,13 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
         || !text(o, QStringLiteral("time"), &time, error) || !text(o, QStringLiteral("ttl"), &ttl, error)
         || !text(o, QStringLiteral("decode"), &f.decode, error)
         || !text(o, QStringLiteral("value_is"), &f.valueIs, error)
-        || !text(o, QStringLiteral("note"), &f.note, error))
+        || !text(o, QStringLiteral("note"), &f.note, error)
+        || !text(o, QStringLiteral("note_when"), &f.noteWhen, error))
         return false;
+    if (!f.noteWhen.isEmpty() && f.noteWhen != QLatin1String("no-ttl") && f.noteWhen != QLatin1String("ttl")) {
+        *error = QStringLiteral("\"note_when\" must be no-ttl or ttl, not \"%1\"").arg(f.noteWhen);
+        return false;
+    }
     if (!LockKinds::fromName(kind, &f.kind)) {
         QStringList kinds;
         for (LockKind k : LockKinds::all())

@@ -161,6 +161,9 @@ struct LockFormat
     FormatTemplate lockKey;
     QStringList also; // other libraries that write exactly this shape
     QString note; // shown with the lock: what a stuck one means, how to clear it
+    // When the note fits the reading: "no-ttl" (a note on what a missing TTL means is shown only on a key
+    // without one), "ttl" (only on a key with one), or empty (always: a fact that no reading contradicts).
+    QString noteWhen;
 
     // Reads `o` (one entry of a file's "formats" list). False with `error` set to a sentence naming the
     // field; `library` and `checked` come from the file when the entry does not set them.
