@@ -1,6 +1,7 @@
 // LockClassifier over the shipped format catalog, without a server: every kind, the reasons and libraries it
 // gives, word-based lock names (no "blocklist" listed for its "lock"), keys named like locks without a lock's
 // shape (listed, never alarmed on), unknowns kept as unknowns, and the bad input it must survive.
+#include "inspect/lockassembler.h"
 #include "inspect/lockclassifier.h"
 #include "inspect/lockdiagnostics.h"
 #include "inspect/ownerevidence.h"
@@ -36,6 +37,7 @@ private slots:
     void notLocksWithoutALockName_data();
     void notLocksWithoutALockName();
     void notesFitTheReading();
+    void oneTokenOnSeveralKeysIsOneLock();
     void aLockWordIsNoHolder_data();
     void aLockWordIsNoHolder();
     void randomTokensAreLabelledByTheirAlphabet_data();
@@ -348,7 +350,13 @@ void TestLockClassifier::semaphore()
     k.size = 2;
     const LockRecord r = classify(k);
     QCOMPARE(r.kind, LockKind::Semaphore);
-    QCOMPARE(r.library, QStringLiteral("redis-semaphore"));
+    // Issue 31, certainty it did not have: another library can write this very sorted set under this very
+    // name, so redis-semaphore is probable and the alternative is named. (Before: certain.)
+    QVERIFY(!r.certain);
+    QCOMPARE(r.library, QStringLiteral("redis-semaphore (probable)"));
+    QVERIFY2(!r.alsoLibraries.isEmpty(), qPrintable(r.reason));
+    QVERIFY2(r.reason.contains(QLatin1String("other code can write the same name and data")),
+             qPrintable(r.reason));
     QCOMPARE(r.owners.size(), 2);
     QCOMPARE(r.owners.first().sinceEpochMs, now - 1000);
     QCOMPARE(r.holderCount, 2);
@@ -356,6 +364,21 @@ void TestLockClassifier::semaphore()
     // The limit is not in Redis: unknown, and said so, but that is no refusal.
     QVERIFY(!r.unknownReason(QStringLiteral("permits_total")).isEmpty());
     QVERIFY(!r.isIncomplete());
+    // The name says lock (semaphore), so a missing TTL is still alarmed on.
+    ScannedKey stuck = k;
+    stuck.pttlMs = -1;
+    LockRecord persisted = classify(stuck);
+    LockDiagnostics::diagnose(persisted, DiagnosticContext {});
+    QVERIFY(persisted.hasDiagnosis(QStringLiteral("no-ttl")));
+    // The same for the other formats keyed by a name any code may choose.
+    using KeyValue = std::pair<QByteArray, QByteArray>;
+    for (const auto &[key, value] : {KeyValue {"mutex:cache", "0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b"},
+                                     KeyValue {"lock:report", "QmFzZTY0IHJhbmRvbSBieXRl"},
+                                     KeyValue {"lock_orders", "9f3a2c8e1b7d4f60a5e3c2b1d0f9e8a7"}}) {
+        const LockRecord m = classify(stringKey(key, value, 30000, true));
+        QVERIFY2(!m.certain && m.library.endsWith(QLatin1String("(probable)")) && !m.alsoLibraries.isEmpty(),
+                 qPrintable(QString::fromUtf8(key) + QStringLiteral(": ") + m.library));
+    }
 }
 
 void TestLockClassifier::tokensUnderALockName_data()
@@ -392,10 +415,14 @@ void TestLockClassifier::lockNamesAreWords_data()
     QTest::addColumn<bool>("named");
     for (const char *k :
          {"blocklist:ip:10.0.0.1", "clock:skew:samples", "padlock:config", "feature:unlock-premium",
-          "lockers:inventory", "user:1001:lockout", "Blocklist", "deadlock_stats"})
+          "lockers:inventory", "user:1001:lockout", "Blocklist", "deadlock_stats", "release:notes",
+          "selection:3", "electric:meter", "seo:sem:campaign", "misleading:stats"})
         QTest::newRow(k) << QByteArray(k) << false;
     for (const char *k : {"lock:order:1", "order-lock", "SendInvoiceLock", "mutex:cache", "LOCK_Y",
-                          "locks:nightly", "HTTPLock", "job.lock", "app:semaphore:db"})
+                          "locks:nightly", "HTTPLock", "job.lock", "app:semaphore:db",
+                          // Issue 31: leader elections, leases and the usual abbreviations.
+                          "leader:scheduler", "svc:election:billing", "elect:primary", "worker:lease:7",
+                          "LeaseRenewer", "sema:db-pool", "mtx:cache", "lck_orders", "redlock:payments"})
         QTest::newRow(k) << QByteArray(k) << true;
 }
 
@@ -471,6 +498,56 @@ void TestLockClassifier::notLocksWithoutALockName()
     QCOMPARE(classify(hashKey("user:1", {{"name", "x"}})).kind, LockKind::None);
 }
 
+// Issue 31, locks not listed: a lock on two resources whose keys hold one random base64 token with the same
+// TTL is one lock, whether or not the names say lock (the grouping knew only node-redlock's 32 hex digits);
+// the same token with other TTLs, or on one key alone, is not. (Before: nothing listed, or two locks.)
+void TestLockClassifier::oneTokenOnSeveralKeysIsOneLock()
+{
+    const auto keyAt = [](const QByteArray &key, const QByteArray &value, qint64 pttl, bool named) {
+        ScannedKey k = stringKey(key, value, pttl, named);
+        k.readAtMs = 1000000;
+        return k;
+    };
+    const QByteArray token = "d5amAYuK+pZYXHeA/TanDwQrSt==";
+    {
+        LockAssembler a {ScanOptions {}};
+        QList<LockRecord> out = a.add({keyAt("inventory:sku-42", token, 30000, false)}, 0);
+        QVERIFY(out.isEmpty()); // one key with a token: a session id as much as a lock
+        out = a.add({keyAt("inventory:sku-43", token, 29800, false), keyAt("session:9", "x", 30000, false)},
+                    0);
+        QCOMPARE(out.size(), 1);
+        const LockRecord &r = out.first();
+        QCOMPARE(r.key, QByteArray("inventory:sku-42"));
+        QCOMPARE(r.groupKeys, QList<QByteArray> {"inventory:sku-43"});
+        QCOMPARE(r.format, QStringLiteral("shared-token-lock"));
+        QCOMPARE(r.owners.value(0).id, token);
+        QVERIFY2(r.reason.contains(QLatin1String("hold the same random token with the same TTL")),
+                 qPrintable(r.reason));
+        QVERIFY(r.diagnoses.isEmpty()); // no name says lock: no alarm on a shape
+        // A third resource joins it.
+        out = a.add({keyAt("inventory:sku-44", token, 29900, false)}, 0);
+        QCOMPARE(out.size(), 1);
+        QCOMPARE(out.first().groupKeys.size(), 2);
+    }
+    {
+        // Under lock names, a base64url token groups as 32 hex digits did.
+        LockAssembler a {ScanOptions {}};
+        const QByteArray urlToken = "xgg_WTtzyEXdfWrw-QkPmAhJsN";
+        const QList<LockRecord> out = a.add(
+            {keyAt("lock:account:1", urlToken, 10000, true), keyAt("lock:account:2", urlToken, 10000, true)},
+            0);
+        QCOMPARE(out.size(), 1);
+        QCOMPARE(out.first().groupKeys, QList<QByteArray> {"lock:account:2"});
+    }
+    {
+        // The same token with TTLs far apart is no one lock.
+        LockAssembler a {ScanOptions {}};
+        const QList<LockRecord> out
+            = a.add({keyAt("cache:a", token, 30000, false), keyAt("cache:b", token, 5000, false)}, 0);
+        QVERIFY(out.isEmpty());
+    }
+}
+
 // Issue 31, notes that contradict the reading: a format's note on its default ("timeout=None ... sets no
 // TTL") shows only on a key without a TTL, and no renewal text says "never renewed", which a watch that saw
 // renewals would contradict. (Before: the redis-py note was shown on a lock with a 20 s TTL.)
@@ -484,7 +561,8 @@ void TestLockClassifier::notesFitTheReading()
     QVERIFY2(persisted.formatNote.contains(QLatin1String("sets no TTL")), qPrintable(persisted.formatNote));
     // The whole catalog: a note about a missing TTL is conditional on one missing, and renewal texts are
     // facts about the library ("does not renew it on its own"), not claims about the key.
-    static const QRegularExpression aboutNoTtl(QStringLiteral("(?i)sets no TTL|no TTL by default|never expires|for ever"));
+    static const QRegularExpression aboutNoTtl(
+        QStringLiteral("(?i)sets no TTL|no TTL by default|never expires|for ever"));
     static const QRegularExpression neverRenewed(QStringLiteral("(?i)never renew|^not renewed"));
     for (const LockFormat &f : m_catalog->formats()) {
         if (aboutNoTtl.match(f.note).hasMatch())

@@ -416,7 +416,8 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
         const int s = score(f, hasKey);
         if (bestScore >= 0 && s < bestScore)
             break; // sorted: nothing further can tie or beat it
-        if ((f.needsLockName && !k.lockNamed) || (f.needsTtl && k.pttlMs < 0))
+        if ((f.needsLockName && !k.lockNamed) || (f.needsTtl && k.pttlMs < 0)
+            || (f.needsSharedValue && k.sameValueKeys.isEmpty()))
             continue;
         // A string value must have the format's length and start before its key's pattern is worth trying
         // (dataFits checks the same; here it saves the key pattern on most keys of a keyspace).

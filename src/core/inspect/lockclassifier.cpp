@@ -473,7 +473,17 @@ void addJob(LockRecord &r, const LockFormat &f, const ScannedKey &k, const QHash
 QString evidence(const LockFormat &f, bool keyMatched, const ScannedKey &k)
 {
     QString what;
-    if (keyMatched)
+    if (f.needsSharedValue)
+        what = QStringLiteral("%1 other key(s) hold the same random token with the same TTL (%2): one "
+                              "holder's lock on several resources")
+                   .arg(k.sameValueKeys.size())
+                   .arg(Bytes::display(k.sameValueKeys.value(0), 60)
+                        + (k.sameValueKeys.size() > 1 ? QStringLiteral(", …") : QString()));
+    else if (keyMatched && !f.keyIdentifies && !f.dataIdentifies)
+        what = QStringLiteral("its name and its data fit %1, but other code can write the same name and data "
+                              "(nothing only %2 writes is there)")
+                   .arg(f.name, f.library);
+    else if (keyMatched)
         what = QStringLiteral("its name and its data fit %1").arg(f.name);
     else if (f.needsLockName)
         what = QStringLiteral("named like a lock, with %1").arg(f.name);
@@ -627,7 +637,9 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
     r.kind = f.kind;
     r.format = f.id;
     r.formatName = f.name;
-    r.certain = m.keyMatched || f.dataIdentifies;
+    r.certain = (m.keyMatched && f.keyIdentifies) || f.dataIdentifies;
+    // A format that knows the key's name says lock by the name, whether or not the name is the library's own.
+    r.nameSaysLock = r.nameSaysLock || m.keyMatched;
     // A generic format (any lock-named key) claims no library, so there is nothing to call probable.
     r.library = r.certain || f.needsLockName ? f.library : f.library + QStringLiteral(" (probable)");
     r.alsoLibraries = m.alsoLibraries + f.also;

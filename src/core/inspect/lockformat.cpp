@@ -222,6 +222,8 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
                                     "note_when",
                                     "data_identifies",
                                     "needs_ttl",
+                                    "key_identifies",
+                                    "needs_shared_value",
                                     "owner_in_value",
                                     "lock_key",
                                     "value_length",
@@ -230,7 +232,8 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
                                     "value_starts"};
     if (!onlyKnownFields(o, known, QString(), error))
         return false;
-    if (!typed(o, {"needs_lock_name", "needs_ttl", "data_identifies", "owner_in_value"}, {"priority"},
+    if (!typed(o, {"needs_lock_name", "needs_ttl", "data_identifies", "owner_in_value", "key_identifies",
+                "needs_shared_value"}, {"priority"},
                {"checked", "companions", "companion_of", "channels", "also"}, error))
         return false;
     LockFormat f;
@@ -266,7 +269,8 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
         || !text(o, QStringLiteral("note"), &f.note, error)
         || !text(o, QStringLiteral("note_when"), &f.noteWhen, error))
         return false;
-    if (!f.noteWhen.isEmpty() && f.noteWhen != QLatin1String("no-ttl") && f.noteWhen != QLatin1String("ttl")) {
+    if (!f.noteWhen.isEmpty() && f.noteWhen != QLatin1String("no-ttl")
+        && f.noteWhen != QLatin1String("ttl")) {
         *error = QStringLiteral("\"note_when\" must be no-ttl or ttl, not \"%1\"").arg(f.noteWhen);
         return false;
     }
@@ -357,6 +361,8 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
     f.writeMember = writeMember.toUtf8();
     f.needsLockName = o.value(QStringLiteral("needs_lock_name")).toBool(false);
     f.dataIdentifies = o.value(QStringLiteral("data_identifies")).toBool(false);
+    f.keyIdentifies = o.value(QStringLiteral("key_identifies")).toBool(true);
+    f.needsSharedValue = o.value(QStringLiteral("needs_shared_value")).toBool(false);
     f.needsTtl = o.value(QStringLiteral("needs_ttl")).toBool(false);
     f.ownerInValue = o.value(QStringLiteral("owner_in_value")).toBool(false);
     for (const auto &[name, length] :

@@ -115,6 +115,9 @@ struct LockFormat
     bool needsLockName = false; // only for keys named like a lock (generic formats)
     bool needsTtl = false; // only for keys with a TTL (a short value is a lock's only with one)
     bool dataIdentifies = false; // the data alone names the library (Redisson's <uuid>:<thread> fields)
+    // A key that fits `key` names the library. False for a name any code may choose (mutex:<name>,
+    // semaphore:<name>, lock:<name>): the key then says lock, but the library stays probable.
+    bool keyIdentifies = true;
     // The data.
     // Cheap checks made before any pattern (a full scan tries every string value against the formats that do
     // not know the key's name): lengths in bytes, and a literal the value starts with.
@@ -156,6 +159,9 @@ struct LockFormat
     bool hasJob = false;
     Job job;
     bool groupBySameValue = false; // keys holding the same value are one multi-resource lock
+    // Only for a key whose value other keys hold too (LockAssembler found them): a random token shared by
+    // several keys with one TTL is one holder's lock on several resources, whatever the names say.
+    bool needsSharedValue = false;
     // The lock's own key when the scanned key is only part of it (Redisson's {N}:timeout zset of the
     // semaphore N): the record is listed under this key, with the scanned one as a companion.
     FormatTemplate lockKey;

@@ -131,6 +131,11 @@ bool isSmallInteger(const QByteArray &value)
     return !digits.isEmpty() && digits.size() <= 14 && LockNames::isDigits(digits);
 }
 
+bool isRandomId(const QByteArray &value)
+{
+    return LockNames::isUuid(value) || !randomTokenAlphabet(value).isEmpty();
+}
+
 bool isOwnerLike(const QByteArray &value)
 {
     if (value.isEmpty() || isSmallInteger(value))

@@ -20,6 +20,9 @@ QString describeRandomToken(const QByteArray &value);
 // suffix), or a token mixing letters and digits (a host:pid, worker-7, a host name with a number). A small
 // integer, a word or a flag is not.
 bool isOwnerLike(const QByteArray &value);
+// A random token (randomTokenAlphabet) or a uuid: what one holder writes to every key of a multi-resource
+// lock, and nothing else is likely to share by chance.
+bool isRandomId(const QByteArray &value);
 // True for an optionally signed integer of 1 to 14 digits: a counter, a count or a flag, never an owner
 // (15 to 20 digits are snowflake ids, which generic-lock formats read as owners).
 bool isSmallInteger(const QByteArray &value);
