@@ -14,6 +14,8 @@ namespace {
 // Timers fire late and readings come at intervals: a renewal is overdue only this much past its period.
 constexpr double kRenewalMarginFraction = 0.25;
 constexpr qint64 kRenewalMarginMinMs = 500;
+// For a steady rhythm seen while watched (its jitter is measured, and the key is read when it falls due).
+constexpr qint64 kSteadyMarginMinMs = 200;
 
 QString readAt(const LockRecord &r)
 {
@@ -65,7 +67,11 @@ void renewalStalled(LockRecord &r, const DiagnosticContext &c)
     const qint64 deadline = renewalDeadlineMs(r, c);
     if (deadline < 0 || c.sinceLastRenewalMs <= deadline)
         return;
-    const QString rhythm = c.renewalsSeen >= 2 && c.renewalIntervalMs > 0
+    const QString rhythm = steadyRhythm(c)
+        ? QStringLiteral("renewed every %1 (within %2) while watched: a lease with that period, whatever "
+                         "made it")
+              .arg(InspectFormat::duration(c.renewalIntervalMs), InspectFormat::duration(c.renewalJitterMs))
+        : c.renewalsSeen >= 2 && c.renewalIntervalMs > 0
         ? QStringLiteral("renewed every %1 while watched").arg(InspectFormat::duration(c.renewalIntervalMs))
         : QStringLiteral("%1 (%2)").arg(r.renewal.text.isEmpty() ? QStringLiteral("its library renews it")
                                                                  : r.renewal.text,
@@ -189,8 +195,21 @@ bool mayAlarm(const LockRecord &record)
         && (record.certain || (record.nameSaysLock && record.holderEvidence));
 }
 
+bool steadyRhythm(const DiagnosticContext &c)
+{
+    return c.renewalsSeen >= 2 && c.renewalIntervalMs > 0 && c.renewalJitterMs >= 0
+        && c.renewalJitterMs * 4 <= c.renewalIntervalMs;
+}
+
 qint64 renewalDeadlineMs(const LockRecord &r, const DiagnosticContext &c)
 {
+    if (steadyRhythm(c)) {
+        // The monitor reads the key again when it falls due, so coarse readings do not widen the margin;
+        // what does is how much the renewer's own timing strayed. At most three quarters of a period, so a
+        // frozen renewer is flagged within two periods, reading included.
+        const qint64 p = c.renewalIntervalMs;
+        return p + std::min(p * 3 / 4, std::max({kSteadyMarginMinMs, p / 4, 3 * c.renewalJitterMs}));
+    }
     qint64 period = -1;
     if (c.renewalsSeen >= 2 && c.renewalIntervalMs > 0)
         period = c.renewalIntervalMs;
