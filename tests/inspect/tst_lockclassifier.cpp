@@ -38,6 +38,7 @@ private slots:
     void notLocksWithoutALockName();
     void notesFitTheReading();
     void oneTokenOnSeveralKeysIsOneLock();
+    void semaphoreAndLeaderWithoutALockWord();
     void aLockWordIsNoHolder_data();
     void aLockWordIsNoHolder();
     void randomTokensAreLabelledByTheirAlphabet_data();
@@ -546,6 +547,42 @@ void TestLockClassifier::oneTokenOnSeveralKeysIsOneLock()
             = a.add({keyAt("cache:a", token, 30000, false), keyAt("cache:b", token, 5000, false)}, 0);
         QVERIFY(out.isEmpty());
     }
+}
+
+// Issue 31, locks not listed: permits held in a sorted set of random ids scored with when they were taken,
+// under a name with no lock word, are a semaphore (probable: only their shape says so, so no alarm); a
+// leader key holding host:pid is a lock by its name. A leaderboard (points, not times) and a zset of words
+// are not. (Before: neither the semaphore nor the leader key was listed.)
+void TestLockClassifier::semaphoreAndLeaderWithoutALockWord()
+{
+    ScannedKey k;
+    k.key = "reports:export-slots";
+    k.type = "zset";
+    k.pttlMs = 8000;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    k.members = {{"0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b_0", double(now - 2000)},
+                 {"xgg_WTtzyEXdfWrw-QkPmAhJsN", double(now - 900)}};
+    k.size = 2;
+    LockRecord r = classify(k);
+    QCOMPARE(r.kind, LockKind::Semaphore);
+    QCOMPARE(r.format, QStringLiteral("token-holder-semaphore"));
+    QVERIFY(!r.certain);
+    QCOMPARE(r.owners.size(), 2);
+    QCOMPARE(r.owners.first().sinceEpochMs, now - 2000);
+    LockDiagnostics::diagnose(r, DiagnosticContext {});
+    QVERIFY(r.diagnoses.isEmpty());
+    ScannedKey board = k;
+    board.members = {{"0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b", 1200.0}, {"xgg_WTtzyEXdfWrw-QkPmAhJsN", 950.0}};
+    QCOMPARE(classify(board).kind, LockKind::None);
+    ScannedKey words = k;
+    words.members = {{"alice-the-first-user", double(now)}, {"bob-the-second-user", double(now)}};
+    QCOMPARE(classify(words).kind, LockKind::None);
+
+    ScanOptions options;
+    QVERIFY(options.isLockNamed("billing:leader"));
+    const LockRecord leader = classify(stringKey("billing:leader", "scheduler-2:8812", 5000, true));
+    QCOMPARE(leader.kind, LockKind::Mutex);
+    QCOMPARE(leader.owners.value(0).id, QByteArray("scheduler-2:8812"));
 }
 
 // Issue 31, notes that contradict the reading: a format's note on its default ("timeout=None ... sets no

@@ -7,6 +7,7 @@
 #include "ownerevidence.h"
 
 #include <limits>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -332,6 +333,11 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
         if (k.members.isEmpty())
             return false;
         bool any = false;
+        // Owner-like holders: each member's id is a random id, and its score a time already past (a
+        // leaderboard's points or a schedule's future times are no holders).
+        const bool ownerLike = f.valueIs == QLatin1String("owner-like");
+        constexpr double kYear2000Ms = 946684800000.0;
+        const double latestMs = ownerLike ? double(QDateTime::currentMSecsSinceEpoch() + 60000) : 0;
         for (const auto &[member, score] : k.members) {
             if (!f.writeMember.isEmpty() && member == f.writeMember)
                 continue;
@@ -339,6 +345,10 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
                 return false;
             const QRegularExpressionMatch m = f.member.match(QString::fromUtf8(member));
             if (!m.hasMatch())
+                return false;
+            if (ownerLike
+                && (!OwnerEvidence::isRandomId(m.captured(QStringLiteral("id")).toUtf8())
+                    || (f.time == LockFormat::Time::AcquiredMs && (score < kYear2000Ms || score > latestMs))))
                 return false;
             if (!any)
                 addNamedGroups(f.member, m, groups);

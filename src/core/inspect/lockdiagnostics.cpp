@@ -67,7 +67,11 @@ void renewalStalled(LockRecord &r, const DiagnosticContext &c)
     const qint64 deadline = renewalDeadlineMs(r, c);
     if (deadline < 0 || c.sinceLastRenewalMs <= deadline)
         return;
-    const QString rhythm = steadyRhythm(c)
+    const QString rhythm = steadyRhythm(c) && r.renewal.rule != RenewalPolicy::Rule::Unknown
+            && r.renewal.rule != RenewalPolicy::Rule::None
+        ? QStringLiteral("renewed every %1 (within %2) while watched")
+              .arg(InspectFormat::duration(c.renewalIntervalMs), InspectFormat::duration(c.renewalJitterMs))
+        : steadyRhythm(c)
         ? QStringLiteral("renewed every %1 (within %2) while watched: a lease with that period, whatever "
                          "made it")
               .arg(InspectFormat::duration(c.renewalIntervalMs), InspectFormat::duration(c.renewalJitterMs))
@@ -203,12 +207,17 @@ bool steadyRhythm(const DiagnosticContext &c)
 
 qint64 renewalDeadlineMs(const LockRecord &r, const DiagnosticContext &c)
 {
-    if (steadyRhythm(c)) {
-        // The monitor reads the key again when it falls due, so coarse readings do not widen the margin;
-        // what does is how much the renewer's own timing strayed. At most three quarters of a period, so a
-        // frozen renewer is flagged within two periods, reading included.
+    const bool libraryRhythm
+        = r.renewal.rule != RenewalPolicy::Rule::Unknown && r.renewal.rule != RenewalPolicy::Rule::None;
+    if (steadyRhythm(c) && !libraryRhythm) {
+        // No library rhythm to go by (a lock of no known library, or one whose library does not renew it):
+        // the rhythm seen is the lease's own. The monitor reads the key again when it falls due; the margin
+        // covers how much the renewer's timing strayed and how precisely a renewal is timed (a notification,
+        // or a poll). At most three quarters of a period, so a frozen renewer is flagged within two.
         const qint64 p = c.renewalIntervalMs;
-        return p + std::min(p * 3 / 4, std::max({kSteadyMarginMinMs, p / 4, 3 * c.renewalJitterMs}));
+        return p
+            + std::min(p * 3 / 4,
+                       std::max({kSteadyMarginMinMs, p / 4, 3 * c.renewalJitterMs, c.readingGranularityMs}));
     }
     qint64 period = -1;
     if (c.renewalsSeen >= 2 && c.renewalIntervalMs > 0)

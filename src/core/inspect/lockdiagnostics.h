@@ -37,7 +37,8 @@ bool mayAlarm(const LockRecord &record);
 // When the next renewal is due at the latest, counted from the last one: the renewal period (from what was
 // seen, else from the library's policy) plus a margin for timers and readings; -1 when unknown. A steady
 // rhythm seen while watched (three renewals or more, each interval within a quarter of their mean) is the
-// lease's own, whatever library made it: its period plus a margin of at most three quarters of one.
+// lease's own when its format knows no renewal rhythm (no known library, or one that does not renew on its
+// own): its period plus a margin of at most three quarters of one.
 bool steadyRhythm(const DiagnosticContext &context);
 qint64 renewalDeadlineMs(const LockRecord &record, const DiagnosticContext &context);
 
