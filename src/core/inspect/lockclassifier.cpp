@@ -151,16 +151,12 @@ void readOwners(LockRecord &r, const LockFormat &f, const ScannedKey &k, const Q
 {
     switch (f.shape) {
     case LockFormat::Shape::Token: {
-        if (f.valueIs == QLatin1String("no-owner")) {
-            r.setUnknown(
-                QStringLiteral("owners"),
-                QStringLiteral("the value %1 is a word or a flag: it names no holder").arg(quoted(k.value)),
-                false);
-            break;
-        }
         LockOwner o;
         o.id = k.value;
         fillOwner(o, f, g);
+        // Shown, since it is all there is, but said to be no evidence: a word may name a holder or be a flag.
+        if (f.valueIs == QLatin1String("no-owner"))
+            o.note = QStringLiteral("a word, not evidence of a holder: it may name one, or be a flag");
         if (f.decode == QLatin1String("uuid1"))
             decodeUuid1(o);
         else if (f.decode == QLatin1String("json-owner"))
@@ -502,7 +498,7 @@ QString evidence(const LockFormat &f, bool keyMatched, const ScannedKey &k)
     else if (!f.ownerMeaning.isEmpty())
         what += QStringLiteral("; the owner is %1").arg(f.ownerMeaning);
     if (f.valueIs == QLatin1String("no-owner"))
-        what += QStringLiteral("; its value %1 names no holder, so nothing is alarmed on")
+        what += QStringLiteral("; its value %1 is a word, no evidence of a holder, so nothing is alarmed on")
                     .arg(quoted(k.value));
     if (k.explicitPattern && !keyMatched && !f.dataIdentifies)
         what += QStringLiteral("; found by your pattern");
