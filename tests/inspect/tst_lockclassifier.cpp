@@ -396,6 +396,9 @@ void TestLockClassifier::tokensUnderALockName_data()
     QTest::newRow("lockValue") << QByteArray("lockValue") << QStringLiteral("tutorial-lockvalue")
                                << QString();
     QTest::newRow("host token") << QByteArray("WEB-PROD-03") << QStringLiteral("token-lock") << QString();
+    // Issue 31: JSON that names its owner is owner-like (JSON without one stays "named like a lock").
+    QTest::newRow("json owner") << QByteArray("{\"owner\":\"worker-3\",\"acquiredAt\":1732800000000}")
+                                << QStringLiteral("json-owner-lock") << QString();
 }
 
 void TestLockClassifier::tokensUnderALockName()
@@ -408,6 +411,8 @@ void TestLockClassifier::tokensUnderALockName()
     QCOMPARE(r.format, format);
     QVERIFY(!r.reason.isEmpty());
     QCOMPARE(r.owners.first().thread, thread);
+    if (format == QLatin1String("json-owner-lock"))
+        QCOMPARE(r.owners.first().display, QStringLiteral("worker-3"));
 }
 
 void TestLockClassifier::lockNamesAreWords_data()
