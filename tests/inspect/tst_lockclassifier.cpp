@@ -82,6 +82,17 @@ ScannedKey stringKey(const QByteArray &key, const QByteArray &value, qint64 pttl
     return k;
 }
 
+ScannedKey zsetKey(const QByteArray &key, qint64 pttl, const QList<QPair<QByteArray, double>> &members)
+{
+    ScannedKey k;
+    k.key = key;
+    k.type = "zset";
+    k.pttlMs = pttl;
+    k.members = members;
+    k.size = members.size();
+    return k;
+}
+
 ScannedKey::Companion companion(const QString &role, const QByteArray &key, const QByteArray &read,
                                 const QList<QByteArray> &items, const QList<double> &scores = {})
 {
@@ -341,14 +352,10 @@ void TestLockClassifier::jobLocks()
 
 void TestLockClassifier::semaphore()
 {
-    ScannedKey k;
-    k.key = "semaphore:exports";
-    k.type = "zset";
-    k.pttlMs = 5000;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    k.members = {{"0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b", double(now - 1000)},
-                 {"1c7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b_0", double(now - 500)}};
-    k.size = 2;
+    const ScannedKey k = zsetKey("semaphore:exports", 5000,
+                                 {{"0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b", double(now - 1000)},
+                                  {"1c7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b_0", double(now - 500)}});
     const LockRecord r = classify(k);
     QCOMPARE(r.kind, LockKind::Semaphore);
     // Issue 31, certainty it did not have: another library can write this very sorted set under this very
@@ -560,14 +567,10 @@ void TestLockClassifier::oneTokenOnSeveralKeysIsOneLock()
 // are not. (Before: neither the semaphore nor the leader key was listed.)
 void TestLockClassifier::semaphoreAndLeaderWithoutALockWord()
 {
-    ScannedKey k;
-    k.key = "reports:export-slots";
-    k.type = "zset";
-    k.pttlMs = 8000;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    k.members = {{"0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b_0", double(now - 2000)},
-                 {"xgg_WTtzyEXdfWrw-QkPmAhJsN", double(now - 900)}};
-    k.size = 2;
+    const ScannedKey k = zsetKey("reports:export-slots", 8000,
+                                 {{"0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b_0", double(now - 2000)},
+                                  {"xgg_WTtzyEXdfWrw-QkPmAhJsN", double(now - 900)}});
     LockRecord r = classify(k);
     QCOMPARE(r.kind, LockKind::Semaphore);
     QCOMPARE(r.format, QStringLiteral("token-holder-semaphore"));
