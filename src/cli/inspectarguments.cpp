@@ -30,7 +30,8 @@ void addInspectOptions(QCommandLineParser &parser)
              "With \"*\", also list keys named like a lock even when their data fits no lock format "
              "(shown as such, never alarmed on). A word matches a whole part of the name (\"lock\" "
              "matches order:lock:1 and SendInvoiceLock, not blocklist); a glob matches the whole key. "
-             "Repeatable (default: lock locks mutex mutexes semaphore semaphores)."),
+             "Repeatable (default: %1).")
+             .arg(QString::fromLatin1(ScanOptions::defaultLockNamePatterns().join(' '))),
          QStringLiteral("P")});
     parser.addOption(
         {QStringLiteral("count"),

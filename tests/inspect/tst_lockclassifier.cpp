@@ -1,8 +1,10 @@
 // LockClassifier over the shipped format catalog, without a server: every kind, the reasons and libraries it
 // gives, word-based lock names (no "blocklist" listed for its "lock"), keys named like locks without a lock's
 // shape (listed, never alarmed on), unknowns kept as unknowns, and the bad input it must survive.
+#include "inspect/lockassembler.h"
 #include "inspect/lockclassifier.h"
 #include "inspect/lockdiagnostics.h"
+#include "inspect/ownerevidence.h"
 #include "inspect/samplelocks.h"
 #include "inspect/scanoptions.h"
 
@@ -34,6 +36,13 @@ private slots:
     void namedLikeALockIsNeverAlarmedOn();
     void notLocksWithoutALockName_data();
     void notLocksWithoutALockName();
+    void notesFitTheReading();
+    void oneTokenOnSeveralKeysIsOneLock();
+    void semaphoreAndLeaderWithoutALockWord();
+    void aLockWordIsNoHolder_data();
+    void aLockWordIsNoHolder();
+    void randomTokensAreLabelledByTheirAlphabet_data();
+    void randomTokensAreLabelledByTheirAlphabet();
     void nonIntegerCounts();
     void unknownsStayUnknown();
     void orphanQueue();
@@ -70,6 +79,17 @@ ScannedKey stringKey(const QByteArray &key, const QByteArray &value, qint64 pttl
     k.value = value;
     k.valueLength = value.size();
     k.lockNamed = lockNamed;
+    return k;
+}
+
+ScannedKey zsetKey(const QByteArray &key, qint64 pttl, const QList<QPair<QByteArray, double>> &members)
+{
+    ScannedKey k;
+    k.key = key;
+    k.type = "zset";
+    k.pttlMs = pttl;
+    k.members = members;
+    k.size = members.size();
     return k;
 }
 
@@ -332,17 +352,19 @@ void TestLockClassifier::jobLocks()
 
 void TestLockClassifier::semaphore()
 {
-    ScannedKey k;
-    k.key = "semaphore:exports";
-    k.type = "zset";
-    k.pttlMs = 5000;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    k.members = {{"0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b", double(now - 1000)},
-                 {"1c7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b_0", double(now - 500)}};
-    k.size = 2;
+    const ScannedKey k = zsetKey("semaphore:exports", 5000,
+                                 {{"0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b", double(now - 1000)},
+                                  {"1c7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b_0", double(now - 500)}});
     const LockRecord r = classify(k);
     QCOMPARE(r.kind, LockKind::Semaphore);
-    QCOMPARE(r.library, QStringLiteral("redis-semaphore"));
+    // Issue 31, certainty it did not have: another library can write this very sorted set under this very
+    // name, so redis-semaphore is probable and the alternative is named. (Before: certain.)
+    QVERIFY(!r.certain);
+    QCOMPARE(r.library, QStringLiteral("redis-semaphore (probable)"));
+    QVERIFY2(!r.alsoLibraries.isEmpty(), qPrintable(r.reason));
+    QVERIFY2(r.reason.contains(QLatin1String("other code can write the same name and data")),
+             qPrintable(r.reason));
     QCOMPARE(r.owners.size(), 2);
     QCOMPARE(r.owners.first().sinceEpochMs, now - 1000);
     QCOMPARE(r.holderCount, 2);
@@ -350,6 +372,21 @@ void TestLockClassifier::semaphore()
     // The limit is not in Redis: unknown, and said so, but that is no refusal.
     QVERIFY(!r.unknownReason(QStringLiteral("permits_total")).isEmpty());
     QVERIFY(!r.isIncomplete());
+    // The name says lock (semaphore), so a missing TTL is still alarmed on.
+    ScannedKey stuck = k;
+    stuck.pttlMs = -1;
+    LockRecord persisted = classify(stuck);
+    LockDiagnostics::diagnose(persisted, DiagnosticContext {});
+    QVERIFY(persisted.hasDiagnosis(QStringLiteral("no-ttl")));
+    // The same for the other formats keyed by a name any code may choose.
+    using KeyValue = std::pair<QByteArray, QByteArray>;
+    for (const auto &[key, value] : {KeyValue {"mutex:cache", "0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b"},
+                                     KeyValue {"lock:report", "QmFzZTY0IHJhbmRvbSBieXRl"},
+                                     KeyValue {"lock_orders", "9f3a2c8e1b7d4f60a5e3c2b1d0f9e8a7"}}) {
+        const LockRecord m = classify(stringKey(key, value, 30000, true));
+        QVERIFY2(!m.certain && m.library.endsWith(QLatin1String("(probable)")) && !m.alsoLibraries.isEmpty(),
+                 qPrintable(QString::fromUtf8(key) + QStringLiteral(": ") + m.library));
+    }
 }
 
 void TestLockClassifier::tokensUnderALockName_data()
@@ -366,6 +403,9 @@ void TestLockClassifier::tokensUnderALockName_data()
     QTest::newRow("lockValue") << QByteArray("lockValue") << QStringLiteral("tutorial-lockvalue")
                                << QString();
     QTest::newRow("host token") << QByteArray("WEB-PROD-03") << QStringLiteral("token-lock") << QString();
+    // Issue 31: JSON that names its owner is owner-like (JSON without one stays "named like a lock").
+    QTest::newRow("json owner") << QByteArray("{\"owner\":\"worker-3\",\"acquiredAt\":1732800000000}")
+                                << QStringLiteral("json-owner-lock") << QString();
 }
 
 void TestLockClassifier::tokensUnderALockName()
@@ -378,6 +418,8 @@ void TestLockClassifier::tokensUnderALockName()
     QCOMPARE(r.format, format);
     QVERIFY(!r.reason.isEmpty());
     QCOMPARE(r.owners.first().thread, thread);
+    if (format == QLatin1String("json-owner-lock"))
+        QCOMPARE(r.owners.first().display, QStringLiteral("worker-3"));
 }
 
 void TestLockClassifier::lockNamesAreWords_data()
@@ -386,10 +428,14 @@ void TestLockClassifier::lockNamesAreWords_data()
     QTest::addColumn<bool>("named");
     for (const char *k :
          {"blocklist:ip:10.0.0.1", "clock:skew:samples", "padlock:config", "feature:unlock-premium",
-          "lockers:inventory", "user:1001:lockout", "Blocklist", "deadlock_stats"})
+          "lockers:inventory", "user:1001:lockout", "Blocklist", "deadlock_stats", "release:notes",
+          "selection:3", "electric:meter", "seo:sem:campaign", "misleading:stats"})
         QTest::newRow(k) << QByteArray(k) << false;
     for (const char *k : {"lock:order:1", "order-lock", "SendInvoiceLock", "mutex:cache", "LOCK_Y",
-                          "locks:nightly", "HTTPLock", "job.lock", "app:semaphore:db"})
+                          "locks:nightly", "HTTPLock", "job.lock", "app:semaphore:db",
+                          // Issue 31: leader elections, leases and the usual abbreviations.
+                          "leader:scheduler", "svc:election:billing", "elect:primary", "worker:lease:7",
+                          "LeaseRenewer", "sema:db-pool", "mtx:cache", "lck_orders", "redlock:payments"})
         QTest::newRow(k) << QByteArray(k) << true;
 }
 
@@ -463,6 +509,194 @@ void TestLockClassifier::notLocksWithoutALockName()
     // lockValue is the one literal recognised anywhere.
     QCOMPARE(classify(stringKey("user:1", "lockValue", 5000, false)).kind, LockKind::Mutex);
     QCOMPARE(classify(hashKey("user:1", {{"name", "x"}})).kind, LockKind::None);
+}
+
+// Issue 31, locks not listed: a lock on two resources whose keys hold one random base64 token with the same
+// TTL is one lock, whether or not the names say lock (the grouping knew only node-redlock's 32 hex digits);
+// the same token with other TTLs, or on one key alone, is not. (Before: nothing listed, or two locks.)
+void TestLockClassifier::oneTokenOnSeveralKeysIsOneLock()
+{
+    const auto keyAt = [](const QByteArray &key, const QByteArray &value, qint64 pttl, bool named) {
+        ScannedKey k = stringKey(key, value, pttl, named);
+        k.readAtMs = 1000000;
+        return k;
+    };
+    const QByteArray token = "d5amAYuK+pZYXHeA/TanDwQrSt==";
+    {
+        LockAssembler a {ScanOptions {}};
+        QList<LockRecord> out = a.add({keyAt("inventory:sku-42", token, 30000, false)}, 0);
+        QVERIFY(out.isEmpty()); // one key with a token: a session id as much as a lock
+        out = a.add({keyAt("inventory:sku-43", token, 29800, false), keyAt("session:9", "x", 30000, false)},
+                    0);
+        QCOMPARE(out.size(), 1);
+        const LockRecord &r = out.first();
+        QCOMPARE(r.key, QByteArray("inventory:sku-42"));
+        QCOMPARE(r.groupKeys, QList<QByteArray> {"inventory:sku-43"});
+        QCOMPARE(r.format, QStringLiteral("shared-token-lock"));
+        QCOMPARE(r.owners.value(0).id, token);
+        QVERIFY2(r.reason.contains(QLatin1String("hold the same random token with the same TTL")),
+                 qPrintable(r.reason));
+        QVERIFY(r.diagnoses.isEmpty()); // no name says lock: no alarm on a shape
+        // A third resource joins it.
+        out = a.add({keyAt("inventory:sku-44", token, 29900, false)}, 0);
+        QCOMPARE(out.size(), 1);
+        QCOMPARE(out.first().groupKeys.size(), 2);
+    }
+    {
+        // Under lock names, a base64url token groups as 32 hex digits did.
+        LockAssembler a {ScanOptions {}};
+        const QByteArray urlToken = "xgg_WTtzyEXdfWrw-QkPmAhJsN";
+        const QList<LockRecord> out = a.add(
+            {keyAt("lock:account:1", urlToken, 10000, true), keyAt("lock:account:2", urlToken, 10000, true)},
+            0);
+        QCOMPARE(out.size(), 1);
+        QCOMPARE(out.first().groupKeys, QList<QByteArray> {"lock:account:2"});
+    }
+    {
+        // The same token with TTLs far apart is no one lock.
+        LockAssembler a {ScanOptions {}};
+        const QList<LockRecord> out
+            = a.add({keyAt("cache:a", token, 30000, false), keyAt("cache:b", token, 5000, false)}, 0);
+        QVERIFY(out.isEmpty());
+    }
+}
+
+// Issue 31, locks not listed: permits held in a sorted set of random ids scored with when they were taken,
+// under a name with no lock word, are a semaphore (probable: only their shape says so, so no alarm); a
+// leader key holding host:pid is a lock by its name. A leaderboard (points, not times) and a zset of words
+// are not. (Before: neither the semaphore nor the leader key was listed.)
+void TestLockClassifier::semaphoreAndLeaderWithoutALockWord()
+{
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const ScannedKey k = zsetKey("reports:export-slots", 8000,
+                                 {{"0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b_0", double(now - 2000)},
+                                  {"xgg_WTtzyEXdfWrw-QkPmAhJsN", double(now - 900)}});
+    LockRecord r = classify(k);
+    QCOMPARE(r.kind, LockKind::Semaphore);
+    QCOMPARE(r.format, QStringLiteral("token-holder-semaphore"));
+    QVERIFY(!r.certain);
+    QCOMPARE(r.owners.size(), 2);
+    QCOMPARE(r.owners.first().sinceEpochMs, now - 2000);
+    LockDiagnostics::diagnose(r, DiagnosticContext {});
+    QVERIFY(r.diagnoses.isEmpty());
+    ScannedKey board = k;
+    board.members = {{"0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b", 1200.0}, {"xgg_WTtzyEXdfWrw-QkPmAhJsN", 950.0}};
+    QCOMPARE(classify(board).kind, LockKind::None);
+    ScannedKey words = k;
+    words.members = {{"alice-the-first-user", double(now)}, {"bob-the-second-user", double(now)}};
+    QCOMPARE(classify(words).kind, LockKind::None);
+
+    ScanOptions options;
+    QVERIFY(options.isLockNamed("billing:leader"));
+    const LockRecord leader = classify(stringKey("billing:leader", "scheduler-2:8812", 5000, true));
+    QCOMPARE(leader.kind, LockKind::Mutex);
+    QCOMPARE(leader.owners.value(0).id, QByteArray("scheduler-2:8812"));
+}
+
+// Issue 31, notes that contradict the reading: a format's note on its default ("timeout=None ... sets no
+// TTL") shows only on a key without a TTL, and no renewal text says "never renewed", which a watch that saw
+// renewals would contradict. (Before: the redis-py note was shown on a lock with a 20 s TTL.)
+void TestLockClassifier::notesFitTheReading()
+{
+    const QByteArray token = SampleLocks::uuid1Hex();
+    const LockRecord leased = classify(stringKey("resource", token, 20000, false));
+    QCOMPARE(leased.format, QStringLiteral("redis-py-lock"));
+    QVERIFY2(!leased.formatNote.contains(QLatin1String("no TTL")), qPrintable(leased.formatNote));
+    const LockRecord persisted = classify(stringKey("resource", token, -1, false));
+    QVERIFY2(persisted.formatNote.contains(QLatin1String("sets no TTL")), qPrintable(persisted.formatNote));
+    // The whole catalog: a note about a missing TTL is conditional on one missing, and renewal texts are
+    // facts about the library ("does not renew it on its own"), not claims about the key.
+    static const QRegularExpression aboutNoTtl(
+        QStringLiteral("(?i)sets no TTL|no TTL by default|never expires|for ever"));
+    static const QRegularExpression neverRenewed(QStringLiteral("(?i)never renew|^not renewed"));
+    for (const LockFormat &f : m_catalog->formats()) {
+        if (aboutNoTtl.match(f.note).hasMatch())
+            QVERIFY2(f.noteWhen == QLatin1String("no-ttl"), qPrintable(f.id + QStringLiteral(": ") + f.note));
+        QVERIFY2(!neverRenewed.match(f.renewal.text).hasMatch(),
+                 qPrintable(f.id + QStringLiteral(": ") + f.renewal.text));
+    }
+}
+
+// Issue 31, alarms without a holder: a rate limiter's counter under a name with a lock word, with an hour's
+// TTL, is no mutex owned by "4" and raises nothing; a word or a flag under such a name is listed, never
+// alarmed on. (Before: short-value-lock, owner "4", ttl-above-threshold.)
+void TestLockClassifier::aLockWordIsNoHolder_data()
+{
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<LockKind>("kind");
+    QTest::addColumn<QString>("reasonPart");
+    QTest::newRow("rate-limit counter") << QByteArray("throttle:password-lock:user-7") << QByteArray("4")
+                                        << LockKind::Named << QStringLiteral("a counter");
+    QTest::newRow("negative count") << QByteArray("quota:lock:api") << QByteArray("-3") << LockKind::Named
+                                    << QStringLiteral("not an owner");
+    QTest::newRow("a word") << QByteArray("feature:lock-v2") << QByteArray("enabled") << LockKind::Mutex
+                            << QStringLiteral("no evidence of a holder");
+}
+
+void TestLockClassifier::aLockWordIsNoHolder()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(QByteArray, value);
+    QFETCH(LockKind, kind);
+    QFETCH(QString, reasonPart);
+    ScanOptions options;
+    QVERIFY(options.isLockNamed(key));
+    LockRecord r = classify(stringKey(key, value, 3600 * 1000, true));
+    QCOMPARE(r.kind, kind);
+    QVERIFY2(r.reason.contains(reasonPart), qPrintable(r.reason));
+    DiagnosticContext c;
+    c.ttlThresholdMs = 10 * 60 * 1000;
+    LockDiagnostics::diagnose(r, c);
+    QVERIFY2(r.diagnoses.isEmpty(), qPrintable(r.diagnoses.value(0).code));
+    // A word is shown as what it is, never as an owner beyond doubt.
+    for (const LockOwner &o : std::as_const(r.owners))
+        QVERIFY2(o.note.contains(QLatin1String("not evidence of a holder")), qPrintable(o.note));
+    // An owner-like value under the same name still is a lock that may alarm.
+    LockRecord owned = classify(stringKey(key, "worker-7:4711", 3600 * 1000, true));
+    QCOMPARE(owned.kind, LockKind::Mutex);
+    LockDiagnostics::diagnose(owned, c);
+    QVERIFY(owned.hasDiagnosis(QStringLiteral("ttl-above-threshold")));
+}
+
+// Issue 31, labels by chance: a random token is labelled by its alphabet and length, whether or not a digit
+// happened to appear in it. (Before: the digit-less ones were "a short printable value (a name, a flag)".)
+// Lengths no named format claims (22 and 24 characters are bsm/redislock's and go-redsync's).
+void TestLockClassifier::randomTokensAreLabelledByTheirAlphabet_data()
+{
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<QString>("label");
+    QTest::newRow("base64url, digits") << QByteArray("xgg_WT2t7z043yEXdfW8-wLq9P")
+                                       << QStringLiteral("26 base64url characters");
+    QTest::newRow("base64url, no digit") << QByteArray("xgg_WTtzyEXdfWrw-QkPmAhJsN")
+                                         << QStringLiteral("26 base64url characters");
+    QTest::newRow("base62, digits") << QByteArray("37nRrJbHMIiv9I7lNLzI1QaZ4k")
+                                    << QStringLiteral("26 letters and digits");
+    QTest::newRow("base62, no digit") << QByteArray("ybsNeepliOblRabTubgKqZhWcd")
+                                      << QStringLiteral("26 letters and digits");
+    QTest::newRow("base64, padded") << QByteArray("deBKqas0yRUxGlYFzjONkAbCdE==")
+                                    << QStringLiteral("26 letters and digits");
+    QTest::newRow("base64 with + and /") << QByteArray("d5amAYuK+pZYXHeA/TanDwQrSt==")
+                                         << QStringLiteral("26 base64 characters");
+    QTest::newRow("hex, 40") << QByteArray("99650f53a99e0e3fabd5fd2945d384f1c536306e")
+                             << QStringLiteral("40 hex characters (about 20 bytes)");
+}
+
+void TestLockClassifier::randomTokensAreLabelledByTheirAlphabet()
+{
+    QFETCH(QByteArray, value);
+    QFETCH(QString, label);
+    const LockRecord r = classify(stringKey("jobs:lock:nightly", value));
+    QCOMPARE(r.kind, LockKind::Mutex);
+    QCOMPARE(r.format, QStringLiteral("token-lock"));
+    QVERIFY2(r.reason.contains(QStringLiteral("a random token of ")) && r.reason.contains(label),
+             qPrintable(r.reason));
+    QVERIFY2(!r.reason.contains(QStringLiteral("short printable")), qPrintable(r.reason));
+    QCOMPARE(r.owners.value(0).id, value);
+    // Words, slugs and names are no random tokens.
+    for (const char *word : {"feature-flag-rendering", "HelloWorldThisIsMyName", "production_database",
+                             "ABCDEFGHIJKLMNOPQRSTUV", "aaaaaaaaaaaaaaaaaaaaaaaa0"})
+        QVERIFY2(OwnerEvidence::randomTokenAlphabet(word).isEmpty(), word);
 }
 
 void TestLockClassifier::nonIntegerCounts()

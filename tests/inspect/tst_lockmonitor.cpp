@@ -14,9 +14,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSignalSpy>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <memory>
 #include <thread>
@@ -27,6 +29,7 @@ class TestLockMonitor : public QObject
 private slots:
     void initTestCase();
     void healthyRenewersAreNeverStalledAndAFrozenOneIs();
+    void aSteadyRenewerOfAnyLibraryIsALease();
     void aReloadIsNotAReleaseSpree();
     void aRestartLosesLocksItDoesNotReleaseThem();
     void aFairLockThatExpiresWithWaitersIsAnExpiry();
@@ -184,6 +187,89 @@ void TestLockMonitor::healthyRenewersAreNeverStalledAndAFrozenOneIs()
         if (!d->process->waitForFinished(5000))
             d->process->kill();
     }
+}
+
+// Issue 31, watching: a lock no catalog library made (SET NX with worker:pid), renewed by PEXPIRE every
+// 600 ms to a 3 s lease by a renewer this test drives, is a lease with that period: 12 s of steady renewals
+// raise no stall, and once the renewer freezes it is flagged within two of its observed periods. With
+// keyspace notifications, as the live Inspector wants them: every renewal is seen. (Before: a silent key was
+// read again only at the next 5 s poll, so the frozen renewer was never flagged before its lease ran out.)
+// Without notifications, renewals faster than the 1 s poll merge and are seen at the poll's resolution.
+void TestLockMonitor::aSteadyRenewerOfAnyLibraryIsALease()
+{
+    SandboxServer server(SandboxFixture::withKeyspaceEvents());
+    LS_START(server);
+    const QByteArray key = "billing:lock:invoice-run";
+    std::atomic<bool> renewing {true};
+    std::atomic<bool> quit {false};
+    std::atomic<bool> written {false};
+    std::thread renewer([&] {
+        RedisConnection c(server.connectionSettings());
+        c.setReadOnly(false);
+        if (c.open() || !c.command({"SET", key, "worker-3:4711", "PX", "3000"}).ok())
+            return;
+        written = true;
+        // Bounded: at most 60 renewals (36 s); the test ends it sooner.
+        for (int i = 0; i < 60 && !quit; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(600));
+            if (renewing)
+                c.command({"PEXPIRE", key, "3000"});
+        }
+    });
+    const auto stopRenewer = qScopeGuard([&] {
+        quit = true;
+        renewer.join();
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(written.load(), 5000);
+
+    LockMonitor monitor;
+    monitor.setConnectionSettings(server.connectionSettings());
+    QSignalSpy raised(&monitor, &LockMonitor::diagnosisRaised);
+    QSignalSpy scanned(&monitor, &LockMonitor::scanEnded);
+    monitor.start();
+    QVERIFY(scanned.wait(20000));
+    QVERIFY(monitor.locks().contains(key));
+    QTRY_VERIFY_WITH_TIMEOUT(monitor.hearsNotifications(), 10000);
+    const auto stallsOf = [&] {
+        QStringList out;
+        for (const QList<QVariant> &s : std::as_const(raised)) {
+            const auto d = s.at(1).value<LockDiagnosis>();
+            if (s.at(0).value<LockRecord>().key == key && d.code == QLatin1String("watchdog-stalled"))
+                out << d.evidence;
+        }
+        return out;
+    };
+
+    QElapsedTimer steady;
+    steady.start();
+    while (steady.elapsed() < 12000)
+        QTest::qWait(100);
+    QVERIFY2(stallsOf().isEmpty(), qPrintable(stallsOf().join(u'\n')));
+    const LockHistory *h = monitor.history(key);
+    QVERIFY(h);
+    qInfo("steady renewer: %d renewals seen in 12 s, every %lld ms (within %lld ms)", h->renewals(),
+          h->renewalIntervalMs(), h->renewalJitterMs());
+    QVERIFY2(h->renewals() >= 8, qPrintable(QString::number(h->renewals())));
+    const qint64 period = h->renewalIntervalMs();
+    QVERIFY2(period >= 450 && period <= 900, qPrintable(QString::number(period)));
+
+    renewing = false; // frozen: the key stays until its 3 s lease runs out
+    qint64 flaggedAt = -1;
+    QElapsedTimer frozen;
+    frozen.start();
+    while (flaggedAt < 0 && frozen.elapsed() < 4000) {
+        QTest::qWait(20);
+        if (!stallsOf().isEmpty())
+            flaggedAt = InspectClock::monotonicMs();
+    }
+    QVERIFY2(flaggedAt > 0, "the frozen renewer was never flagged");
+    const qint64 sinceRenewal = flaggedAt - h->lastRenewalMs();
+    qInfo("frozen renewer flagged %lld ms after its last renewal (%.2f observed periods): %s", sinceRenewal,
+          double(sinceRenewal) / double(period), qPrintable(stallsOf().value(0)));
+    QVERIFY2(sinceRenewal <= 2 * period, qPrintable(QString::number(sinceRenewal)));
+    QVERIFY2(stallsOf().value(0).contains(QLatin1String("a lease with that period")),
+             qPrintable(stallsOf().value(0)));
+    monitor.stop();
 }
 
 void TestLockMonitor::aReloadIsNotAReleaseSpree()

@@ -269,9 +269,15 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
         if (!r.job.reclaim.isEmpty())
             facts += QStringLiteral("<p style='margin:2px 0;color:#555'>%1</p>").arg(esc(r.job.reclaim));
     }
-    if (!r.renewal.text.isEmpty())
+    if (!r.renewal.text.isEmpty()) {
+        QString renewal = r.renewal.text;
+        // What the watch saw overrules the format's prior: a lock its library does not renew may still be
+        // renewed by the application or by another library built on it.
+        if (history && history->renewals() > 0 && r.renewal.rule != RenewalPolicy::Rule::Unknown)
+            renewal += tr("; seen while watched: %1").arg(history->cadenceText(InspectClock::monotonicMs()));
         facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
-                     .arg(tr("Renewal:"), esc(r.renewal.text));
+                     .arg(tr("Renewal:"), esc(renewal));
+    }
     if (!r.node.isEmpty())
         facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
                      .arg(tr("Cluster:"), tr("on master %1, slot %2").arg(esc(r.node)).arg(r.slot));

@@ -4,8 +4,10 @@
 
 #include "lockclassifier.h"
 #include "locknames.h"
+#include "ownerevidence.h"
 
 #include <limits>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -261,6 +263,9 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
         // A uuid1 token must also decode to a plausible time: random hex passes the pattern 1 time in 64.
         if (f.decode == QLatin1String("uuid1") && !LockClassifier::parseUuid1Hex(k.value))
             return false;
+        // A lock word in the name is no evidence of a holder; an owner-like value is.
+        if (f.valueIs == QLatin1String("owner-like") && !OwnerEvidence::isOwnerLike(k.value))
+            return false;
         addNamedGroups(f.value, m, groups);
         return true;
     }
@@ -328,6 +333,11 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
         if (k.members.isEmpty())
             return false;
         bool any = false;
+        // Owner-like holders: each member's id is a random id, and its score a time already past (a
+        // leaderboard's points or a schedule's future times are no holders).
+        const bool ownerLike = f.valueIs == QLatin1String("owner-like");
+        constexpr double kYear2000Ms = 946684800000.0;
+        const double latestMs = ownerLike ? double(QDateTime::currentMSecsSinceEpoch() + 60000) : 0;
         for (const auto &[member, score] : k.members) {
             if (!f.writeMember.isEmpty() && member == f.writeMember)
                 continue;
@@ -335,6 +345,10 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
                 return false;
             const QRegularExpressionMatch m = f.member.match(QString::fromUtf8(member));
             if (!m.hasMatch())
+                return false;
+            if (ownerLike
+                && (!OwnerEvidence::isRandomId(m.captured(QStringLiteral("id")).toUtf8())
+                    || (f.time == LockFormat::Time::AcquiredMs && (score < kYear2000Ms || score > latestMs))))
                 return false;
             if (!any)
                 addNamedGroups(f.member, m, groups);
@@ -412,7 +426,8 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
         const int s = score(f, hasKey);
         if (bestScore >= 0 && s < bestScore)
             break; // sorted: nothing further can tie or beat it
-        if ((f.needsLockName && !k.lockNamed) || (f.needsTtl && k.pttlMs < 0))
+        if ((f.needsLockName && !k.lockNamed) || (f.needsTtl && k.pttlMs < 0)
+            || (f.needsSharedValue && k.sameValueKeys.isEmpty()))
             continue;
         // A string value must have the format's length and start before its key's pattern is worth trying
         // (dataFits checks the same; here it saves the key pattern on most keys of a keyspace).

@@ -5,9 +5,21 @@
 #include "lockclassifier.h"
 #include "lockdiagnostics.h"
 #include "locknames.h"
+#include "ownerevidence.h"
+
+#include <cstdlib>
 
 namespace {
 constexpr qsizetype kMaxPendingCompanions = 10000;
+constexpr qsizetype kMaxTokenCandidates = 10000;
+// Keys of one multi-resource lock get their TTL in one call or a few: their expiries agree within this.
+constexpr qint64 kSameTtlToleranceMs = 1000;
+
+bool sameTtl(const ScannedKey &a, qint64 pttlMs, qint64 readAtMs)
+{
+    return a.pttlMs > 0 && pttlMs > 0
+        && std::abs((a.readAtMs + a.pttlMs) - (readAtMs + pttlMs)) <= kSameTtlToleranceMs;
+}
 
 LockCompanion::Role roleOf(LockNames::CompanionRole role)
 {
@@ -82,6 +94,43 @@ LockRecord LockAssembler::assembleGroup(const Group &group, qint64 nowEpochMs) c
     return record;
 }
 
+bool LockAssembler::pairSharedToken(const ScannedKey &k, qint64 nowEpochMs, LockRecord *out)
+{
+    if (k.type != "string" || k.pttlMs <= 0 || k.valueLength > k.value.size()
+        || !OwnerEvidence::isRandomId(k.value))
+        return false;
+    const auto group = m_groups.find(k.value);
+    if (group != m_groups.end()) {
+        if (group->primary.key == k.key || !sameTtl(group->primary, k.pttlMs, k.readAtMs))
+            return false;
+        m_seen.insert(k.key);
+        group->others.append({k.key, k.pttlMs, k.readAtMs});
+        *out = assembleGroup(*group, nowEpochMs);
+        return true;
+    }
+    const auto first = m_tokenCandidates.find(k.value);
+    if (first == m_tokenCandidates.end()) {
+        if (m_tokenCandidates.size() < kMaxTokenCandidates)
+            m_tokenCandidates.insert(k.value, k);
+        return false;
+    }
+    if (first->key == k.key || !sameTtl(*first, k.pttlMs, k.readAtMs))
+        return false;
+    Group pair;
+    pair.primary = *first;
+    pair.others.append({k.key, k.pttlMs, k.readAtMs});
+    LockRecord record = assembleGroup(pair, nowEpochMs);
+    if (!record.isLock())
+        return false;
+    m_tokenCandidates.erase(first);
+    m_seen.insert(pair.primary.key);
+    m_seen.insert(k.key);
+    m_locks.insert(pair.primary.key);
+    m_groups.insert(k.value, pair);
+    *out = record;
+    return true;
+}
+
 QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEpochMs)
 {
     QList<LockRecord> out;
@@ -106,8 +155,12 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
             const FormatMatch *planned = k.reusableMatch();
             match = planned ? *planned : catalog.match(k);
         }
-        if (lockOfCompanion.isEmpty() && !match && k.exists() && !k.lockNamed && !k.explicitPattern)
+        if (lockOfCompanion.isEmpty() && !match && k.exists() && !k.lockNamed && !k.explicitPattern) {
+            LockRecord shared;
+            if (!m_seen.contains(k.key) && pairSharedToken(k, nowEpochMs, &shared))
+                emitRecord(shared);
             continue;
+        }
         if (m_seen.contains(k.key))
             continue; // SCAN may return a key twice
         if (!lockOfCompanion.isEmpty()) {
@@ -131,17 +184,25 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
         if (!record.isLock())
             continue; // not remembered: a non-lock seen twice is simply not a lock twice
         const LockFormat *format = catalog.find(record.format);
-        if (format && format->groupBySameValue && k.type == "string") {
+        // node-redlock's format groups by value alone; a generic lock's random token groups keys whose TTLs
+        // agree too (any alphabet: hex, base64, base64url, …).
+        const bool byValue = format && format->groupBySameValue;
+        if (k.type == "string"
+            && (byValue || (format && format->needsLockName && OwnerEvidence::isRandomId(k.value)))) {
             auto it = m_groups.find(k.value);
+            if (it != m_groups.end() && !byValue && !sameTtl(it->primary, k.pttlMs, k.readAtMs))
+                it = m_groups.end(); // the same token with another TTL: another lock
             if (it != m_groups.end()) {
                 m_seen.insert(k.key);
                 it->others.append({k.key, k.pttlMs, k.readAtMs});
                 emitRecord(assembleGroup(*it, nowEpochMs));
                 continue;
             }
-            Group g;
-            g.primary = k;
-            m_groups.insert(k.value, g);
+            if (!m_groups.contains(k.value)) {
+                Group g;
+                g.primary = k;
+                m_groups.insert(k.value, g);
+            }
         }
         m_seen.insert(k.key);
         m_locks.insert(k.key);

@@ -1,6 +1,7 @@
 // Turns probed keys into lock records as pages arrive: classifies and diagnoses them, drops keys SCAN
-// returned twice, joins keys sharing one 32-hex value into one multi-resource lock, and attaches Redisson
-// companions found by the scan to their lock — even when they arrive pages apart.
+// returned twice, joins keys sharing one random token (any alphabet, one TTL) into one multi-resource lock
+// (listed locks, and keys that only the shared token makes a lock), and attaches Redisson companions found
+// by the scan to their lock, even when they arrive pages apart.
 #pragma once
 
 #include "lockrecord.h"
@@ -36,6 +37,12 @@ private:
     };
 
     LockRecord assembleGroup(const Group &group, qint64 nowEpochMs) const;
+    // Whether `k` joins the group holding its value: an existing member's TTL must end within a second of
+    // its own unless the format groups by value alone. Emits the group's record when it does.
+    bool joinGroup(const ScannedKey &k, bool byValueAlone, qint64 nowEpochMs, LockRecord *out);
+    // A key no format lists, holding a random token with a TTL: remembered (bounded) until a second key with
+    // the same token and TTL makes both one lock. Returns that lock's record when `k` completes a pair.
+    bool pairSharedToken(const ScannedKey &k, qint64 nowEpochMs, LockRecord *out);
     QByteArray companionLock(const QByteArray &key) const;
     void attachCompanion(LockRecord &record, const ScannedKey &companion) const;
     void finish(LockRecord &record, qint64 nowEpochMs) const;
@@ -44,6 +51,7 @@ private:
     QSet<QByteArray> m_locks; // keys listed as locks (primary keys)
     QSet<QByteArray> m_seen; // locks and companions handled, so SCAN's repeats are dropped
     QHash<QByteArray, Group> m_groups; // a multi-resource lock's value → the keys holding it
+    QHash<QByteArray, ScannedKey> m_tokenCandidates; // unlisted keys' random token → the first key holding it
     QHash<QByteArray, LockRecord> m_withCompanions; // listed locks, to attach companions found later
     QHash<QByteArray, QList<ScannedKey>> m_pendingCompanions; // lock name → companions met before the lock
     qsizetype m_pendingCount = 0;

@@ -4,6 +4,7 @@
 
 #include "inspectformat.h"
 #include "locknames.h"
+#include "ownerevidence.h"
 #include "redis/bytes.h"
 
 #include <QDateTime>
@@ -153,6 +154,9 @@ void readOwners(LockRecord &r, const LockFormat &f, const ScannedKey &k, const Q
         LockOwner o;
         o.id = k.value;
         fillOwner(o, f, g);
+        // Shown, since it is all there is, but said to be no evidence: a word may name a holder or be a flag.
+        if (f.valueIs == QLatin1String("no-owner"))
+            o.note = QStringLiteral("a word, not evidence of a holder: it may name one, or be a flag");
         if (f.decode == QLatin1String("uuid1"))
             decodeUuid1(o);
         else if (f.decode == QLatin1String("json-owner"))
@@ -465,7 +469,17 @@ void addJob(LockRecord &r, const LockFormat &f, const ScannedKey &k, const QHash
 QString evidence(const LockFormat &f, bool keyMatched, const ScannedKey &k)
 {
     QString what;
-    if (keyMatched)
+    if (f.needsSharedValue)
+        what = QStringLiteral("%1 other key(s) hold the same random token with the same TTL (%2): one "
+                              "holder's lock on several resources")
+                   .arg(k.sameValueKeys.size())
+                   .arg(Bytes::display(k.sameValueKeys.value(0), 60)
+                        + (k.sameValueKeys.size() > 1 ? QStringLiteral(", …") : QString()));
+    else if (keyMatched && !f.keyIdentifies && !f.dataIdentifies)
+        what = QStringLiteral("its name and its data fit %1, but other code can write the same name and data "
+                              "(nothing only %2 writes is there)")
+                   .arg(f.name, f.library);
+    else if (keyMatched)
         what = QStringLiteral("its name and its data fit %1").arg(f.name);
     else if (f.needsLockName)
         what = QStringLiteral("named like a lock, with %1").arg(f.name);
@@ -475,8 +489,17 @@ QString evidence(const LockFormat &f, bool keyMatched, const ScannedKey &k)
         what = QStringLiteral(
                    "its data has the shape %1 writes (any library writing such values looks the same)")
                    .arg(f.name);
-    if (!f.ownerMeaning.isEmpty())
+    // A generic format's owner is described by what the value is, not by what the format expects.
+    const QString token = f.valueIs == QLatin1String("owner-like") && k.type == "string"
+        ? OwnerEvidence::describeRandomToken(k.value)
+        : QString();
+    if (!token.isEmpty())
+        what += QStringLiteral("; the owner is %1").arg(token);
+    else if (!f.ownerMeaning.isEmpty())
         what += QStringLiteral("; the owner is %1").arg(f.ownerMeaning);
+    if (f.valueIs == QLatin1String("no-owner"))
+        what += QStringLiteral("; its value %1 is a word, no evidence of a holder, so nothing is alarmed on")
+                    .arg(quoted(k.value));
     if (k.explicitPattern && !keyMatched && !f.dataIdentifies)
         what += QStringLiteral("; found by your pattern");
     return what;
@@ -491,10 +514,10 @@ LockRecord named(const ScannedKey &k)
     const QString why = k.explicitPattern && !k.lockNamed ? QStringLiteral("found by your pattern")
                                                           : QStringLiteral("named like a lock");
     QString shape = typeWithSize(k);
-    if (k.type == "string" && k.valueLength > 0 && LockNames::isDigits(k.value))
-        shape
-            = QStringLiteral("a number (%1): a counter such as a fencing token, or a thread id used as owner")
-                  .arg(Bytes::display(k.value, 20));
+    if (k.type == "string" && k.valueLength > 0 && OwnerEvidence::isSmallInteger(k.value))
+        shape = QStringLiteral("a number (%1): a counter (a rate limit's count, a fencing token) or a flag, "
+                               "not an owner")
+                    .arg(Bytes::display(k.value, 20));
     r.reason = QStringLiteral("%1, but %2 fits no lock format: no owner can be read from it, so nothing is "
                               "alarmed on")
                    .arg(why, shape);
@@ -610,7 +633,9 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
     r.kind = f.kind;
     r.format = f.id;
     r.formatName = f.name;
-    r.certain = m.keyMatched || f.dataIdentifies;
+    r.certain = (m.keyMatched && f.keyIdentifies) || f.dataIdentifies;
+    // A format that knows the key's name says lock by the name, whether or not the name is the library's own.
+    r.nameSaysLock = r.nameSaysLock || m.keyMatched;
     // A generic format (any lock-named key) claims no library, so there is nothing to call probable.
     r.library = r.certain || f.needsLockName ? f.library : f.library + QStringLiteral(" (probable)");
     r.alsoLibraries = m.alsoLibraries + f.also;
@@ -621,7 +646,12 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
         : f.ttl == LockFormat::Ttl::Never          ? QStringLiteral("never")
                                                    : QStringLiteral("optional");
     r.reason = evidence(f, m.keyMatched, k) + disowned;
-    r.formatNote = f.note;
+    // A note on a default shows only where the reading fits it: "sets no TTL by default" never on a key
+    // that has one.
+    const bool noteFits = f.noteWhen.isEmpty() || (f.noteWhen == QLatin1String("no-ttl") && k.pttlMs == -1)
+        || (f.noteWhen == QLatin1String("ttl") && k.pttlMs >= 0);
+    r.formatNote = noteFits ? f.note : QString();
+    r.holderEvidence = f.valueIs != QLatin1String("no-owner");
     readOwners(r, f, k, m.groups);
     addCompanions(r, f, k);
     addWaiters(r, f, k);

@@ -14,6 +14,8 @@ namespace {
 // Timers fire late and readings come at intervals: a renewal is overdue only this much past its period.
 constexpr double kRenewalMarginFraction = 0.25;
 constexpr qint64 kRenewalMarginMinMs = 500;
+// For a steady rhythm seen while watched (its jitter is measured, and the key is read when it falls due).
+constexpr qint64 kSteadyMarginMinMs = 200;
 
 QString readAt(const LockRecord &r)
 {
@@ -65,7 +67,15 @@ void renewalStalled(LockRecord &r, const DiagnosticContext &c)
     const qint64 deadline = renewalDeadlineMs(r, c);
     if (deadline < 0 || c.sinceLastRenewalMs <= deadline)
         return;
-    const QString rhythm = c.renewalsSeen >= 2 && c.renewalIntervalMs > 0
+    const QString rhythm = steadyRhythm(c) && r.renewal.rule != RenewalPolicy::Rule::Unknown
+            && r.renewal.rule != RenewalPolicy::Rule::None
+        ? QStringLiteral("renewed every %1 (within %2) while watched")
+              .arg(InspectFormat::duration(c.renewalIntervalMs), InspectFormat::duration(c.renewalJitterMs))
+        : steadyRhythm(c)
+        ? QStringLiteral("renewed every %1 (within %2) while watched: a lease with that period, whatever "
+                         "made it")
+              .arg(InspectFormat::duration(c.renewalIntervalMs), InspectFormat::duration(c.renewalJitterMs))
+        : c.renewalsSeen >= 2 && c.renewalIntervalMs > 0
         ? QStringLiteral("renewed every %1 while watched").arg(InspectFormat::duration(c.renewalIntervalMs))
         : QStringLiteral("%1 (%2)").arg(r.renewal.text.isEmpty() ? QStringLiteral("its library renews it")
                                                                  : r.renewal.text,
@@ -185,11 +195,30 @@ void malformed(LockRecord &r)
 
 bool mayAlarm(const LockRecord &record)
 {
-    return LockKinds::hasHolders(record.kind) && (record.certain || record.nameSaysLock);
+    return LockKinds::hasHolders(record.kind)
+        && (record.certain || (record.nameSaysLock && record.holderEvidence));
+}
+
+bool steadyRhythm(const DiagnosticContext &c)
+{
+    return c.renewalsSeen >= 2 && c.renewalIntervalMs > 0 && c.renewalJitterMs >= 0
+        && c.renewalJitterMs * 4 <= c.renewalIntervalMs;
 }
 
 qint64 renewalDeadlineMs(const LockRecord &r, const DiagnosticContext &c)
 {
+    const bool libraryRhythm
+        = r.renewal.rule != RenewalPolicy::Rule::Unknown && r.renewal.rule != RenewalPolicy::Rule::None;
+    if (steadyRhythm(c) && !libraryRhythm) {
+        // No library rhythm to go by (a lock of no known library, or one whose library does not renew it):
+        // the rhythm seen is the lease's own. The monitor reads the key again when it falls due; the margin
+        // covers how much the renewer's timing strayed and how precisely a renewal is timed (a notification,
+        // or a poll). At most three quarters of a period, so a frozen renewer is flagged within two.
+        const qint64 p = c.renewalIntervalMs;
+        return p
+            + std::min(p * 3 / 4,
+                       std::max({kSteadyMarginMinMs, p / 4, 3 * c.renewalJitterMs, c.readingGranularityMs}));
+    }
     qint64 period = -1;
     if (c.renewalsSeen >= 2 && c.renewalIntervalMs > 0)
         period = c.renewalIntervalMs;

@@ -17,6 +17,7 @@ struct DiagnosticContext
     qint64 observedLeaseMs = -1;
     int renewalsSeen = 0;
     qint64 renewalIntervalMs = -1;
+    qint64 renewalJitterMs = -1; // the largest deviation of an interval from that mean; -1 unknown
     qint64 sinceLastRenewalMs = -1;
     // How coarse the readings are (the poll interval, or a few ms with keyspace notifications): a renewal
     // can only be seen that late, so a stall is called only after that much more.
@@ -34,7 +35,11 @@ QList<LockDiagnosis> catalog();
 // not make a lock.
 bool mayAlarm(const LockRecord &record);
 // When the next renewal is due at the latest, counted from the last one: the renewal period (from what was
-// seen, else from the library's policy) plus a margin for timers and readings; -1 when unknown.
+// seen, else from the library's policy) plus a margin for timers and readings; -1 when unknown. A steady
+// rhythm seen while watched (three renewals or more, each interval within a quarter of their mean) is the
+// lease's own when its format knows no renewal rhythm (no known library, or one that does not renew on its
+// own): its period plus a margin of at most three quarters of one.
+bool steadyRhythm(const DiagnosticContext &context);
 qint64 renewalDeadlineMs(const LockRecord &record, const DiagnosticContext &context);
 
 } // namespace LockDiagnostics

@@ -208,6 +208,7 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
                                     "write_member",
                                     "time",
                                     "decode",
+                                    "value_is",
                                     "owner",
                                     "ttl",
                                     "renewal",
@@ -218,8 +219,11 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
                                     "group",
                                     "also",
                                     "note",
+                                    "note_when",
                                     "data_identifies",
                                     "needs_ttl",
+                                    "key_identifies",
+                                    "needs_shared_value",
                                     "owner_in_value",
                                     "lock_key",
                                     "value_length",
@@ -228,7 +232,8 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
                                     "value_starts"};
     if (!onlyKnownFields(o, known, QString(), error))
         return false;
-    if (!typed(o, {"needs_lock_name", "needs_ttl", "data_identifies", "owner_in_value"}, {"priority"},
+    if (!typed(o, {"needs_lock_name", "needs_ttl", "data_identifies", "owner_in_value", "key_identifies",
+                "needs_shared_value"}, {"priority"},
                {"checked", "companions", "companion_of", "channels", "also"}, error))
         return false;
     LockFormat f;
@@ -260,8 +265,15 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
         || !text(o, QStringLiteral("shape"), &shape, error, true)
         || !text(o, QStringLiteral("time"), &time, error) || !text(o, QStringLiteral("ttl"), &ttl, error)
         || !text(o, QStringLiteral("decode"), &f.decode, error)
-        || !text(o, QStringLiteral("note"), &f.note, error))
+        || !text(o, QStringLiteral("value_is"), &f.valueIs, error)
+        || !text(o, QStringLiteral("note"), &f.note, error)
+        || !text(o, QStringLiteral("note_when"), &f.noteWhen, error))
         return false;
+    if (!f.noteWhen.isEmpty() && f.noteWhen != QLatin1String("no-ttl")
+        && f.noteWhen != QLatin1String("ttl")) {
+        *error = QStringLiteral("\"note_when\" must be no-ttl or ttl, not \"%1\"").arg(f.noteWhen);
+        return false;
+    }
     if (!LockKinds::fromName(kind, &f.kind)) {
         QStringList kinds;
         for (LockKind k : LockKinds::all())
@@ -323,6 +335,11 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
         *error = QStringLiteral("\"decode\" must be uuid1 or json-owner, not \"%1\"").arg(f.decode);
         return false;
     }
+    if (!f.valueIs.isEmpty() && f.valueIs != QLatin1String("owner-like")
+        && f.valueIs != QLatin1String("no-owner")) {
+        *error = QStringLiteral("\"value_is\" must be owner-like or no-owner, not \"%1\"").arg(f.valueIs);
+        return false;
+    }
     f.priority = o.value(QStringLiteral("priority")).toInt(0);
 
     f.keyAsWritten = o.value(QStringLiteral("key")).toString();
@@ -344,6 +361,8 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
     f.writeMember = writeMember.toUtf8();
     f.needsLockName = o.value(QStringLiteral("needs_lock_name")).toBool(false);
     f.dataIdentifies = o.value(QStringLiteral("data_identifies")).toBool(false);
+    f.keyIdentifies = o.value(QStringLiteral("key_identifies")).toBool(true);
+    f.needsSharedValue = o.value(QStringLiteral("needs_shared_value")).toBool(false);
     f.needsTtl = o.value(QStringLiteral("needs_ttl")).toBool(false);
     f.ownerInValue = o.value(QStringLiteral("owner_in_value")).toBool(false);
     for (const auto &[name, length] :

@@ -115,6 +115,9 @@ struct LockFormat
     bool needsLockName = false; // only for keys named like a lock (generic formats)
     bool needsTtl = false; // only for keys with a TTL (a short value is a lock's only with one)
     bool dataIdentifies = false; // the data alone names the library (Redisson's <uuid>:<thread> fields)
+    // A key that fits `key` names the library. False for a name any code may choose (mutex:<name>,
+    // semaphore:<name>, lock:<name>): the key then says lock, but the library stays probable.
+    bool keyIdentifies = true;
     // The data.
     // Cheap checks made before any pattern (a full scan tries every string value against the formats that do
     // not know the key's name): lengths in bytes, and a literal the value starts with.
@@ -137,6 +140,10 @@ struct LockFormat
     QByteArray writeMember; // HolderZset: "__write__" marks an exclusive hold
     Time time = Time::None; // HolderZset scores, HolderHash values
     QString decode; // a built-in decoder of the token: "uuid1" (redis-py's time and host), "json-owner"
+    // What the value must say about a holder (OwnerEvidence): "owner-like" (a random token of any common
+    // alphabet, a uuid, letters mixed with digits), "no-owner" (a word or a flag: listed under a lock name,
+    // never alarmed on, since nothing in it names a holder), or empty (the pattern alone decides).
+    QString valueIs;
 
     // The owner as the library means it.
     FormatTemplate ownerDisplay; // "worker ${worker|8}, lock #${seq}"
@@ -152,11 +159,17 @@ struct LockFormat
     bool hasJob = false;
     Job job;
     bool groupBySameValue = false; // keys holding the same value are one multi-resource lock
+    // Only for a key whose value other keys hold too (LockAssembler found them): a random token shared by
+    // several keys with one TTL is one holder's lock on several resources, whatever the names say.
+    bool needsSharedValue = false;
     // The lock's own key when the scanned key is only part of it (Redisson's {N}:timeout zset of the
     // semaphore N): the record is listed under this key, with the scanned one as a companion.
     FormatTemplate lockKey;
     QStringList also; // other libraries that write exactly this shape
     QString note; // shown with the lock: what a stuck one means, how to clear it
+    // When the note fits the reading: "no-ttl" (a note on what a missing TTL means is shown only on a key
+    // without one), "ttl" (only on a key with one), or empty (always: a fact that no reading contradicts).
+    QString noteWhen;
 
     // Reads `o` (one entry of a file's "formats" list). False with `error` set to a sentence naming the
     // field; `library` and `checked` come from the file when the entry does not set them.

@@ -3,6 +3,9 @@
 
 #include "inspectformat.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 QString LockEvent::typeName(Type type)
 {
     switch (type) {
@@ -52,6 +55,17 @@ qint64 LockHistory::renewalIntervalMs() const
     if (m_renewalTimes.size() < 2)
         return -1;
     return (m_renewalTimes.last() - m_renewalTimes.first()) / (m_renewalTimes.size() - 1);
+}
+
+qint64 LockHistory::renewalJitterMs() const
+{
+    if (m_renewalTimes.size() < 3)
+        return -1;
+    const qint64 mean = renewalIntervalMs();
+    qint64 worst = 0;
+    for (qsizetype i = 1; i < m_renewalTimes.size(); ++i)
+        worst = std::max(worst, std::abs(m_renewalTimes.at(i) - m_renewalTimes.at(i - 1) - mean));
+    return worst;
 }
 
 void LockHistory::noteLease(qint64 leaseMs)

@@ -39,6 +39,9 @@ public:
     qint64 lastRenewalMs() const { return m_lastRenewalMs; }
     // Mean interval between the renewals seen (up to the last ten), -1 with fewer than two.
     qint64 renewalIntervalMs() const;
+    // How far the intervals strayed from their mean (the largest deviation), -1 with fewer than two
+    // intervals: a rhythm is steady when this is small next to the interval.
+    qint64 renewalJitterMs() const;
     // The TTL renewals set the lock back to, -1 until one is seen.
     qint64 observedLeaseMs() const { return m_observedLeaseMs; }
     void noteLease(qint64 leaseMs);

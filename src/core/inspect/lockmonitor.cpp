@@ -18,6 +18,9 @@ LockMonitor::LockMonitor(QObject *parent)
             rescan();
     });
     connect(&m_flush, &QTimer::timeout, this, &LockMonitor::flush);
+    m_due.setSingleShot(true);
+    m_due.setTimerType(Qt::PreciseTimer);
+    connect(&m_due, &QTimer::timeout, this, &LockMonitor::readDueLocks);
 
     connect(&m_scanner, &LockScanner::scanStarted, this, [this] {
         m_seenThisScan.clear();
@@ -119,6 +122,7 @@ void LockMonitor::setConnectionSettings(const ConnectionSettings &settings)
     m_codes.clear();
     m_tracker.clear();
     m_dirty.clear();
+    m_dueAt.clear();
     m_lastFullScanAtMs = -1;
     m_scanner.setConnectionSettings(settings);
     if (m_running)
@@ -161,6 +165,7 @@ void LockMonitor::stop()
     m_poll.stop();
     m_rescan.stop();
     m_flush.stop();
+    m_due.stop();
     m_watcher.stop();
     m_scanner.cancel();
 }
@@ -256,6 +261,7 @@ void LockMonitor::apply(const QList<LockRecord> &records, LockTracker::Source so
             continue;
         }
         m_locks.insert(r.key, r);
+        scheduleDueCheck(r, base);
         if (!events.isEmpty())
             emit happened(r.key, events, r);
         QStringList codes;
@@ -281,6 +287,7 @@ void LockMonitor::markGone(const QByteArray &key, const QString &unobserved)
     const LockRecord last = *it;
     m_locks.erase(it);
     m_codes.remove(key);
+    m_dueAt.remove(key);
     const QList<LockEvent> events = m_tracker.observeGone(key, InspectClock::monotonicMs(), unobserved);
     if (!events.isEmpty())
         emit happened(key, events, last);
@@ -313,6 +320,54 @@ void LockMonitor::poll()
     }
     m_pollOffset += int(batch.size());
     m_scanner.refresh(batch);
+}
+
+void LockMonitor::scheduleDueCheck(const LockRecord &record, const DiagnosticContext &base)
+{
+    const LockHistory *h = m_tracker.history(record.key);
+    const qint64 now = InspectClock::monotonicMs();
+    DiagnosticContext c = base;
+    m_tracker.fillContext(record.key, now, &c);
+    const qint64 deadline = h && h->lastRenewalMs() >= 0 && record.pttlMs > 0
+        ? LockDiagnostics::renewalDeadlineMs(record, c)
+        : -1;
+    // A few ms past the deadline, so that the reading finds it overdue rather than just due.
+    constexpr qint64 kPastDeadlineMs = 20;
+    const qint64 due = deadline > 0 ? h->lastRenewalMs() + deadline + kPastDeadlineMs : -1;
+    if (due <= now) {
+        m_dueAt.remove(record.key); // not renewed, or judged overdue by this very reading
+        return;
+    }
+    m_dueAt.insert(record.key, due);
+    if (!m_due.isActive() || now + m_due.remainingTime() > due)
+        m_due.start(int(due - now));
+}
+
+void LockMonitor::readDueLocks()
+{
+    if (!m_running)
+        return;
+    const qint64 now = InspectClock::monotonicMs();
+    QList<LockRecord> batch;
+    qint64 next = -1;
+    for (auto it = m_dueAt.begin(); it != m_dueAt.end();) {
+        if (it.value() <= now && batch.size() < m_timing.maxRefresh) {
+            const auto lock = m_locks.constFind(it.key());
+            if (lock != m_locks.constEnd())
+                batch.append(*lock);
+            it = m_dueAt.erase(it);
+            continue;
+        }
+        next = next < 0 ? it.value() : std::min(next, it.value());
+        ++it;
+    }
+    if (!batch.isEmpty() && !m_scanner.refresh(batch)) {
+        for (const LockRecord &r : std::as_const(batch))
+            m_dueAt.insert(r.key, now + 50); // the reader is busy: shortly
+        next = now + 50;
+    }
+    if (next >= 0)
+        m_due.start(int(std::max<qint64>(0, next - now)));
 }
 
 void LockMonitor::flush()

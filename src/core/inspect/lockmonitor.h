@@ -106,6 +106,10 @@ private:
     void poll();
     void flush();
     void updateCadence();
+    // A lock whose renewal falls due is read again then (not at the next poll), so that a stall is judged
+    // against its own rhythm however fast it is; the timer waits for the earliest such deadline.
+    void scheduleDueCheck(const LockRecord &record, const DiagnosticContext &base);
+    void readDueLocks();
 
     ConnectionSettings m_settings;
     ScanOptions m_options;
@@ -121,6 +125,8 @@ private:
     QTimer m_poll;
     QTimer m_rescan;
     QTimer m_flush;
+    QTimer m_due;
+    QHash<QByteArray, qint64> m_dueAt; // monotonic ms by which a renewal is due, per renewed lock
     int m_pollOffset = 0;
     bool m_running = false;
     bool m_rescanPending = false;

@@ -120,6 +120,9 @@ struct LockRecord
     QString library; // "BullMQ", "redis-py (probable)", …
     bool certain = false; // the format knows the key's name, or its data alone is unmistakable
     bool nameSaysLock = false; // named like a lock, or found by a pattern the user gave
+    // The data names a holder (or its format knows the library): false for a word or flag under a lock
+    // name, which is listed but never alarmed on.
+    bool holderEvidence = true;
     QStringList alsoLibraries; // other libraries that write the same shape
     QString reason; // why this kind and library
     QString formatNote; // what the format says about such locks (what a stuck one means, how to clear it)

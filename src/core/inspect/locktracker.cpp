@@ -238,6 +238,7 @@ void LockTracker::fillContext(const QByteArray &key, qint64 nowMs, DiagnosticCon
         return;
     context->renewalsSeen = h->renewals();
     context->renewalIntervalMs = h->renewalIntervalMs();
+    context->renewalJitterMs = h->renewalJitterMs();
     context->observedLeaseMs = h->observedLeaseMs();
     context->sinceLastRenewalMs = h->lastRenewalMs() >= 0 ? nowMs - h->lastRenewalMs() : -1;
 }

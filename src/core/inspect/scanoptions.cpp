@@ -6,7 +6,11 @@
 QList<QByteArray> ScanOptions::defaultLockNamePatterns()
 {
     // Words, matched as whole name parts: "*lock*" listed blocklist:…, clock:skew:…, user:1001:lockout.
-    return {"lock", "locks", "mutex", "mutexes", "semaphore", "semaphores"};
+    // Leader elections and leases are locks by another name. ("sem" is left out: it names search-engine
+    // marketing and semesters more often than semaphores.)
+    return {"lock",     "locks",  "locked",     "locking",  "lck",       "redlock",   "mutex",
+            "mutexes",  "mtx",    "semaphore",  "semaphores", "sema",    "leader",    "leaders",
+            "leadership", "election", "elections", "elect",   "lease",     "leases"};
 }
 
 bool ScanOptions::scansAllKeys() const
