@@ -15,8 +15,10 @@ C.run(async (cfg) => {
   const clients = [];
   const mk = () => { const c = new Redis(C.ioredisOpts(cfg)); clients.push(c); return c; };
   const leaders = [];
-  C.onStop(() => { leaders.forEach((l) => { clearTimeout(l.renewTimeoutId); clearTimeout(l.electTimeoutId); });
-    clients.forEach((c) => c.disconnect()); });
+  C.onStop(() => {
+    leaders.forEach((l) => { clearTimeout(l.renewTimeoutId); clearTimeout(l.electTimeoutId); });
+    clients.forEach((c) => c.disconnect());
+  });
   const reader = mk();
   const version = C.versionOf('ts-safe-redis-leader');
   for (const [name, ttl] of [['report-scheduler', 4000], ['mailer', 6000]]) {
@@ -34,6 +36,7 @@ C.run(async (cfg) => {
     C.made({ library: 'ts-safe-redis-leader', package: 'ts-safe-redis-leader', version, case: name, key,
       type: 'string', kind: 'mutex', owner: id,
       owner_meaning: "'leader: ' + sha1 of 32 random bytes (base64), per elector", lease_ms: ttl,
-      renewal: { every_ms: ttl / 2, rule: `renews while elected every ttl / 2 = ${ttl / 2} ms (Lua GET == id -> PEXPIRE ttl)` } });
+      renewal: { every_ms: ttl / 2,
+        rule: `renews while elected every ttl / 2 = ${ttl / 2} ms (Lua GET == id -> PEXPIRE ttl)` } });
   }
 });

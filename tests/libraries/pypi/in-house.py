@@ -47,9 +47,11 @@ def must(ok, what):
 # 1. Leader election, renewed every 2 s.
 must(r.set(keys["leader"], ME, nx=True, px=6000), "elect " + keys["leader"])
 renew_leader = r.register_script(
-    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0")
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end "
+    "return 0")
 fx.made(**base, case="leader", key=keys["leader"], owner=ME, owner_meaning="'<hostname>:<pid>' of the leader",
-        lease_ms=6000, renewal={"every_ms": 2000, "rule": "heartbeat thread: GET == self -> PEXPIRE 6000, every 2 s"},
+        lease_ms=6000,
+        renewal={"every_ms": 2000, "rule": "heartbeat thread: GET == self -> PEXPIRE 6000, every 2 s"},
         api="SET key '<host>:<pid>' NX PX 6000")
 
 # 2. One lock on three resources: one base64 token in every key, one TTL.
@@ -72,7 +74,8 @@ r.pexpire(keys["sem"], 30000)
 fx.made(**dict(base, type="zset", kind="semaphore"), case="semaphore", key=keys["sem"], owner=permits,
         owner_meaning="'<hostname>:<pid>:<n>' per permit, scored by its acquire (refresh) time in ms",
         lease_ms=30000, limit=4,
-        renewal={"every_ms": 3000, "rule": "holder refreshes its members' scores and PEXPIRE 30000 every 3 s"},
+        renewal={"every_ms": 3000,
+                 "rule": "holder refreshes its members' scores and PEXPIRE 30000 every 3 s"},
         api="ZREMRANGEBYSCORE key -inf now-30000; ZADD key NX now member; PEXPIRE key 30000")
 
 # 4. A JSON value that names its owner.
@@ -90,8 +93,8 @@ fx.made(**base, case="host-pid", key=keys["hostpid"], owner=ME, owner_meaning="'
 for _ in range(4):
     r.incr(keys["throttle"])
 r.expire(keys["throttle"], 3600)
-fx.not_lock(keys["throttle"], "failed-login counter (INCR per failure, EXPIRE 3600): holds 4, nobody holds it",
-            type="string", case="throttle")
+fx.not_lock(keys["throttle"],
+            "failed-login counter (INCR per failure, EXPIRE 3600): holds 4, nobody holds it", type="string", case="throttle")
 
 
 def heartbeat():

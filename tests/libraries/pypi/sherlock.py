@@ -47,8 +47,8 @@ take("namespaced", P + "invoices", 600, namespace="billing")
 take("bare-name", P + "nightly-report", 600)
 # 3. Renewed by the application every 2 s through renew() (EXPIRE back to 6 s).
 heartbeat = take("renewed", P + "reindex", 6, namespace="search",
-                 renewal={"every_ms": 2000, "rule": "the application calls RedisLock.renew() every 2 s: EXPIRE "
-                          "key 6 when GET key == owner"})
+                 renewal={"every_ms": 2000, "rule": "the application calls RedisLock.renew() every 2 s: "
+                          "EXPIRE key 6 when GET key == owner"})
 
 
 def renew():
