@@ -179,6 +179,10 @@ const QHash<QString, QString> kKnownGaps = {
     {QStringLiteral("in-house/json-owner"),
      QStringLiteral("JSON {\"owner\": \"<host>:<pid>\", …} under 'exports/nightly': no lock word, the JSON "
                     "owner is not read")},
+    {QStringLiteral("in-house/redis-py-lock-renewed"),
+     QStringLiteral("redis-py's Lock(timeout=20) extended every 10 s by its holder: listed right, but the "
+                    "format's notes say timeout=None sets no TTL and that it never renews, against a PTTL and "
+                    "renewals")},
     {QStringLiteral("in-house/throttle"),
      QStringLiteral("a counter '4' with a 1 h TTL under 'throttle:password-lock:user-7' is alarmed "
                     "ttl-above-threshold: the lock word in the name is taken as evidence of a lock")},

@@ -22,7 +22,9 @@ func runRueidislock(cfg config) {
 	hold := func(name string, majority int32, validity time.Duration) {
 		locker, err := rueidislock.NewLocker(rueidislock.LockerOption{
 			ClientOption: rueidis.ClientOption{InitAddress: []string{addr}},
-			KeyMajority:  majority, KeyValidity: validity})
+			// TryNextAfter (20 ms by default) is how long one key's SET may take before the next key is
+			// tried; on a machine loaded by every driver starting at once 20 ms can pass for every key.
+			KeyMajority: majority, KeyValidity: validity, TryNextAfter: time.Second})
 		if err != nil {
 			fail("rueidislock.NewLocker: %v", err)
 		}
@@ -35,6 +37,13 @@ func runRueidislock(cfg config) {
 		var group []string
 		for i := int32(0); i < 2*majority-1; i++ {
 			group = append(group, fmt.Sprintf("rueidislock:%d:%s", i, name))
+		}
+		// TryWithContext returns once a majority is held; the other keys are taken right after (or not, when
+		// another holder has them): wait up to 1 s for all of them.
+		for wait := time.Now(); time.Since(wait) < time.Second; time.Sleep(20 * time.Millisecond) {
+			if n, _ := c.Exists(bg, group...).Result(); n == int64(len(group)) {
+				break
+			}
 		}
 		for i, key := range group {
 			val, err := c.Get(bg, key).Bytes()

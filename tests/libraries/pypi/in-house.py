@@ -12,6 +12,8 @@ Runs in tests/libraries/pypi/.venv. What it writes (every shape is one seen in a
   JSON owner: '<p>exports/nightly' = '{"owner": "<hostname>:<pid>", "acquired_at": <ms>, "purpose": …}',
     SET NX PX 900000
   host:pid mutex: '<p>mutex/db-migrate' = '<hostname>:<pid>', SET NX EX 300
+  redis-py Lock kept alive by its holder: '<p>lock:report-builder' = uuid1().hex, Lock(timeout=20), and a
+    thread calls lock.extend(20, replace_ttl=True) every 10 s (what job runners built on redis-py do)
   not a lock: '<p>throttle:password-lock:user-7', a failed-login counter (INCR four times, EXPIRE 3600)
 Usage: in-house.py --port N [--prefix P]
 """
@@ -35,8 +37,9 @@ base = dict(library="in-house", package="in-house (redis-py %s)" % version("redi
             type="string", kind="mutex")
 keys = {"leader": P + "scheduler/leader", "multi": [P + "inventory:sku-%d" % n for n in (1001, 1002, 1003)],
         "sem": P + "pool:gpu-slots", "json": P + "exports/nightly", "hostpid": P + "mutex/db-migrate",
-        "throttle": P + "throttle:password-lock:user-7"}
-r.delete(keys["leader"], *keys["multi"], keys["sem"], keys["json"], keys["hostpid"], keys["throttle"])
+        "throttle": P + "throttle:password-lock:user-7", "pylock": P + "lock:report-builder"}
+r.delete(keys["leader"], *keys["multi"], keys["sem"], keys["json"], keys["hostpid"], keys["throttle"],
+         keys["pylock"])
 
 
 def must(ok, what):
@@ -89,7 +92,15 @@ must(r.set(keys["hostpid"], ME, nx=True, ex=300), "lock " + keys["hostpid"])
 fx.made(**base, case="host-pid", key=keys["hostpid"], owner=ME, owner_meaning="'<hostname>:<pid>'",
         lease_ms=300000, api="SET key '<host>:<pid>' NX EX 300")
 
-# 6. A rate limiter's counter whose name holds a lock word: not a lock.
+# 6. redis-py's Lock with a 20 s timeout, extended every 10 s by its holder.
+pylock = r.lock(keys["pylock"], timeout=20)
+must(pylock.acquire(blocking=False), "lock " + keys["pylock"])
+fx.made(**dict(base, library="redis-py"), case="redis-py-lock-renewed", key=keys["pylock"],
+        owner=pylock.local.token.decode(), owner_meaning="redis-py Lock token: uuid1().hex", lease_ms=20000,
+        renewal={"every_ms": 10000, "rule": "holder thread: lock.extend(20, replace_ttl=True) every 10 s"},
+        api="r.lock(key, timeout=20).acquire(blocking=False)")
+
+# 7. A rate limiter's counter whose name holds a lock word: not a lock.
 for _ in range(4):
     r.incr(keys["throttle"])
 r.expire(keys["throttle"], 3600)
@@ -103,6 +114,8 @@ def heartbeat():
         try:
             if int(time.time()) % 2 == 0:
                 renew_leader(keys=[keys["leader"]], args=[ME, 6000])
+            if int(time.time()) % 10 == 0:
+                pylock.extend(20, replace_ttl=True)
             if int(time.time()) % 3 == 0:
                 t = int(time.time() * 1000)
                 with r.pipeline(transaction=True) as p:
