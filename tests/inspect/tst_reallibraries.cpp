@@ -189,6 +189,9 @@ const QHash<QString, QString> kKnownGaps = {
     {QStringLiteral("limits/password-lock"),
      QStringLiteral("limits' fixed-window counter under 'LIMITS:LIMITER/password-lock/user-7/5/1/hour' (1 "
                     "h TTL) is alarmed ttl-above-threshold: as in-house/throttle")},
+    {QStringLiteral("rate-limiter-flexible/login-lock"),
+     QStringLiteral("RateLimiterRedis counter '3' under 'rlflx:login-lock:user-9' (1 h window as TTL) is "
+                    "alarmed ttl-above-threshold: as in-house/throttle")},
 };
 
 // A note or diagnosis that says the opposite of the reading: no TTL while the key has one, never renewed
