@@ -2,7 +2,9 @@
 // Debian packages driven through their own APIs, plus recorded dumps of libraries that cannot be installed
 // here) writes its locks into one sandbox server and says what it made; the default scan must then decode
 // them (listed, right kind, right owner, right TTL), name the library wherever the format identifies it, and
-// raise no alarm on any key that is not a lock.
+// raise no alarm on any key that is not a lock. The drivers of set "issue-31" (libraries and in-house
+// patterns outside the catalog) are scored apart, case by case, against kKnownGaps: what the classifier still
+// gets wrong on them, each with its reason; a gap that closes fails the test until it is taken off the list.
 #include "inspect/lockclassifier.h"
 #include "inspect/lockscanjob.h"
 #include "testsupport.h"
@@ -24,6 +26,7 @@ private slots:
     void initTestCase();
     void locksMadeByRealLibrariesAreDecoded();
     void keysThatAreNotLocksRaiseNoAlarm();
+    void librariesOutsideTheCatalog();
     void cleanupTestCase();
 
 private:
@@ -33,6 +36,7 @@ private:
         std::unique_ptr<QProcess> process;
         QByteArray pending; // stdout not yet split into lines
         bool ready = false;
+        bool outside = false; // "set": "issue-31": outside the catalog, scored by librariesOutsideTheCatalog
         qint64 startedMs = 0, readyMs = -1; // since the first driver started; from its start
     };
     struct Made
@@ -50,6 +54,7 @@ private:
     QList<Made> m_made;
     QList<QPair<QString, QJsonObject>> m_notLocks; // driver, {"key", "why"}
     QHash<int, QList<LockRecord>> m_records; // db → what the scan listed
+    QSet<QString> m_outside; // the drivers of set "issue-31"
 };
 
 namespace {
@@ -89,6 +94,131 @@ QStringList ownersOf(const QJsonObject &made)
     return out;
 }
 
+// Where the row differs from what the library made: kind, owner, TTL.
+QStringList misread(const LockRecord &r, const QJsonObject &o)
+{
+    QStringList wrong;
+    const QString kind = o.value(QLatin1String("kind")).toString();
+    if (!acceptedKinds(kind).contains(LockKinds::name(r.kind)))
+        wrong << QStringLiteral("kind %1, made as %2").arg(LockKinds::name(r.kind), kind);
+    QStringList ids; // the owner as stored, and as the library shows it (raw bytes as hex)
+    for (const LockOwner &owner : r.owners)
+        ids << QString::fromUtf8(owner.id) << owner.display;
+    for (const QString &owner : ownersOf(o)) {
+        // A marker value (b:1;, LOCK, an expiry time) names nobody: then the owners are unknown, said
+        // so.
+        const bool marker = r.owners.isEmpty() && owner.toUtf8() == r.value;
+        if (!ids.contains(owner) && !marker)
+            wrong << QStringLiteral("owner %1 not among %2").arg(owner, ids.join(u','));
+    }
+    // A lease is the key's TTL, or each holder's own expiry (Redisson's expirable permits).
+    const bool ttl = !o.value(QLatin1String("lease_ms")).isNull();
+    const bool perHolder
+        = std::any_of(r.owners.cbegin(), r.owners.cend(),
+                      [](const LockOwner &owner) { return owner.untilEpochMs >= 0; });
+    if (ttl ? (r.pttlMs < 0 && !perHolder) : r.pttlMs != -1)
+        wrong << QStringLiteral("TTL %1 (lease %2)")
+                     .arg(r.pttlMs)
+                     .arg(o.value(QLatin1String("lease_ms")).toDouble());
+    return wrong;
+}
+
+// The library the row names (or one of its alternatives) is the one that made the lock.
+bool sameLibrary(const LockRecord &r, const QJsonObject &o)
+{
+    QStringList candidates {normalized(r.library)};
+    for (const QString &also : r.alsoLibraries)
+        candidates << normalized(also);
+    const QString want = normalized(o.value(QLatin1String("library")).toString()),
+                  package = normalized(o.value(QLatin1String("package")).toString());
+    return std::any_of(candidates.cbegin(), candidates.cend(), [&](const QString &c) {
+        return !c.isEmpty()
+            && (want.contains(c) || c.contains(want)
+                || (!package.isEmpty() && (package.contains(c) || c.contains(package))));
+    });
+}
+
+// What the classifier still gets wrong on the libraries outside the catalog (issue 31), per case
+// ("<driver>/<case>" as the driver prints it) with the reason. These are the BEFORE figures of
+// docs/supported-libraries.md; each is to be taken off when the classifier judges the case right.
+const QHash<QString, QString> kKnownGaps = {
+    {QStringLiteral("rueidislock/majority-2-key-0"),
+     QStringLiteral("24 raw random bytes (binary) under 'rueidislock:<i>:<name>': no format reads a binary "
+                    "token, 'rueidislock' is not taken as a lock word, and three keys with one token and "
+                    "one TTL are not grouped")},
+    {QStringLiteral("rueidislock/majority-2-key-1"),
+     QStringLiteral("as majority-2-key-0")},
+    {QStringLiteral("rueidislock/majority-2-key-2"),
+     QStringLiteral("as majority-2-key-0")},
+    {QStringLiteral("rueidislock/majority-1-key-0"),
+     QStringLiteral("one key of 24 raw random bytes, extended every 3 s: as majority-2-key-0")},
+    {QStringLiteral("ts-safe-redis-leader/report-scheduler"),
+     QStringLiteral("key and value both 'leader: <sha1 hex>' (with a space): no format knows them and "
+                    "'leader' is no lock word; renewed every 2 s")},
+    {QStringLiteral("ts-safe-redis-leader/mailer"),
+     QStringLiteral("as report-scheduler, renewed every 3 s")},
+    {QStringLiteral("sherlock/namespaced"),
+     QStringLiteral("a uuid4 under 'billing_<name>': uuid-lock needs a name with a lock word")},
+    {QStringLiteral("sherlock/bare-name"),
+     QStringLiteral("a uuid4 under the bare name: as namespaced")},
+    {QStringLiteral("sherlock/renewed"),
+     QStringLiteral("a uuid4 under 'search_<name>', renewed every 2 s: as namespaced")},
+    {QStringLiteral("in-house/leader"),
+     QStringLiteral("'<host>:<pid>' under 'scheduler/leader', renewed every 2 s: 'leader' is no lock word "
+                    "and a host:pid value is not taken as an owner")},
+    {QStringLiteral("in-house/multi-sku-1001"),
+     QStringLiteral("one base64 token (A-Za-z0-9+/) on three 'inventory:sku-<n>' keys with one TTL: the "
+                    "multi-resource grouping knows only hex tokens, no lock word")},
+    {QStringLiteral("in-house/multi-sku-1002"),
+     QStringLiteral("as multi-sku-1001")},
+    {QStringLiteral("in-house/multi-sku-1003"),
+     QStringLiteral("as multi-sku-1001")},
+    {QStringLiteral("in-house/semaphore"),
+     QStringLiteral("a zset of '<host>:<pid>:<n>' -> ms under 'pool:gpu-slots', refreshed every 3 s: no "
+                    "lock word, no format for it")},
+    {QStringLiteral("in-house/json-owner"),
+     QStringLiteral("JSON {\"owner\": \"<host>:<pid>\", …} under 'exports/nightly': no lock word, the JSON "
+                    "owner is not read")},
+    {QStringLiteral("in-house/redis-py-lock-renewed"),
+     QStringLiteral("redis-py's Lock(timeout=20) extended every 10 s by its holder: listed right, but the "
+                    "format's notes say timeout=None sets no TTL and that it never renews, against a PTTL and "
+                    "renewals")},
+    {QStringLiteral("in-house/throttle"),
+     QStringLiteral("a counter '4' with a 1 h TTL under 'throttle:password-lock:user-7' is alarmed "
+                    "ttl-above-threshold: the lock word in the name is taken as evidence of a lock")},
+    {QStringLiteral("limits/password-lock"),
+     QStringLiteral("limits' fixed-window counter under 'LIMITS:LIMITER/password-lock/user-7/5/1/hour' (1 "
+                    "h TTL) is alarmed ttl-above-threshold: as in-house/throttle")},
+    {QStringLiteral("rate-limiter-flexible/login-lock"),
+     QStringLiteral("RateLimiterRedis counter '3' under 'rlflx:login-lock:user-9' (1 h window as TTL) is "
+                    "alarmed ttl-above-threshold: as in-house/throttle")},
+};
+
+// A note or diagnosis that says the opposite of the reading: no TTL while the key has one, never renewed
+// while the library renews it (the made line's renewal).
+QStringList contradictions(const LockRecord &r, const QJsonObject &made)
+{
+    QStringList out;
+    QString text = r.formatNote + u' ' + r.reason + u' ' + r.ttlPolicy;
+    for (const LockDiagnosis &d : r.diagnoses)
+        text += u' ' + d.code + u' ' + d.text;
+    const QRegularExpression noTtl(QStringLiteral("sets no TTL|\\bno-ttl\\b|never expires|has no TTL|"
+                                                  "without (a )?TTL"),
+                                   QRegularExpression::CaseInsensitiveOption);
+    const QRegularExpression noRenewal(QStringLiteral("never renew|does not renew|not renewed|is manual"),
+                                       QRegularExpression::CaseInsensitiveOption);
+    if (r.pttlMs > 0 && noTtl.match(text).hasMatch())
+        out << QStringLiteral("says no TTL (\"%1\") while PTTL is %2")
+                   .arg(noTtl.match(text).captured(0))
+                   .arg(r.pttlMs);
+    const QJsonValue renewal = made.value(QLatin1String("renewal"));
+    if (renewal.isObject()
+        && (r.renewal.rule == RenewalPolicy::Rule::None || noRenewal.match(text).hasMatch()))
+        out << QStringLiteral("says never renewed while the holder renews every %1 ms")
+                   .arg(renewal.toObject().value(QLatin1String("every_ms")).toInt());
+    return out;
+}
+
 } // namespace
 
 void TestRealLibraries::initTestCase()
@@ -117,6 +247,9 @@ void TestRealLibraries::initTestCase()
                 continue;
             auto d = std::make_unique<Driver>();
             d->name = v.toObject().value(QLatin1String("name")).toString();
+            d->outside = v.toObject().value(QLatin1String("set")).toString() == QLatin1String("issue-31");
+            if (d->outside)
+                m_outside.insert(d->name);
             QStringList argv;
             for (const QJsonValue &a : v.toObject().value(QLatin1String("argv")).toArray())
                 argv << a.toString().replace(QLatin1String("${dir}"), kDir);
@@ -226,7 +359,11 @@ void TestRealLibraries::locksMadeByRealLibrariesAreDecoded()
 {
     int decoded = 0, named = 0, nameable = 0;
     QStringList failures, unnamed, ambiguous;
+    qsizetype scored = 0;
     for (const Made &m : std::as_const(m_made)) {
+        if (m_outside.contains(m.driver))
+            continue; // scored by librariesOutsideTheCatalog
+        ++scored;
         const QJsonObject &o = m.o;
         const QString key = o.value(QLatin1String("key")).toString();
         const QString library = o.value(QLatin1String("library")).toString();
@@ -235,41 +372,11 @@ void TestRealLibraries::locksMadeByRealLibrariesAreDecoded()
         if (!r) {
             wrong << QStringLiteral("not listed");
         } else {
-            const QString kind = o.value(QLatin1String("kind")).toString();
-            if (!acceptedKinds(kind).contains(LockKinds::name(r->kind)))
-                wrong << QStringLiteral("kind %1, made as %2").arg(LockKinds::name(r->kind), kind);
-            QStringList ids; // the owner as stored, and as the library shows it (raw bytes as hex)
-            for (const LockOwner &owner : r->owners)
-                ids << QString::fromUtf8(owner.id) << owner.display;
-            for (const QString &owner : ownersOf(o)) {
-                // A marker value (b:1;, LOCK, an expiry time) names nobody: then the owners are unknown, said
-                // so.
-                const bool marker = r->owners.isEmpty() && owner.toUtf8() == r->value;
-                if (!ids.contains(owner) && !marker)
-                    wrong << QStringLiteral("owner %1 not among %2").arg(owner, ids.join(u','));
-            }
-            // A lease is the key's TTL, or each holder's own expiry (Redisson's expirable permits).
-            const bool ttl = !o.value(QLatin1String("lease_ms")).isNull();
-            const bool perHolder
-                = std::any_of(r->owners.cbegin(), r->owners.cend(),
-                              [](const LockOwner &owner) { return owner.untilEpochMs >= 0; });
-            if (ttl ? (r->pttlMs < 0 && !perHolder) : r->pttlMs != -1)
-                wrong << QStringLiteral("TTL %1 (lease %2)")
-                             .arg(r->pttlMs)
-                             .arg(o.value(QLatin1String("lease_ms")).toDouble());
+            wrong << misread(*r, o);
             // The library is named wherever a format identifies it (generic SET NX formats name none).
             if (r->certain || !r->library.startsWith(QLatin1String("unknown"))) {
                 ++nameable;
-                QStringList candidates {normalized(r->library)};
-                for (const QString &also : r->alsoLibraries)
-                    candidates << normalized(also);
-                const QString want = normalized(library),
-                              package = normalized(o.value(QLatin1String("package")).toString());
-                const bool same = std::any_of(candidates.cbegin(), candidates.cend(), [&](const QString &c) {
-                    return !c.isEmpty()
-                        && (want.contains(c) || c.contains(want)
-                            || (!package.isEmpty() && (package.contains(c) || c.contains(package))));
-                });
+                const bool same = sameLibrary(*r, o);
                 // A random 32-hex token (node-redlock's) that happens to read as a uuid1 made in the last ten
                 // years has redis-py's shape exactly (about 1 time in 23,000): no format can tell them apart.
                 const bool redisPyShape = r->format == QLatin1String("redis-py-lock")
@@ -290,7 +397,7 @@ void TestRealLibraries::locksMadeByRealLibrariesAreDecoded()
                             .arg(key, m.driver, library, wrong.join(QStringLiteral("; ")));
     }
     qInfo("decoded right: %d of %lld; library named: %d of %d whose format identifies one", decoded,
-          qint64(m_made.size()), named, nameable);
+          qint64(scored), named, nameable);
     for (const QString &f : std::as_const(failures))
         qInfo("  not decoded: %s", qPrintable(f));
     for (const QString &u : std::as_const(unnamed))
@@ -298,7 +405,7 @@ void TestRealLibraries::locksMadeByRealLibrariesAreDecoded()
     for (const QString &a : std::as_const(ambiguous))
         qInfo("  ambiguous by chance: %s", qPrintable(a));
     // The bar of issue 17: 31 of 33, i.e. 94 %, decoded right; every library named that a format identifies.
-    QVERIFY2(decoded * 100 >= 94 * m_made.size(), qPrintable(failures.join(u'\n')));
+    QVERIFY2(decoded * 100 >= 94 * scored, qPrintable(failures.join(u'\n')));
     QVERIFY2(unnamed.isEmpty(), qPrintable(unnamed.join(u'\n')));
 }
 
@@ -307,6 +414,8 @@ void TestRealLibraries::keysThatAreNotLocksRaiseNoAlarm()
     QStringList alarms;
     int listedAsLocks = 0;
     for (const auto &[driver, o] : std::as_const(m_notLocks)) {
+        if (m_outside.contains(driver))
+            continue; // scored by librariesOutsideTheCatalog
         const QString key = o.value(QLatin1String("key")).toString();
         for (const QList<LockRecord> &records : std::as_const(m_records)) {
             const LockRecord *r = find(records, key);
@@ -322,9 +431,100 @@ void TestRealLibraries::keysThatAreNotLocksRaiseNoAlarm()
                               .arg(key, driver, o.value(QLatin1String("why")).toString(), d.code, d.evidence);
         }
     }
+    const auto outside = std::count_if(m_notLocks.cbegin(), m_notLocks.cend(),
+                                       [this](const auto &n) { return m_outside.contains(n.first); });
     qInfo("%lld keys that are not locks: %d listed as locks (without alarms), %lld alarms",
-          qint64(m_notLocks.size()), listedAsLocks, qint64(alarms.size()));
+          qint64(m_notLocks.size() - outside), listedAsLocks, qint64(alarms.size()));
     QVERIFY2(alarms.isEmpty(), qPrintable(alarms.join(u'\n')));
+}
+
+void TestRealLibraries::librariesOutsideTheCatalog()
+{
+    // The figures of issue 31: what the classifier makes of libraries and in-house patterns it has no
+    // format for. Every case that is wrong must be a known gap (kKnownGaps), and every known gap must still
+    // be wrong.
+    int made = 0, listed = 0, rightKind = 0, rightOwner = 0, rightTtl = 0, certainWrong = 0,
+        probableWrong = 0, contradicting = 0, notLocks = 0, listedAsLocks = 0, alarmed = 0;
+    QStringList unexpected, closed, gaps;
+    const auto judge = [&](const QString &id, const QStringList &wrong) {
+        const bool known = kKnownGaps.contains(id);
+        if (!wrong.isEmpty() && known)
+            gaps << QStringLiteral("%1: %2 (known gap: %3)").arg(id, wrong.join(QStringLiteral("; ")),
+                                                                 kKnownGaps.value(id));
+        else if (!wrong.isEmpty())
+            unexpected << QStringLiteral("%1: %2").arg(id, wrong.join(QStringLiteral("; ")));
+        else if (known)
+            closed << QStringLiteral("%1 is right now: take it off kKnownGaps (%2)")
+                          .arg(id, kKnownGaps.value(id));
+    };
+    for (const Made &m : std::as_const(m_made)) {
+        if (!m_outside.contains(m.driver))
+            continue;
+        ++made;
+        const QJsonObject &o = m.o;
+        const QString id = m.driver + u'/' + o.value(QLatin1String("case")).toString();
+        const LockRecord *r = find(m_records.value(o.value(QLatin1String("db")).toInt(0)),
+                                   o.value(QLatin1String("key")).toString());
+        QStringList wrong;
+        if (!r) {
+            judge(id, {QStringLiteral("not listed")});
+            continue;
+        }
+        ++listed;
+        wrong = misread(*r, o);
+        rightKind += !wrong.join(u'\n').contains(QLatin1String("kind "));
+        rightOwner += !wrong.join(u'\n').contains(QLatin1String("owner "));
+        rightTtl += !wrong.join(u'\n').contains(QLatin1String("TTL "));
+        const bool named = r->certain || !r->library.startsWith(QLatin1String("unknown"));
+        if (named && !sameLibrary(*r, o)) {
+            if (r->certain) {
+                ++certainWrong;
+                wrong << QStringLiteral("named %1 with certainty (format %2)").arg(r->library, r->format);
+            } else {
+                ++probableWrong; // allowed: probable, with its alternatives
+                qInfo("  probable and not the maker: %s shown as %s", qPrintable(id), qPrintable(r->library));
+            }
+        }
+        const QStringList notes = contradictions(*r, o);
+        contradicting += notes.isEmpty() ? 0 : 1;
+        wrong << notes;
+        if (!wrong.isEmpty()) // what the row says, for whoever closes the gap
+            wrong << QStringLiteral("shown as %1, format %2, library %3, PTTL %4")
+                         .arg(LockKinds::name(r->kind), r->format, r->library)
+                         .arg(r->pttlMs);
+        judge(id, wrong);
+    }
+    for (const auto &[driver, o] : std::as_const(m_notLocks)) {
+        if (!m_outside.contains(driver))
+            continue;
+        ++notLocks;
+        const QString key = o.value(QLatin1String("key")).toString();
+        QStringList wrong;
+        for (const QList<LockRecord> &records : std::as_const(m_records)) {
+            const LockRecord *r = find(records, key);
+            if (!r || r->key != key.toUtf8())
+                continue;
+            listedAsLocks += r->kind != LockKind::Named ? 1 : 0;
+            for (const LockDiagnosis &d : r->diagnoses)
+                wrong << QStringLiteral("alarm %1 — %2 (shown as %3, format %4, owner %5)")
+                             .arg(d.code, d.evidence, LockKinds::name(r->kind), r->format,
+                                  r->owners.isEmpty() ? QString() : QString::fromUtf8(r->owners.first().id));
+        }
+        alarmed += wrong.isEmpty() ? 0 : 1;
+        judge(driver + u'/' + o.value(QLatin1String("case")).toString(), wrong);
+    }
+    qInfo("issue 31, outside the catalog: %d locks made, %d listed, right kind %d, right owner %d, "
+          "right TTL %d; named with certainty wrongly %d, probable and not the maker %d; notes contradicting "
+          "the row %d; "
+          "%d keys that are not locks, %d listed as locks, %d with alarms; %lld known gaps, %lld unexpected, "
+          "%lld closed",
+          made, listed, rightKind, rightOwner, rightTtl, certainWrong, probableWrong, contradicting, notLocks,
+          listedAsLocks, alarmed, qint64(gaps.size()), qint64(unexpected.size()), qint64(closed.size()));
+    for (const QString &g : std::as_const(gaps))
+        qInfo("  %s", qPrintable(g));
+    QVERIFY(made >= 15);
+    QVERIFY2(unexpected.isEmpty(), qPrintable(unexpected.join(u'\n')));
+    QVERIFY2(closed.isEmpty(), qPrintable(closed.join(u'\n')));
 }
 
 void TestRealLibraries::cleanupTestCase()

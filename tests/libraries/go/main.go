@@ -1,7 +1,7 @@
 // LockScope fixture driver for the Go lock libraries: one binary, one subcommand per library, so
 // tst_reallibraries starts one small process per library and nothing is compiled at test time.
 //
-// Usage: lockdriver redsync|redislock --port N [--prefix P]
+// Usage: lockdriver redsync|redislock|rueidislock --port N [--prefix P]
 //
 // Contract (the same as tests/libraries/node/_common.js and python/_fixture.py): makes locks through the
 // library's own API on 127.0.0.1:N, prints one {"made": {...}} line per lock key and {"not_lock": {...}}
@@ -107,11 +107,11 @@ func parseArgs(args []string) config {
 		case strings.HasPrefix(a, "--prefix="):
 			cfg.prefix = strings.TrimPrefix(a, "--prefix=")
 		default:
-			fail("unknown argument %q (usage: lockdriver redsync|redislock --port N [--prefix P])", a)
+			fail("unknown argument %q (usage: lockdriver redsync|redislock|rueidislock --port N [--prefix P])", a)
 		}
 	}
 	if cfg.port < 1 || cfg.port > 65535 {
-		fail("usage: lockdriver redsync|redislock --port N [--prefix P] (port missing or invalid)")
+		fail("usage: lockdriver redsync|redislock|rueidislock --port N [--prefix P] (port missing or invalid)")
 	}
 	return cfg
 }
@@ -140,12 +140,13 @@ func holdUntilStopped() {
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: lockdriver redsync|redislock --port N [--prefix P]")
+		fail("usage: lockdriver redsync|redislock|rueidislock --port N [--prefix P]")
 	}
-	drivers := map[string]func(config){"redsync": runRedsync, "redislock": runRedislock}
+	drivers := map[string]func(config){"redsync": runRedsync, "redislock": runRedislock,
+		"rueidislock": runRueidislock}
 	run, ok := drivers[os.Args[1]]
 	if !ok {
-		fail("unknown library %q (known: redsync, redislock)", os.Args[1])
+		fail("unknown library %q (known: redsync, redislock, rueidislock)", os.Args[1])
 	}
 	cfg := parseArgs(os.Args[2:])
 	cap := time.AfterFunc(setupCap, func() { fail("setup did not finish within %s", setupCap) })
