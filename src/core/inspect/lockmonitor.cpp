@@ -18,6 +18,9 @@ LockMonitor::LockMonitor(QObject *parent)
             rescan();
     });
     connect(&m_flush, &QTimer::timeout, this, &LockMonitor::flush);
+    connect(&m_heartbeat, &QTimer::timeout, this, &LockMonitor::heartbeat);
+    connect(&m_scanner, &LockScanner::pinged, this, [this] { setLive(true, QString()); });
+    connect(&m_scanner, &LockScanner::readingFrom, this, &LockMonitor::noteAddress);
 
     connect(&m_scanner, &LockScanner::scanStarted, this, [this] {
         m_seenThisScan.clear();
@@ -120,6 +123,9 @@ void LockMonitor::setConnectionSettings(const ConnectionSettings &settings)
     m_tracker.clear();
     m_dirty.clear();
     m_lastFullScanAtMs = -1;
+    m_lastReadAtMs = -1;
+    m_address.clear();
+    m_addressChanges = 0;
     m_scanner.setConnectionSettings(settings);
     if (m_running)
         m_watcher.start(settings);
@@ -135,6 +141,13 @@ void LockMonitor::setTiming(const Timing &timing)
 {
     m_timing = timing;
     m_flush.setInterval(timing.flushMs);
+    if (timing.heartbeatMs > 0) {
+        m_heartbeat.setInterval(std::max(100, timing.heartbeatMs / 2));
+        if (m_running && !m_heartbeat.isActive())
+            m_heartbeat.start();
+    } else {
+        m_heartbeat.stop();
+    }
     updateCadence();
 }
 
@@ -145,6 +158,8 @@ void LockMonitor::start(bool scanNow)
     updateCadence();
     m_poll.start();
     m_rescan.start();
+    if (m_timing.heartbeatMs > 0)
+        m_heartbeat.start();
     if (scanNow)
         rescan();
 }
@@ -161,6 +176,7 @@ void LockMonitor::stop()
     m_poll.stop();
     m_rescan.stop();
     m_flush.stop();
+    m_heartbeat.stop();
     m_watcher.stop();
     m_scanner.cancel();
 }
@@ -223,6 +239,8 @@ void LockMonitor::updateCadence()
 
 void LockMonitor::setLive(bool live, const QString &reason)
 {
+    if (live)
+        m_lastReadAtMs = InspectClock::monotonicMs();
     if (live == m_live && (live || reason == m_notLiveReason))
         return;
     m_live = live;
@@ -330,4 +348,34 @@ void LockMonitor::flush()
     }
     if (!m_dirty.isEmpty())
         m_flush.start();
+}
+
+void LockMonitor::heartbeat()
+{
+    // Only when nothing else read the server lately: polls, probes and scans are proof enough.
+    if (!m_running || m_scanner.refreshesInFlight() > 0)
+        return;
+    if (m_live && m_lastReadAtMs >= 0 && InspectClock::monotonicMs() - m_lastReadAtMs < m_timing.heartbeatMs)
+        return;
+    m_scanner.ping();
+}
+
+void LockMonitor::noteAddress(const QString &address)
+{
+    const QString from = m_address;
+    if (address == from)
+        return;
+    m_address = address;
+    if (!from.isEmpty()) {
+        ++m_addressChanges;
+        // A failover: the new master may lack what the old one had not yet replicated. Whatever is gone at
+        // the next reading was not seen going; the scan finds out which locks survived the move, and the
+        // keyspace notifications must come from the new master.
+        m_unobserved = QStringLiteral("not seen going: the server moved from %1 to %2").arg(from, address);
+        if (m_running) {
+            m_watcher.start(m_settings);
+            rescan();
+        }
+    }
+    emit addressChanged(from, address);
 }

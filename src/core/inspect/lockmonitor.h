@@ -30,6 +30,9 @@ public:
         int rescanWithEventsMs = 120000; // with notifications: new keys are announced; rescan rarely
         int flushMs = 100; // notifications are coalesced this long before their keys are read
         int maxRefresh = 200; // locks read again per poll
+        // When above 0: the server is asked a PING when nothing was read from it for this long, so a server
+        // that died or froze is noticed even with no lock to poll (an exporter's `up`). Off by default.
+        int heartbeatMs = 0;
     };
 
     explicit LockMonitor(QObject *parent = nullptr);
@@ -72,6 +75,13 @@ public:
     // False while the server cannot be read: then the readings shown are the last ones, not live ones.
     bool isLive() const { return m_live; }
     QString notLiveReason() const { return m_notLiveReason; }
+    // InspectClock::monotonicMs() when the server last answered a read; -1 before it ever did.
+    qint64 lastReadAtMs() const { return m_lastReadAtMs; }
+    // The address read from ("127.0.0.1:7001"): through Sentinel the master the sentinels named, which a
+    // failover moves. Empty until the first connection opens.
+    QString address() const { return m_address; }
+    // How many times the address changed since the first connection (failovers, through Sentinel).
+    int addressChanges() const { return m_addressChanges; }
     // Whether keyspace notifications are flowing (then changes arrive within milliseconds).
     bool hearsNotifications() const;
     // Without notifications a lock that appears is found only by the next full rescan: how often one runs.
@@ -97,6 +107,9 @@ signals:
     void diagnosisRaised(const LockRecord &record, const LockDiagnosis &diagnosis);
     // The server became unreadable (with why) or readable again.
     void liveChanged(bool live, const QString &reason);
+    // The address read from: `from` is empty the first time; later a move (a failover through Sentinel),
+    // after which the locks are checked again by a full scan (what vanished meanwhile was not seen going).
+    void addressChanged(const QString &from, const QString &to);
     void watchStateChanged(KeyspaceWatcher::State state, const QString &text);
 
 private:
@@ -106,6 +119,8 @@ private:
     void poll();
     void flush();
     void updateCadence();
+    void heartbeat();
+    void noteAddress(const QString &address);
 
     ConnectionSettings m_settings;
     ScanOptions m_options;
@@ -121,6 +136,7 @@ private:
     QTimer m_poll;
     QTimer m_rescan;
     QTimer m_flush;
+    QTimer m_heartbeat;
     int m_pollOffset = 0;
     bool m_running = false;
     bool m_rescanPending = false;
@@ -130,4 +146,7 @@ private:
     QString m_unobserved; // set after an outage: locks found gone at the next reading were not seen going
     ScanProgress m_lastProgress;
     qint64 m_lastFullScanAtMs = -1;
+    qint64 m_lastReadAtMs = -1;
+    QString m_address;
+    int m_addressChanges = 0;
 };
