@@ -17,10 +17,11 @@ p.add_argument("--rounds", type=int, default=3)
 p.add_argument("--seconds", type=float, default=3)
 p.add_argument("--scan-keys", type=int, default=1000000, help="keys in the scan benchmark (a tenth are locks)")
 p.add_argument("--fleet-pairs", type=int, default=4, help="20 s runs with and without the history, for the fleet's recording overhead")
+p.add_argument("--jvm-warmup", type=float, default=10, help="seconds the Redisson peer runs its loop before it is measured (JIT)")
 p.add_argument("names", nargs="*")
 a = p.parse_args()
 
-ALL = ["uncontended", "contended", "recording", "hotpath", "scan", "paint", "memory", "fleet"]
+ALL = ["uncontended", "contended", "recording", "hotpath", "scan", "paint", "memory", "fleet", "redisson"]
 names = a.names or ALL
 unknown = [n for n in names if n not in ALL]
 if unknown:
@@ -31,6 +32,7 @@ BENCH = os.path.join(a.build, "bench/lockbench/lockscope-bench")
 CEILING = os.path.join(a.build, "bench/handoffceiling/lockscope-handoff-ceiling")
 PEERS = os.path.join(a.root, "bench/peers")
 NODE_PATH = os.path.join(a.root, "bench/.peers/node_modules")
+REDISSON_BENCH = os.path.join(a.root, "bench/.peers/redisson/target/lockscope-redisson-bench.jar")
 # redis-py comes from Debian (python3-redis): use Debian's interpreter even when another python3 is first on PATH.
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
 
@@ -276,6 +278,90 @@ def bench_fleet(port):
     return out
 
 
+def server_cpu_s(port):
+    """The sandbox redis-server's CPU time so far, user + system (INFO CPU), in seconds."""
+    import redis  # Debian's python3-redis, which bench/run installs
+    info = redis.Redis(host="127.0.0.1", port=port).info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+def with_server_cpu(port, fn, seconds):
+    """Runs fn (a contender that measures `seconds` of load) and adds the server's CPU share over that time:
+    its CPU seconds around the run, over the run's measured seconds (its setup costs the server nothing
+    worth counting: a few commands)."""
+    before = server_cpu_s(port)
+    result = fn()
+    result["server_cpu_share"] = round((server_cpu_s(port) - before) / result.get("seconds", seconds), 3)
+    return result
+
+
+def run_redisson_peer(port, *args):
+    """The JVM peer (bench/peers/redisson): its warm-up is not measured; the server's CPU is read when it says
+    {"phase":"measure"} and {"phase":"done"}, so its share is over the measured window alone."""
+    cmd = ["java", "-jar", REDISSON_BENCH] + list(args) + ["--port", str(port), "--warmup-seconds", str(a.jvm_warmup)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    marks, result = {}, None
+    for line in proc.stdout:
+        if not line.strip().startswith("{"):
+            continue
+        message = json.loads(line)
+        if message.get("phase") in ("measure", "done"):
+            marks[message["phase"]] = (server_cpu_s(port), time.monotonic())
+        else:
+            result = message
+    err = proc.stderr.read()
+    if proc.wait(timeout=120) != 0 or result is None or len(marks) != 2:
+        raise SystemExit("bench/run: the Redisson peer failed (%s): %s" % (proc.returncode, err[-2000:]))
+    (cpu0, t0), (cpu1, t1) = marks["measure"], marks["done"]
+    result["server_cpu_share"] = round((cpu1 - cpu0) / (t1 - t0), 3)
+    return result
+
+
+def bench_redisson(port):
+    """Issue 29: real Redisson (RLock, RFairLock, one JVM with 8 threads) against LockScope's Redisson on the
+    event engine, and the raw-socket ceiling of the same hand-off, in one run on one server."""
+    w, s = 8, a.seconds
+    bench = lambda *args: lambda: with_server_cpu(port, lambda: run_json([BENCH] + list(args) + [
+        "--port", str(port), "--workers", str(w), "--seconds", str(s)])[0], s)
+    ceiling = lambda *extra: lambda: with_server_cpu(port, lambda: run_json(
+        [CEILING, "--port", str(port), "--lua", os.path.join(a.root, "resources/lua"), "--seconds", str(s),
+         "--cs-ms", "1", "--think-ms", "1"] + list(extra))[0], s)
+    peer = lambda *args: lambda: run_redisson_peer(port, *(list(args) + ["--workers", str(w), "--seconds", str(s)]))
+    contenders = {
+        # Uncontended: 8 threads, each its own lock (8 locks), lock and unlock as fast as they go.
+        "lockscope_events_uncontended": bench("uncontended", "--algorithm", "redisson-reentrant", "--engine", "events"),
+        "redisson_uncontended": peer("uncontended"),
+        # Contended: 8 threads, one lock, 1 ms inside and 1 ms after each release (so a release is handed off).
+        "lockscope_events_reentrant": bench("contended", "--algorithm", "redisson-reentrant", "--engine", "events",
+                                            "--cs-ms", "1", "--think-ms", "1"),
+        "lockscope_events_fair": bench("contended", "--algorithm", "redisson-fair", "--engine", "events",
+                                       "--cs-ms", "1", "--think-ms", "1"),
+        "redisson_reentrant": peer("contended", "--lock", "reentrant", "--cs-ms", "1", "--think-ms", "1"),
+        "redisson_fair": peer("contended", "--lock", "fair", "--cs-ms", "1", "--think-ms", "1"),
+        "ceiling_handoff": ceiling(),
+        "ceiling_handoff_fair": ceiling("--fair", "--threads", str(w)),
+    }
+    r = interleave(contenders, a.rounds)
+    out = {}
+    for name in contenders:
+        keys = ("cycles_per_s", "server_cpu_share") + (() if name.endswith("uncontended") else
+                                                       ("handoff_p50_us", "handoff_p99_us", "handoffs"))
+        out[name] = {k: round(med(r, name, k), 3) for k in keys}
+    out["uncontended_events_over_redisson"] = ratio(out["lockscope_events_uncontended"]["cycles_per_s"],
+                                                    out["redisson_uncontended"]["cycles_per_s"])
+    for lock, ceil in (("reentrant", "ceiling_handoff"), ("fair", "ceiling_handoff_fair")):
+        ours = out["lockscope_events_" + lock]["handoff_p50_us"]
+        out["handoff_%s_over_redisson" % lock] = ratio(ours, out["redisson_" + lock]["handoff_p50_us"])
+        out["handoff_%s_over_ceiling" % lock] = ratio(ours, out[ceil]["handoff_p50_us"])
+    out["targets"] = {
+        "uncontended: events >= 1.2x Redisson": (out["uncontended_events_over_redisson"] or 0) >= 1.2,
+        "reentrant hand-off p50 <= Redisson's": (out["handoff_reentrant_over_redisson"] or 99) <= 1,
+        "fair hand-off p50 <= Redisson's": (out["handoff_fair_over_redisson"] or 99) <= 1,
+        "reentrant hand-off p50 <= 1.1x ceiling": (out["handoff_reentrant_over_ceiling"] or 99) <= 1.1,
+        "fair hand-off p50 <= 1.1x ceiling (fair)": (out["handoff_fair_over_ceiling"] or 99) <= 1.1}
+    return out
+
+
 def callgrind_instructions(port, algorithm, cycles):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "cg.out")
@@ -319,11 +405,11 @@ results = {}
 for name in names:
     log("bench/run: %s" % name)
     t0 = time.monotonic()
-    if name in ("uncontended", "contended", "recording", "hotpath", "fleet"):
+    if name in ("uncontended", "contended", "recording", "hotpath", "fleet", "redisson"):
         with Sandbox() as sb:
             results[name] = {"uncontended": bench_uncontended, "contended": bench_contended,
                              "recording": bench_recording, "hotpath": bench_hotpath,
-                             "fleet": bench_fleet}[name](sb.port)
+                             "fleet": bench_fleet, "redisson": bench_redisson}[name](sb.port)
     elif name == "scan":
         results[name] = bench_external("scan benchmark", ("bench", "inspect", "bench_inspect"), scan_args, (0, 3))
     elif name == "paint":

@@ -20,7 +20,8 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6svg6")
 # redis-server: the private sandbox servers; openssh-client: SSH tunnels; libsecret: QtKeychain's route to the
 # desktop keychain (it loads it at run time, so shlibdeps cannot see it).
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "redis-server, openssh-client, libsecret-1-0")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "gnome-keyring | kwalletmanager, redis-tools")
+# A JDK and Maven build the Redisson and Jedis client adapters on first use (the Simulator's real-library workers).
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "gnome-keyring | kwalletmanager, redis-tools, default-jdk-headless, maven")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${PROJECT_HOMEPAGE_URL}")
 set(CPACK_STRIP_FILES ON)

@@ -12,7 +12,13 @@
 -- ARGV[3]  the caller's owner field "<client uuid>:<thread id>"
 -- ARGV[4]  the caller's current wall-clock time (epoch ms), for dropping stale waiters
 -- ARGV[5]  latch lifetime in milliseconds
--- returns  1 released · 0 still held · nil another owner holds it · -1 there is no lock (lease expired)
+-- ARGV[6]  optional: the publish command, PUBLISH (the default) or SPUBLISH where waiters listen
+--          sharded (Redisson >= 3.22 on a Redis >= 7 cluster passes it the same way)
+-- returns  1 released, or there is no lock at all (its lease expired: Redisson answers 1 then too, so its
+--             unlock() of a fair lock that ran out returns without a word) · 0 still held · nil another
+--             owner holds it
+
+local publish = ARGV[6] or 'PUBLISH'
 
 local latched = #KEYS >= 5
 if latched then
@@ -40,14 +46,17 @@ end
 local function notifyHead()
     local head = redis.call('LINDEX', KEYS[2], 0)
     if head ~= false then
-        redis.call('PUBLISH', KEYS[4] .. ':' .. head, ARGV[1])
+        redis.call(publish, KEYS[4] .. ':' .. head, ARGV[1])
     end
 end
 
 if redis.call('EXISTS', KEYS[1]) == 0 then
     -- The lease expired while the head may be sleeping: wake it anyway.
     notifyHead()
-    return -1
+    if latched then
+        redis.call('SET', KEYS[5], 1, 'PX', ARGV[5])
+    end
+    return 1
 end
 if redis.call('HEXISTS', KEYS[1], ARGV[3]) == 0 then
     return nil

@@ -11,8 +11,12 @@
 -- ARGV[1]  the message to publish: "0"
 -- ARGV[2]  the caller's owner field "<client uuid>:<thread id>"
 -- ARGV[3]  latch lifetime in milliseconds
+-- ARGV[4]  optional: the publish command, PUBLISH (the default) or SPUBLISH where waiters listen
+--          sharded (Redisson >= 3.22 on a Redis >= 7 cluster passes it the same way)
 -- returns  1 the lock is gone · 0 other holds remain · nil the caller holds no read lock ·
 --         -1 there is no lock at all (its lease expired; "0" is published anyway, as Redisson does)
+
+local publish = ARGV[4] or 'PUBLISH'
 
 local latched = #KEYS >= 5
 local function latch(value)
@@ -29,7 +33,7 @@ end
 
 local mode = redis.call('HGET', KEYS[1], 'mode')
 if mode == false then
-    redis.call('PUBLISH', KEYS[2], ARGV[1])
+    redis.call(publish, KEYS[2], ARGV[1])
     latch(1)
     return -1
 end
@@ -68,6 +72,6 @@ if redis.call('HLEN', KEYS[1]) > 1 then
 end
 
 redis.call('DEL', KEYS[1])
-redis.call('PUBLISH', KEYS[2], ARGV[1])
+redis.call(publish, KEYS[2], ARGV[1])
 latch(1)
 return 1

@@ -11,11 +11,15 @@
 -- ARGV[2]  lease in milliseconds, set again while holds remain
 -- ARGV[3]  the caller's owner field "<client uuid>:<thread id>"
 -- ARGV[4]  latch lifetime in milliseconds
+-- ARGV[5]  optional: the publish command, PUBLISH (the default) or SPUBLISH where waiters listen
+--          sharded (Redisson >= 3.22 on a Redis >= 7 cluster passes it the same way)
 -- returns  1   released: the last hold is gone, the key deleted, "0" published
 --          0   still held: the caller's count went down but is not zero yet
 --          nil not the caller's: another owner holds the lock (Redisson throws
 --              "attempt to unlock lock, not locked by current thread")
 --         -1   there is no lock at all (its lease expired)
+
+local publish = ARGV[5] or 'PUBLISH'
 
 local latched = #KEYS >= 3
 if latched then
@@ -39,7 +43,7 @@ if count > 0 then
     return 0
 end
 redis.call('DEL', KEYS[1])
-redis.call('PUBLISH', KEYS[2], ARGV[1])
+redis.call(publish, KEYS[2], ARGV[1])
 if latched then
     redis.call('SET', KEYS[3], 1, 'PX', ARGV[4])
 end

@@ -10,8 +10,12 @@
 -- ARGV[2]  lease in milliseconds, set again while holds remain
 -- ARGV[3]  the caller's write field "<client uuid>:<thread id>:write"
 -- ARGV[4]  latch lifetime in milliseconds
+-- ARGV[5]  optional: the publish command, PUBLISH (the default) or SPUBLISH where waiters listen
+--          sharded (Redisson >= 3.22 on a Redis >= 7 cluster passes it the same way)
 -- returns  1 released · 0 still held · nil the caller holds no write lock ·
 --         -1 there is no lock at all (its lease expired; "1" is published anyway, as Redisson does)
+
+local publish = ARGV[5] or 'PUBLISH'
 
 local latched = #KEYS >= 3
 local function latch(value)
@@ -28,7 +32,7 @@ end
 
 local mode = redis.call('HGET', KEYS[1], 'mode')
 if mode == false then
-    redis.call('PUBLISH', KEYS[2], ARGV[1])
+    redis.call(publish, KEYS[2], ARGV[1])
     latch(1)
     return -1
 end
@@ -45,7 +49,7 @@ redis.call('HDEL', KEYS[1], ARGV[3])
 if redis.call('HLEN', KEYS[1]) == 1 then
     -- Only "mode" is left.
     redis.call('DEL', KEYS[1])
-    redis.call('PUBLISH', KEYS[2], ARGV[1])
+    redis.call(publish, KEYS[2], ARGV[1])
 else
     -- The writer still holds read locks: they keep the lock, now in read mode.
     redis.call('HSET', KEYS[1], 'mode', 'read')

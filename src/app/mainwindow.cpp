@@ -144,6 +144,9 @@ void MainWindow::buildActions()
                                 &MainWindow::openConnectionDialog);
     connectAction->setShortcut(QKeySequence::Open);
     connectAction->setToolTip(tr("Connect to a Redis server (read-only by default)"));
+    // The places bar's button: "Connect to Server…" under the icon set the bar's width, 145 px of a 1024 px
+    // screen; the menu keeps the whole name.
+    connectAction->setIconText(tr("Connect…"));
     QAction *profilesAction
         = connection->addAction(tr("Connection &Profiles…"), this, [this] { openProfilesDialog(); });
     profilesAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
@@ -197,6 +200,26 @@ void MainWindow::buildActions()
     placesBar->addSeparator();
     placesBar->addAction(connectAction);
 
+    // Each place's menu, with its actions and their shortcuts (F8, Ctrl+T… were found only in Help before).
+    // Choosing one from another place goes there, so that its effect is seen — unless the action went
+    // somewhere itself (Learn ▸ Run It… opens the Simulator).
+    const auto placeMenu = [this](const QString &title, Place place) {
+        QMenu *menu = menuBar()->addMenu(title);
+        connect(menu, &QMenu::aboutToShow, this,
+                [this, menu] { menu->setProperty("placeBefore", m_places->currentIndex()); });
+        connect(menu, &QMenu::triggered, this, [this, menu, place] {
+            const QVariant before = menu->property("placeBefore");
+            if (before.isValid() && m_places->currentIndex() == before.toInt()
+                && m_places->currentIndex() != int(place))
+                showPlace(place);
+            menu->setProperty("placeBefore", QVariant());
+        });
+        return menu;
+    };
+    m_inspector->fillMenu(placeMenu(tr("&Inspector"), Place::Inspector));
+    m_simulator->fillMenu(placeMenu(tr("&Simulator"), Place::Simulator));
+    m_learn->fillMenu(placeMenu(tr("&Learn"), Place::Learn));
+
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *guide = help->addAction(tr("&User Guide"), this, [this] { HelpDialog::showGuide(this); });
     guide->setShortcut(QKeySequence::HelpContents);
@@ -212,6 +235,11 @@ void MainWindow::showPlace(Place place)
     m_places->currentWidget()->setFocus(Qt::ShortcutFocusReason);
     for (QAction *a : m_placeActions->actions())
         a->setChecked(a->data().toInt() == int(place));
+}
+
+MainWindow::Place MainWindow::currentPlace() const
+{
+    return Place(m_places->currentIndex());
 }
 
 void MainWindow::connectTo(const ConnectionSettings &settings)

@@ -47,6 +47,7 @@ public:
     // Starts the private sandbox server if needed, then connects to it.
     void useSandbox();
     void showPlace(Place place);
+    Place currentPlace() const;
 
     RedisSession *session() const { return m_session; }
     ServerBadge *serverBadge() const { return m_badge; }

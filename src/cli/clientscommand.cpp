@@ -1,4 +1,5 @@
-// clients: a table for people, or JSON for scripts; --install fetches the npm packages ahead of a run.
+// clients: a table for people, or JSON for scripts; --install fetches the npm packages and builds the JVM and
+// Go adapters ahead of a run.
 #include "clientscommand.h"
 
 #include "cliio.h"
@@ -14,13 +15,12 @@ namespace {
 
 const QString kName = QStringLiteral("lockscope-cli clients");
 
-QString pinnedVersion(const ClientCatalog::Adapter &a)
+QJsonObject versions(const QList<QPair<QString, QString>> &pins)
 {
-    for (const auto &[name, version] : a.npmPackages) {
-        if (name == a.library)
-            return version;
-    }
-    return QString();
+    QJsonObject o;
+    for (const auto &[name, version] : pins)
+        o.insert(name, version);
+    return o;
 }
 
 // "ready", "installs on first use", or what is missing.
@@ -38,10 +38,7 @@ QJsonObject stateJson(const ClientState &state)
 {
     const ClientCatalog::Adapter *a = state.adapter;
     const ClientCatalog::Status &s = state.status;
-    const QString pinned = pinnedVersion(*a);
-    QJsonObject npm;
-    for (const auto &[name, version] : a->npmPackages)
-        npm.insert(name, version);
+    const QString pinned = ClientCatalog::pinnedVersion(*a);
     QJsonObject o {{QStringLiteral("id"), a->id},
                    {QStringLiteral("title"), a->title},
                    {QStringLiteral("library"), a->library},
@@ -53,7 +50,9 @@ QJsonObject stateJson(const ClientState &state)
                    {QStringLiteral("state"), stateText(s)},
                    {QStringLiteral("requires"),
                     QJsonObject {{QStringLiteral("debian"), QJsonArray::fromStringList(a->debianPackages)},
-                                 {QStringLiteral("npm"), npm}}},
+                                 {QStringLiteral("npm"), versions(a->npmPackages)},
+                                 {QStringLiteral("maven"), versions(a->mavenArtifacts)},
+                                 {QStringLiteral("go"), versions(a->goModules)}}},
                    {QStringLiteral("options"), a->options}};
     // The version the library reports when it is installed; unknown (null) otherwise, with the pin.
     o.insert(QStringLiteral("version"), s.version.isEmpty() ? QJsonValue() : QJsonValue(s.version));
@@ -68,7 +67,7 @@ void printRow(QTextStream &out, const ClientState &state)
 {
     const ClientCatalog::Adapter *a = state.adapter;
     const ClientCatalog::Status &s = state.status;
-    const QString pinned = pinnedVersion(*a);
+    const QString pinned = ClientCatalog::pinnedVersion(*a);
     const QString version = !s.version.isEmpty() ? s.version
         : !pinned.isEmpty()                      ? pinned + QStringLiteral(" (pinned)")
                                                  : QStringLiteral("?");
@@ -92,8 +91,8 @@ ClientsArguments ClientsArguments::parse(const QStringList &arguments)
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print JSON instead of a table.")});
     parser.addOption(
         {QStringLiteral("install"),
-         QStringLiteral("Install the npm packages of the adapters named (all without names) now, "
-                        "instead of on first use.")});
+         QStringLiteral("Install the npm packages and build the JVM and Go programs of the adapters named "
+                        "(all without names) now, instead of on first use.")});
     parser.addPositionalArgument(QStringLiteral("id"),
                                  QStringLiteral("Adapters to list or install (default: all)."),
                                  QStringLiteral("[ID...]"));
@@ -153,7 +152,8 @@ void ClientsCommand::print(QTextStream &out, const QList<ClientState> &states, b
     }
     for (const ClientState &state : states)
         printRow(out, state);
-    out << "\nAdapters are unpacked, and their npm packages installed, in " << ClientCatalog::clientsDir()
+    out << "\nAdapters are unpacked, their npm packages installed and their programs built, in "
+        << ClientCatalog::clientsDir()
         << "\n"
         << Qt::flush;
 }

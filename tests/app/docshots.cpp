@@ -1,7 +1,7 @@
 // docshots: the README's screenshots, made by the real app on its own sandbox so anyone can make them again
 // (scripts/screenshots). Each place — Inspector with the sample locks, the Simulator's scenario editor,
-// Simulator after a gc-pause run, Learn on a story, and Fork from here on gc-pause — at 1024×700 and
-// 1600×1000, as docs/shots/<place>-<size>.png.
+// Simulator after a gc-pause run, story 1 stepped, the library-by-library comparison, Learn on a story, and
+// Fork from here on gc-pause — at 1024×700 and 1600×1000, as docs/shots/<place>-<size>.png.
 // Not a test: it asserts nothing; a person looks at the pictures.
 #include "simulator/forkdialog.h"
 #include "simulator/forkpanel.h"
@@ -18,7 +18,9 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QSplitter>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 
@@ -36,16 +38,23 @@ bool waitFor(const std::function<bool()> &done, int timeoutMs)
     return done();
 }
 
+// The window as it is, saved as docs/shots/<place>-<size>.png.
+void shootAt(MainWindow &window, const QString &dir, const QString &place, const QSize &size)
+{
+    QTest::qWait(400); // layouts settle, timers repaint
+    const QString path
+        = QStringLiteral("%1/%2-%3x%4.png").arg(dir, place).arg(size.width()).arg(size.height());
+    if (!window.grab().save(path))
+        std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+    else
+        std::printf("%s\n", qPrintable(path));
+}
+
 void shoot(MainWindow &window, const QString &dir, const QString &place)
 {
     for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
         window.resize(size);
-        QTest::qWait(400); // layouts settle, timers repaint
-        const QString path = QStringLiteral("%1/%2-%3x%4.png").arg(dir, place).arg(size.width()).arg(size.height());
-        if (!window.grab().save(path))
-            std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
-        else
-            std::printf("%s\n", qPrintable(path));
+        shootAt(window, dir, place, size);
     }
 }
 
@@ -94,6 +103,43 @@ int main(int argc, char *argv[])
     sim->showRun(0);
     shoot(window, dir, QStringLiteral("simulator"));
 
+    // Story 1 stepped, at its step 2: A's SETNX took the key, A crashed, the key has no TTL.
+    sim->loadPreset(QStringLiteral("seed-setnx-expire-crash"));
+    sim->setStepMode(true);
+    sim->run();
+    waitFor([&] { return !sim->controller()->isRunning(); }, 120000);
+    sim->nextStep();
+    shoot(window, dir, QStringLiteral("story1-stepped"));
+    sim->leaveStepping();
+    sim->setStepMode(false);
+
+    // The library-by-library comparison: gc-pause with real libraries, the Report tab's table.
+    sim->loadPreset(QStringLiteral("gc-pause-libraries"));
+    sim->run();
+    waitFor([&] { return !sim->controller()->isRunning(); }, 600000);
+    sim->showRun(0);
+    if (auto *tabs = sim->findChild<QTabWidget *>(QStringLiteral("simulatorTabs"))) {
+        for (int i = 0; i < tabs->count(); ++i) {
+            if (tabs->tabText(i) == QLatin1String("Report"))
+                tabs->setCurrentIndex(i);
+        }
+    }
+    // As a reader would: the splitter moved up, so that the table has the room (the timeline keeps its
+    // lanes).
+    auto *split = sim->findChild<QSplitter *>(QStringLiteral("simulatorVSplit"));
+    const QByteArray splitBefore = split ? split->saveState() : QByteArray();
+    for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+        window.resize(size);
+        QTest::qWait(400);
+        if (split) {
+            const int total = split->sizes().value(0) + split->sizes().value(1);
+            split->setSizes({total * 2 / 5, total - total * 2 / 5});
+        }
+        shootAt(window, dir, QStringLiteral("comparison"), size);
+    }
+    if (split)
+        split->restoreState(splitBefore);
+
     // Learn.
     window.showPlace(MainWindow::Place::Learn);
     window.learnPlace()->showStory(QStringLiteral("seed-unconditional-del"));
@@ -101,6 +147,7 @@ int main(int argc, char *argv[])
 
     // Fork from here: gc-pause stepped to step 4, forked with fencing on.
     window.showPlace(MainWindow::Place::Simulator);
+    sim->loadPreset(QStringLiteral("gc-pause"));
     sim->setStepMode(true);
     sim->run();
     waitFor([&] { return !sim->controller()->isRunning(); }, 120000);

@@ -11,8 +11,13 @@
 
 #include "sim/presetlibrary.h"
 
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QPushButton>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
 
 class TestForkFromHere : public QObject
@@ -109,6 +114,25 @@ void TestForkFromHere::forkRunsBesideTheRecording()
     QVERIFY2(fork->divergence().same, qPrintable(fork->divergence().what));
     const QString header = fork->headerText();
     QVERIFY2(header.contains(described.toHtmlEscaped()), qPrintable(header));
+    // Where it ran is where the recording ran: fresh sandboxes here ("same server", it said).
+    QVERIFY2(header.contains(QLatin1String("fresh private sandbox servers")), qPrintable(header));
+    // The comparison can be kept: both runs side by side, with what each did to the data.
+    QTemporaryDir dir;
+    QString error;
+    const QString path = dir.filePath(QStringLiteral("fork.json"));
+    QVERIFY2(fork->exportComparison(path, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+    QCOMPARE(json.value(QStringLiteral("comparison")).toArray().size(), 2);
+    QCOMPARE(
+        json.value(QStringLiteral("comparison")).toArray().at(1).toObject().value(QStringLiteral("variant")),
+        QJsonValue(QStringLiteral("fork")));
+    QVERIFY(json.value(QStringLiteral("divergence"))
+                .toObject()
+                .value(QStringLiteral("same_before_fork"))
+                .toBool());
+    QVERIFY(json.contains(QStringLiteral("recorded")) && json.contains(QStringLiteral("fork")));
     QVERIFY2(header.contains(QStringLiteral("Steps 1–%1 played out the same").arg(forkAtNarrated - 1)),
              qPrintable(header));
 

@@ -60,6 +60,7 @@ private slots:
     void rowsFreezeWhileTheServerIsDown();
     void aFailedConnectKeepsTheConnection();
     void rowMenuAndExport();
+    void rowsHoldStillUnderThePointer();
     void userFormatsAreListedAndUsed();
     void forceUnlockThroughTheDialog();
     void forceUnlockOnProductionWantsTheName();
@@ -401,7 +402,18 @@ void TestInspectorPlace::rowMenuAndExport()
     // Read-only connection: the writes are offered but off, with why.
     QVERIFY(!action("forceUnlock")->isEnabled());
     QVERIFY(action("forceUnlock")->toolTip().contains(QLatin1String("Read-only")));
+    QVERIFY(!action("removeOrphanQueue")); // its queue is not orphaned
     qDeleteAll(actions);
+    // A fair lock's orphaned queue: removable from its row (it was only at the bottom of the details pane).
+    QVERIFY(place.selectKey("demo:orphan"));
+    const QList<QAction *> orphanActions = place.rowActions(place.view()->currentIndex());
+    QAction *remove = nullptr;
+    for (QAction *a : orphanActions)
+        remove = a->objectName() == QLatin1String("removeOrphanQueue") ? a : remove;
+    QVERIFY(remove);
+    QVERIFY(!remove->isEnabled()); // read-only
+    QVERIFY(remove->toolTip().contains(QLatin1String("Read-only")));
+    qDeleteAll(orphanActions);
 
     // Export what the filters show.
     place.findChild<QLineEdit *>(QStringLiteral("filter"))->setText(QStringLiteral("App"));
@@ -425,6 +437,35 @@ void TestInspectorPlace::rowMenuAndExport()
     QVERIFY(doc.value(QStringLiteral("complete")).toBool());
     // A path that cannot be written says so, and leaves nothing.
     QVERIFY(place.exportTable(dir.filePath(QStringLiteral("missing/locks.csv"))).startsWith(QLatin1String("Could not export")));
+}
+
+void TestInspectorPlace::rowsHoldStillUnderThePointer()
+{
+    // Sorted by TTL, a rescan that re-sorted the rows moved the one about to be clicked.
+    Rig rig;
+    QVERIFY(openWithOneLock(rig, "lock:a"));
+    InspectorPlace &place = *rig.place;
+    QVERIFY(SampleLocks::plainLock(rig.server->admin(), "lock:b", "worker-2", 30000));
+    place.rescan();
+    QTRY_VERIFY_WITH_TIMEOUT(place.model()->find("lock:b") && !place.isScanning(), 20000);
+    place.view()->sortByColumn(LockTableModel::TtlColumn, Qt::AscendingOrder);
+    const auto order = [&] {
+        QList<QByteArray> keys;
+        for (int row = 0; row < place.proxy()->rowCount(); ++row)
+            keys << place.proxy()->index(row, 0).data(LockTableModel::KeyRole).toByteArray();
+        return keys;
+    };
+    QCOMPARE(order(), (QList<QByteArray> {"lock:b", "lock:a"}));
+    QEvent enter(QEvent::Enter);
+    QApplication::sendEvent(place.view()->viewport(), &enter);
+    // lock:b gets a longer lease than lock:a: sorted, it would move below it.
+    QVERIFY(rig.server->admin().command({"PEXPIRE", "lock:b", "600000"}).ok());
+    place.rescan();
+    QTRY_VERIFY_WITH_TIMEOUT(place.model()->find("lock:b")->pttlMs > 100000 && !place.isScanning(), 20000);
+    QCOMPARE(order(), (QList<QByteArray> {"lock:b", "lock:a"})); // held while the pointer is there
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(place.view()->viewport(), &leave);
+    QCOMPARE(order(), (QList<QByteArray> {"lock:a", "lock:b"})); // and sorted again when it leaves
 }
 
 void TestInspectorPlace::userFormatsAreListedAndUsed()

@@ -1,5 +1,6 @@
 // LockTableModel: updates by diff — inserted rows, removed runs, ranged dataChanged — never a reset on
 // refresh.
+#include "inspect/inspectclock.h"
 #include "inspector/locktablemodel.h"
 
 #include <QAbstractItemModelTester>
@@ -18,6 +19,8 @@ private slots:
     void retainOnly();
     void rawValuesForSorting();
     void leaseIsTheHighestTtlSeen();
+    void aNewOwnerStartsItsOwnLease();
+    void csvTtlIsANumberOrEmptyWithItsState();
 };
 
 namespace {
@@ -183,6 +186,44 @@ void TestLockTableModel::leaseIsTheHighestTtlSeen()
     QCOMPARE(model.leaseOf(0), 30000);
     QCOMPARE(model.index(0, 0).data(LockTableModel::LeaseRole).toLongLong(), 30000);
     QCOMPARE(model.index(0, 0).data(LockTableModel::DeadlineRole).toLongLong(), 32000);
+}
+
+void TestLockTableModel::aNewOwnerStartsItsOwnLease()
+{
+    LockTableModel model;
+    model.upsert({rec("k", 891000)}); // the old lock: 14 min 51 s
+    LockRecord next = rec("k", 55600, 2000);
+    next.owners.first().id = "another owner";
+    model.upsert({next});
+    // Before: 891000, and the bar read "55.6 s of 14 min 51 s".
+    QCOMPARE(model.leaseOf(0), 55600);
+    next.pttlMs = 40000;
+    next.readAtMs = 17000;
+    model.upsert({next});
+    QCOMPARE(model.leaseOf(0), 55600); // the same owner: its own highest TTL
+}
+
+void TestLockTableModel::csvTtlIsANumberOrEmptyWithItsState()
+{
+    QList<LockRecord> records {rec("ttl", 5000, InspectClock::monotonicMs()), rec("none", -1),
+                               rec("gone", -2), rec("unread", -3)};
+    const QList<QByteArray> lines = LockTableModel::csv(records).trimmed().split('\n');
+    const QList<QByteArray> header = lines.first().trimmed().split(',');
+    const qsizetype ttl = header.indexOf("ttl_ms");
+    const qsizetype state = header.indexOf("ttl_state");
+    QVERIFY(ttl >= 0 && state >= 0);
+    QHash<QByteArray, QPair<QByteArray, QByteArray>> byKey;
+    for (const QByteArray &line : lines.mid(1)) {
+        const QList<QByteArray> cells = line.trimmed().split(',');
+        byKey.insert(cells.first(), {cells.at(ttl), cells.at(state)});
+    }
+    bool number = false;
+    QVERIFY(byKey.value("ttl").first.toLongLong(&number) > 0 && number);
+    QCOMPARE(byKey.value("ttl").second, QByteArray("expires"));
+    // Never a word in the number column: before, it held "none" and "gone".
+    QCOMPARE(byKey.value("none"), qMakePair(QByteArray(), QByteArray("no-ttl")));
+    QCOMPARE(byKey.value("gone"), qMakePair(QByteArray(), QByteArray("gone")));
+    QCOMPARE(byKey.value("unread"), qMakePair(QByteArray(), QByteArray("unknown")));
 }
 
 QTEST_MAIN(TestLockTableModel)

@@ -2,14 +2,15 @@
 #include "common/appsettings.h"
 #include "common/elidingcombobox.h"
 #include "common/helpdialog.h"
+#include "connection/serverbadge.h"
 #include "keychainfixture.h"
+#include "learn/learnplace.h"
 #include "mainwindow.h"
 #include "redis/redissession.h"
+#include "sandboxfixture.h"
 #include "simulator/scenarioeditor.h"
-#include "connection/serverbadge.h"
 #include "simulator/simulationcontroller.h"
 #include "simulator/simulatorplace.h"
-#include "sandboxfixture.h"
 #include "testsupport.h"
 #include "timeline/timelinepanel.h"
 #include "timeline/timelineview.h"
@@ -20,6 +21,8 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMouseEvent>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -27,6 +30,7 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStandardPaths>
+#include <QTabWidget>
 
 class TestMainWindow : public QObject
 {
@@ -45,7 +49,44 @@ private slots:
     void fitsA1024By700Screen();
     void simulatorTimelineShowsEveryLaneAt1024By700();
     void scenarioEditorFitsItsDefaultWidth();
+    void eachPlaceHasItsMenu();
+    void aThreeWorkerStorySteppedFitsAt1024By700();
+
+private:
+    // `window` shown at 1024 × 700 on the Simulator (nullptr when it was not exposed).
+    static SimulatorPlace *simulatorAt1024By700(MainWindow &window)
+    {
+        window.resize(1024, 700);
+        window.show();
+        if (!QTest::qWaitForWindowExposed(&window))
+            return nullptr;
+        window.showPlace(MainWindow::Place::Simulator);
+        return window.simulatorPlace();
+    }
+    // The story lane, the lock's and `workers` workers' lanes are in `view` without scrolling: the first that
+    // is not, and where it ends, or empty.
+    static QString laneOutOfView(TimelineView *view, int workers);
 };
+
+QString TestMainWindow::laneOutOfView(TimelineView *view, int workers)
+{
+    const TimelineRenderer &r = view->renderer();
+    const int room = view->viewport()->height() - TimelineRenderer::kRulerHeight;
+    using LaneType = TimelineRenderer::LaneType;
+    QList<std::tuple<LaneType, int, QString>> lanes {{LaneType::Story, 0, QStringLiteral("story")},
+                                                     {LaneType::Lock, 0, QStringLiteral("lock")}};
+    for (int w = 0; w < workers; ++w)
+        lanes.append({LaneType::Worker, w, QString(QChar(u'A' + w))});
+    for (const auto &[type, index, name] : lanes) {
+        const int lane = r.laneOf(type, index);
+        if (lane < 0)
+            return QStringLiteral("no %1 lane").arg(name);
+        const TimelineRenderer::Lane &l = r.lanes().at(lane);
+        if (l.y + l.height > room)
+            return QStringLiteral("%1's lane ends at %2 of %3 px").arg(name).arg(l.y + l.height).arg(room);
+    }
+    return {};
+}
 
 void TestMainWindow::initTestCase()
 {
@@ -248,11 +289,8 @@ void TestMainWindow::simulatorTimelineShowsEveryLaneAt1024By700()
     QList<int> moved;
     {
         MainWindow window(AppOptions {});
-        window.resize(1024, 700);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.showPlace(MainWindow::Place::Simulator);
-        SimulatorPlace *sim = window.simulatorPlace();
+        SimulatorPlace *sim = simulatorAt1024By700(window);
+        QVERIFY(sim);
         QVERIFY(sim->loadPreset(QStringLiteral("gc-pause")));
         QVERIFY(sim->run());
         QTRY_VERIFY_WITH_TIMEOUT(!sim->controller()->isRunning(), 120000);
@@ -260,21 +298,8 @@ void TestMainWindow::simulatorTimelineShowsEveryLaneAt1024By700()
         QCoreApplication::processEvents();
         QCOMPARE(window.size(), QSize(1024, 700));
         TimelineView *view = sim->timelinePanel()->view();
-        const TimelineRenderer &r = view->renderer();
-        const int room = view->viewport()->height() - TimelineRenderer::kRulerHeight;
-        using LaneType = TimelineRenderer::LaneType;
-        for (const auto &[type, index, name] :
-             {std::tuple {LaneType::Story, 0, "story"}, std::tuple {LaneType::Lock, 0, "lock"},
-              std::tuple {LaneType::Worker, 0, "A"}, std::tuple {LaneType::Worker, 1, "B"}}) {
-            const int lane = r.laneOf(type, index);
-            QVERIFY2(lane >= 0, name);
-            const TimelineRenderer::Lane &l = r.lanes().at(lane);
-            QVERIFY2(l.y + l.height <= room,
-                     qPrintable(QStringLiteral("%1's lane ends at %2 of %3 px")
-                                    .arg(QLatin1String(name))
-                                    .arg(l.y + l.height)
-                                    .arg(room)));
-        }
+        const QString hidden = laneOutOfView(view, 2);
+        QVERIFY2(hidden.isEmpty(), qPrintable(hidden));
         QCOMPARE(view->verticalScrollBar()->maximum(), 0);
 
         // Nobody moved the splitter: nothing to remember.
@@ -387,6 +412,72 @@ void TestMainWindow::scenarioEditorFitsItsDefaultWidth()
         }
     }
     AppSettings().remove(QStringLiteral("simulator"));
+}
+
+// Learn and the Simulator had no menu: F8 was found only through Help ▸ Keyboard Shortcuts.
+void TestMainWindow::eachPlaceHasItsMenu()
+{
+    AppOptions options;
+    options.connection.serverGiven = true;
+    options.connection.settings.port = LoopbackPorts::freePort();
+    MainWindow window(options);
+    QHash<QString, QMenu *> menus;
+    for (QAction *a : window.menuBar()->actions()) {
+        if (a->menu())
+            menus.insert(a->text().remove(u'&'), a->menu());
+    }
+    for (const char *place : {"Inspector", "Simulator", "Learn"})
+        QVERIFY2(menus.contains(QLatin1String(place)), place);
+    // An action's text and key in one menu, as the menu shows it.
+    const auto find = [&](const QString &menu, const QString &text) -> QAction * {
+        const QList<QAction *> actions = menus.value(menu)->actions();
+        for (QAction *a : actions) {
+            if (a->text().remove(u'&') == text)
+                return a;
+        }
+        return nullptr;
+    };
+    QAction *next = find(QStringLiteral("Simulator"), QStringLiteral("Next step"));
+    QVERIFY(next);
+    QCOMPARE(next->shortcut(), QKeySequence(Qt::Key_F8));
+    QVERIFY(find(QStringLiteral("Simulator"), QStringLiteral("Step by step")));
+    QVERIFY(find(QStringLiteral("Simulator"), QStringLiteral("Run")));
+    QAction *stepped = find(QStringLiteral("Learn"), QStringLiteral("Run It Step by Step"));
+    QVERIFY(stepped);
+    QCOMPARE(stepped->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return));
+    QVERIFY(find(QStringLiteral("Inspector"), QStringLiteral("Rescan")));
+    // Learn ▸ Run It Step by Step runs the story in the Simulator, stepping, and the window goes there.
+    window.showPlace(MainWindow::Place::Learn);
+    QVERIFY(window.learnPlace()->showStory(QStringLiteral("seed-setnx-expire-crash")));
+    emit menus.value(QStringLiteral("Learn"))->aboutToShow();
+    stepped->trigger();
+    emit menus.value(QStringLiteral("Learn"))->triggered(stepped);
+    QCOMPARE(window.currentPlace(), MainWindow::Place::Simulator);
+    QCOMPARE(window.simulatorPlace()->steppingAt(), 1);
+    window.simulatorPlace()->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.simulatorPlace()->controller()->isRunning(), 60000);
+}
+
+// A story of three workers, stepped, at 1024 × 700: the story, the lock and all three workers' lanes are in
+// view without scrolling (C was hidden below), and the tabs under the cards keep their room.
+void TestMainWindow::aThreeWorkerStorySteppedFitsAt1024By700()
+{
+    AppSettings().remove(QStringLiteral("simulator"));
+    MainWindow window(AppOptions {});
+    SimulatorPlace *sim = simulatorAt1024By700(window);
+    QVERIFY(sim);
+    QVERIFY(sim->loadPreset(QStringLiteral("seed-unconditional-del")));
+    sim->setStepMode(true);
+    QVERIFY(sim->run());
+    QTRY_VERIFY_WITH_TIMEOUT(!sim->controller()->isRunning(), 120000);
+    for (int step = 1; step <= 3; ++step) {
+        QCoreApplication::processEvents();
+        const QString hidden = laneOutOfView(sim->timelinePanel()->view(), 3);
+        QVERIFY2(hidden.isEmpty(), qPrintable(QStringLiteral("step %1: %2").arg(step).arg(hidden)));
+        auto *tabs = sim->findChild<QTabWidget *>(QStringLiteral("simulatorTabs"));
+        QVERIFY(tabs && tabs->currentWidget()->height() >= 80);
+        sim->nextStep();
+    }
 }
 
 QTEST_MAIN(TestMainWindow)

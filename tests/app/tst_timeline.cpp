@@ -2,6 +2,7 @@
 // winning attempt and are pushed back by renewals, pauses/crashes/server faults/story steps are placed where
 // they happened, and the painted pixels say so (offscreen, no Redis needed).
 #include "../sim/historybuilder.h"
+#include "timelinefixture.h"
 #include "simulator/eventlogmodel.h"
 #include "timeline/timelinedata.h"
 #include "timeline/timelinelegendpainter.h"
@@ -26,7 +27,6 @@ private slots:
     void renewalsPushTheLeaseBack();
     void reentrantAcquiresFoldIntoOneTenure();
     void pausesCrashesAndStrayReleases();
-    void keyWithoutTtlAfterACrashBetweenSetnxAndExpire();
     void serverFaultsAndStorySteps();
     void batchesMatchOneBigAppend();
     void paintedPixelsMatchLanesAndTimes();
@@ -40,11 +40,13 @@ private slots:
     void laneNamesNeverOverlap();
 
 private:
-    static TimelineData::Layout twoWorkers();
+    static TimelineData::Layout twoWorkers() { return TimelineFixture::twoWorkers(); }
     static QColor pixel(const QImage &image, double x, double y);
     static bool near(const QColor &a, const QColor &b, int tolerance = 40);
-    // The engine stamps each acquire with the start of its winning attempt; the builder does not.
-    static QList<HistoryEvent> withEffects(QList<HistoryEvent> events);
+    static QList<HistoryEvent> withEffects(QList<HistoryEvent> events)
+    {
+        return TimelineFixture::withEffects(std::move(events));
+    }
     // `processes` × `threads` workers named P1-T1…, one lock.
     static TimelineData::Layout processesOfThreads(int processes, int threads);
     // The first two names in the column that overlap, or empty.
@@ -73,25 +75,6 @@ QString TestTimeline::overlap(const QList<TimelineFramePainter::HeaderLabel> &la
         }
     }
     return QString();
-}
-
-QList<HistoryEvent> TestTimeline::withEffects(QList<HistoryEvent> events)
-{
-    for (HistoryEvent &e : events) {
-        if (e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok && e.effectUs == 0)
-            e.effectUs = e.timeUs - 1000;
-    }
-    return events;
-}
-
-TimelineData::Layout TestTimeline::twoWorkers()
-{
-    TimelineData::Layout layout;
-    layout.workers = {QStringLiteral("A"), QStringLiteral("B")};
-    layout.workerProcesses = {0, 1};
-    layout.processes = {QStringLiteral("A"), QStringLiteral("B")};
-    layout.locks = {QStringLiteral("lockscope:sim:lock")};
-    return layout;
 }
 
 QColor TestTimeline::pixel(const QImage &image, double x, double y)
@@ -220,24 +203,6 @@ void TestTimeline::pausesCrashesAndStrayReleases()
     QCOMPARE(data.marks(0).size(), 1);
     QCOMPARE(data.marks(0).first().type, TimelineData::Mark::Type::ReleaseWithoutHold);
     QCOMPARE(data.expiries(), 2); // A's lease ran out during its pause, B's after its crash
-}
-
-void TestTimeline::keyWithoutTtlAfterACrashBetweenSetnxAndExpire()
-{
-    HistoryEvent crash;
-    crash.timeUs = 5000;
-    crash.kind = HistoryEvent::Kind::Fault;
-    crash.outcome = quint8(FaultType::Crash);
-    crash.worker = 0;
-    crash.process = 0;
-    crash.lock = 0;
-    TimelineData data(twoWorkers());
-    data.append({crash});
-    QCOMPARE(data.holds(0, 0).size(), 1);
-    const Hold &h = data.holds(0, 0).first();
-    QVERIFY(h.flags & Hold::NoTtl);
-    QCOMPARE(h.keyEndUs(), TimelineData::kOpen); // never expires
-    QCOMPARE(data.workerStateAt(0, 6000), TimelineData::WorkerState::Crashed);
 }
 
 void TestTimeline::serverFaultsAndStorySteps()

@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 
 #include <csignal>
@@ -37,6 +38,7 @@ private slots:
     void inspectScansAsTheProfileSays();
     void pingWithAProfileWhosePasswordIsInTheKeychain();
     void clientsReportTheirLibrariesVersions();
+    void clientsSayWhatAJvmAdapterNeeds();
 };
 
 using TestSupport::run;
@@ -348,6 +350,53 @@ void TestCli::clientsReportTheirLibrariesVersions()
         ++versioned;
     }
     QVERIFY2(versioned > 0, qPrintable(r.out));
+}
+
+// A machine without a JVM, then one with a JVM but without a JDK and Maven: the Redisson adapter can neither
+// run nor be built there, and both `clients` and a run say what to install (a fresh clients folder: nothing
+// of it is built yet).
+void TestCli::clientsSayWhatAJvmAdapterNeeds()
+{
+    QTemporaryDir clients, bin;
+    QVERIFY(clients.isValid() && bin.isValid());
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("LOCKSCOPE_CLIENTS_DIR"), clients.path());
+    env.insert(QStringLiteral("PATH"), bin.path());
+    const auto state = [&] {
+        const auto r = run(TestSupport::cliPath(), {"clients", "--json", "redisson"}, env);
+        return r.exitCode == 0 ? QJsonDocument::fromJson(r.out.toUtf8()).array().first().toObject()
+                               : QJsonObject {{"failed", r.err}};
+    };
+    const QJsonObject noJvm = state();
+    QCOMPARE(noJvm.value("state").toString(), QStringLiteral("runtime missing"));
+    QVERIFY2(noJvm.value("problem").toString().contains("sudo apt-get install openjdk-17-jre-headless"),
+             qPrintable(QJsonDocument(noJvm).toJson()));
+
+    for (const char *program : {"java", "redis-server"}) {
+        const QString found = QStandardPaths::findExecutable(QString::fromLatin1(program));
+        QVERIFY2(!found.isEmpty(), program);
+        QVERIFY(QFile::link(found, bin.filePath(QString::fromLatin1(program))));
+    }
+    const QJsonObject noJdk = state();
+    QCOMPARE(noJdk.value("state").toString(), QStringLiteral("library missing"));
+    const QString problem = noJdk.value("problem").toString();
+    QVERIFY2(problem.contains("mvn (sudo apt-get install maven)")
+                 && problem.contains("javac (sudo apt-get install openjdk-17-jdk-headless)"),
+             qPrintable(problem));
+    const QJsonObject maven = noJdk.value("requires").toObject().value("maven").toObject();
+    QCOMPARE(maven.value("org.redisson:redisson").toString(), noJdk.value("pinned_version").toString());
+
+    QTemporaryDir scenarioDir;
+    QFile scenario(scenarioDir.filePath("s.json"));
+    QVERIFY(scenario.open(QIODevice::WriteOnly));
+    scenario.write(R"({"lockscope_scenario": 1, "id": "t", "title": "t", "client": {"adapter": "redisson"},
+        "workload": {"processes": 1, "duration_s": 1}})");
+    scenario.close();
+    const auto simulated = run(TestSupport::cliPath(), {"simulate", scenario.fileName(), "--sandbox"}, env);
+    QVERIFY(simulated.exitCode != 0);
+    QVERIFY2(simulated.err.contains("the redisson adapter is built on first use and needs")
+                 && simulated.err.contains("mvn (sudo apt-get install maven)"),
+             qPrintable(simulated.out + simulated.err));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

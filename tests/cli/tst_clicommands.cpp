@@ -805,7 +805,8 @@ void TestCliCommands::clientsTableAndJson()
     QCOMPARE(lines.at(4), indent + adapter.summary);
     QCOMPARE(lines.at(5), QString());
     QCOMPARE(lines.at(6),
-             "Adapters are unpacked, and their npm packages installed, in " + ClientCatalog::clientsDir());
+             "Adapters are unpacked, their npm packages installed and their programs built, in "
+                 + ClientCatalog::clientsDir());
 
     const QJsonArray list = QJsonDocument::fromJson(printed([&](QTextStream &out) {
                                                         ClientsCommand::print(out, states, true);

@@ -20,6 +20,7 @@ private slots:
     void withoutTypeNothingIsACleanResult();
     void keysOutsideTheAclAreCounted();
     void withoutPubsubWaitersAreUnknownNotZero();
+    void withoutShardNumsubTheWaitersAreAFloor();
     void aReplicaSaysItIsOne();
 
 private:
@@ -51,6 +52,7 @@ void TestInspectHonesty::initTestCase()
     QVERIFY(TestSupport::addReadOnlyUser(admin, "nopttl", "pw", {"-pttl"}));
     QVERIFY(TestSupport::addReadOnlyUser(admin, "notype", "pw", {"-type"}));
     QVERIFY(TestSupport::addReadOnlyUser(admin, "nopubsub", "pw", {"-pubsub"}));
+    QVERIFY(TestSupport::addReadOnlyUser(admin, "noshard", "pw", {"-pubsub|shardnumsub"}));
     QVERIFY(admin
                 .command({"ACL", "SETUSER", "lockonly", "reset", "on", ">pw", "~lock:*", "~order:*", "+@read",
                           "+@connection", "+info", "+dbsize", "+pubsub|numsub"})
@@ -145,6 +147,20 @@ void TestInspectHonesty::withoutPubsubWaitersAreUnknownNotZero()
     QVERIFY(order.value("waiters").isNull()); // two clients wait; "0" would be a false all-clear
     QVERIFY2(order.value("unknown").toObject().value("waiters").toString().contains(QLatin1String("PUBSUB")),
              qPrintable(QJsonDocument(order).toJson()));
+}
+
+void TestInspectHonesty::withoutShardNumsubTheWaitersAreAFloor()
+{
+    // The two classic subscribers are counted; sharded ones (Redis 7) could not be: at least 2, incomplete.
+    const auto r = inspect("noshard", {"--json"});
+    QCOMPARE(r.exitCode, 4);
+    const QJsonObject order = lockOf(json(r), "order:1");
+    QCOMPARE(order.value("waiters").toInt(), 2);
+    QVERIFY(order.value("subscribers").toObject().value("sharded").isNull());
+    QVERIFY2(
+        order.value("unknown").toObject().value("waiters").toString().startsWith(QLatin1String("at least 2")),
+        qPrintable(QJsonDocument(order).toJson()));
+    QVERIFY(order.value("incomplete").toBool());
 }
 
 void TestInspectHonesty::aReplicaSaysItIsOne()

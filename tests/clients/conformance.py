@@ -9,7 +9,8 @@ unknown ops, replies in order with matching ids, nothing but JSON on stdout, and
 What an adapter announces in `supports` decides which checks apply; a check it opts out of is SKIPPED.
 
     /usr/bin/python3 tests/clients/conformance.py [--options JSON] -- COMMAND [ARG...]
-    /usr/bin/python3 tests/clients/conformance.py --manifest resources/clients/<id>/client.json [--options JSON]
+    /usr/bin/python3 tests/clients/conformance.py --manifest resources/clients/<id>/client.json [--dir FOLDER]
+                                                  [--options JSON]
     /usr/bin/python3 tests/clients/conformance.py --doc-example docs/client-protocol.md
 
 The adapter inherits this environment (set NODE_PATH for a Node adapter). --options is what LockScope passes
@@ -37,6 +38,8 @@ REASONS = {"hello": {"error"}, "acquire": {"timeout", "error"}, "release": {"not
            "extend": {"not-held", "unsupported", "error"}, "read": {"error"}, "write": {"error"}}
 REPLY_TIMEOUT = 5.0  # seconds an adapter may take to answer a request that does not wait for a lock
 EXIT_TIMEOUT = 2.0   # seconds an adapter may take to exit once its stdin closed (or after quit)
+HELLO_TIMEOUT = 30.0  # seconds a hello may take, as LockScope's client.hello_timeout_ms (a JVM starting)
+MAX_WATCHED_LEASE_MS = 5000  # auto-renewal is watched over two leases of at most this
 
 
 class CheckFailed(Exception):
@@ -190,6 +193,7 @@ class Conformance:
         self.server = RedisServer()
         self.redis = self.server.client
         self.supports = {}
+        self.held_keys = {}  # lock -> the keys seen while it was held
         self.run_id = secrets.token_hex(3)
 
     # --- helpers -------------------------------------------------------------------------------------------
@@ -198,7 +202,7 @@ class Conformance:
         """A new adapter process, greeted; fails the check if its hello does not work."""
         adapter = Adapter(self.command, name, self.problems)
         self.adapters.append(adapter)
-        reply, _ = adapter.call("hello", timeout=15, protocol=1, worker=name,
+        reply, _ = adapter.call("hello", timeout=HELLO_TIMEOUT, protocol=1, worker=name,
                                 servers=[{"host": "127.0.0.1", "port": self.server.port}], options=self.options)
         expect(reply["ok"], f"{name}: hello failed: {reply}")
         return adapter
@@ -207,8 +211,45 @@ class Conformance:
         return f"conf-{self.run_id}-{what}"
 
     def keys_of(self, lock):
-        """The keys the library made for `lock` (libraries may add a prefix, e.g. redis-semaphore's mutex:)."""
-        return sorted(self.redis.scan_iter(match=f"*{lock}*", count=1000))
+        """The keys the library made for `lock` (libraries may add a prefix, e.g. redis-semaphore's mutex:),
+        less a fencing library's token counter, which outlives every hold (Redisson's redisson_lock_token:{N})."""
+        return sorted(k for k in self.redis.scan_iter(match=f"*{lock}*", count=1000) if not self.fence_counter(k))
+
+    def fence_counter(self, key):
+        """A fencing library's token counter: a string holding an integer, without a TTL."""
+        if not self.supports.get("fencing") or self.redis.type(key) != b"string":
+            return False
+        value = self.redis.get(key)
+        return value is not None and value.isdigit() and self.redis.pttl(key) == -1
+
+    def value_of(self, key):
+        """What `key` holds, whatever its type (a lock may be a string, a hash, a list...)."""
+        kind = self.redis.type(key)
+        if kind == b"string":
+            return self.redis.get(key)
+        if kind == b"hash":
+            return sorted(self.redis.hgetall(key).items())
+        if kind == b"list":
+            return self.redis.lrange(key, 0, -1)
+        if kind == b"set":
+            return sorted(self.redis.smembers(key))
+        if kind == b"zset":
+            return self.redis.zrange(key, 0, -1, withscores=True)
+        return kind  # none (gone meanwhile) or a type no lock library uses
+
+    def snapshot(self, lock):
+        return {k: self.value_of(k) for k in self.keys_of(lock)}
+
+    def owners(self, keys):
+        """Where a lock names its owner: a string key's value, a hash key's fields (Redisson's <uuid>:<thread>)."""
+        marks = set()
+        for k in keys:
+            kind = self.redis.type(k)
+            if kind == b"string":
+                marks.add(self.redis.get(k))
+            elif kind == b"hash":
+                marks.update(self.redis.hkeys(k))
+        return marks
 
     def acquire(self, adapter, lock, lease_ms, wait_ms=0, auto_renew=False, timeout=None):
         return adapter.call("acquire", timeout=timeout or REPLY_TIMEOUT + wait_ms / 1000, lock=lock,
@@ -222,15 +263,26 @@ class Conformance:
         keys = self.keys_of(lock)
         expect(keys, f"acquire answered ok but Redis has no key containing {lock!r}")
         if token is not None:
-            strings = [self.redis.get(k) for k in keys if self.redis.type(k) == b"string"]
-            expect(not strings or token.encode() in strings,
-                   f"the reply's token {token!r} is not the value of the lock key ({strings})")
+            marks = self.owners(keys)
+            expect(not marks or token.encode() in marks,
+                   f"the reply's token {token!r} is neither the value of a string key nor a field of a hash key "
+                   f"of the lock ({sorted(marks)})")
+        self.held_keys[lock] = keys
         return reply
 
     def release_ok(self, adapter, lock):
         reply, _ = adapter.call("release", lock=lock)
         expect(reply["ok"], f"release of a held lock failed: {reply}")
-        expect(not self.keys_of(lock), f"release answered ok but the lock's keys remain: {self.keys_of(lock)}")
+        held = set(self.held_keys.pop(lock, []))
+        remaining = self.keys_of(lock)
+        expect(not held.intersection(remaining), f"release answered ok but the lock's keys remain: {remaining}")
+        # A key the release itself wrote may go a moment after its reply: Redisson's unlock latch
+        # (redisson_unlock_latch:{N}:<id>) is deleted by a command sent once the unlock script answered.
+        deadline = time.monotonic() + 1
+        while remaining and time.monotonic() < deadline:
+            time.sleep(0.01)
+            remaining = self.keys_of(lock)
+        expect(not remaining, f"release answered ok, and keys it wrote were still there 1 s later: {remaining}")
 
     def wait_gone(self, lock, lease_ms):
         """Waits for the lease to run out: the lock's keys disappear (bounded)."""
@@ -249,7 +301,7 @@ class Conformance:
     def check_hello(self):
         a = Adapter(self.command, "A", self.problems)
         self.adapters.append(a)
-        reply, _ = a.call("hello", timeout=15, protocol=1, worker="A",
+        reply, _ = a.call("hello", timeout=HELLO_TIMEOUT, protocol=1, worker="A",
                           servers=[{"host": "127.0.0.1", "port": self.server.port}], options=self.options)
         expect(reply["ok"], f"hello failed: {reply}")
         for field in ("library", "version"):
@@ -328,11 +380,13 @@ class Conformance:
         expect(reply["ok"], f"release of a held lock failed: {reply}")
         reply = self.b.reply(waiting, timeout=3 + REPLY_TIMEOUT)
         expect(reply["ok"], f"B did not get the lock A released during its wait: {reply}")
-        values = [self.redis.get(k) for k in self.keys_of(lock)]
-        expect(values, "B's acquire answered ok but the lock has no key")
+        keys = self.keys_of(lock)
+        expect(keys, "B's acquire answered ok but the lock has no key")
+        self.held_keys[lock] = keys
+        marks = self.owners(keys)
         if first.get("token") and reply.get("token"):
-            expect(first["token"] != reply["token"] and reply["token"].encode() in values,
-                   f"the lock's key holds {values}, not B's token {reply['token']!r}")
+            expect(first["token"] != reply["token"] and reply["token"].encode() in marks,
+                   f"the lock's keys name {sorted(marks)} as owner, not B's token {reply['token']!r}")
         if self.supports["fencing"]:
             expect(isinstance(first.get("fence"), int) and isinstance(reply.get("fence"), int)
                    and reply["fence"] > first["fence"], f"fences do not grow: {first} then {reply}")
@@ -341,10 +395,10 @@ class Conformance:
     def check_not_owner(self):
         lock = self.lock_name("notowner")
         self.held(self.a, lock)
-        before = {k: self.redis.get(k) for k in self.keys_of(lock)}
+        before = self.snapshot(lock)
         reply, _ = self.b.call("release", lock=lock)
         expect(not reply["ok"] and reply["reason"] == "not-held", f"B released A's lock: {reply}")
-        expect({k: self.redis.get(k) for k in self.keys_of(lock)} == before, "B's release changed A's lock")
+        expect(self.snapshot(lock) == before, "B's release changed A's lock")
         self.release_ok(self.a, lock)
         reply, _ = self.a.call("release", lock=lock)
         expect(not reply["ok"] and reply["reason"] == "not-held", f"a second release answered {reply}")
@@ -355,14 +409,13 @@ class Conformance:
         self.held(self.a, lock, lease_ms=300)
         self.wait_gone(lock, 300)
         self.held(self.b, lock)
-        b_keys = {k: self.redis.get(k) for k in self.keys_of(lock)}
+        b_keys = self.snapshot(lock)
         reply, _ = self.a.call("release", lock=lock)
         if self.supports["release_not_held"]:
             expect(not reply["ok"] and reply["reason"] == "not-held", f"A's release after expiry answered {reply}")
         else:
             expect(reply["ok"] or reply["reason"] == "not-held", f"A's release after expiry answered {reply}")
-        expect({k: self.redis.get(k) for k in self.keys_of(lock)} == b_keys,
-               "A's release after expiry removed or changed B's lock")
+        expect(self.snapshot(lock) == b_keys, "A's release after expiry removed or changed B's lock")
         self.release_ok(self.b, lock)
         if not self.supports["release_not_held"]:
             return f"release after expiry answered ok={reply['ok']} (supports.release_not_held is false)"
@@ -393,13 +446,19 @@ class Conformance:
         self.needs("auto_renewal")
         lock, lease = self.lock_name("renewed"), 500
         seen = len(self.a.events)
-        token = self.held(self.a, lock, lease_ms=lease, auto_renew=True).get("token")
+        first = self.held(self.a, lock, lease_ms=lease, auto_renew=True)
+        token = first.get("token")
+        # A watchdog whose lease is set elsewhere (Redisson's lockWatchdogTimeout) says which in lease_ms.
+        lease = first.get("lease_ms", lease)
+        if lease > MAX_WATCHED_LEASE_MS:
+            self.release_ok(self.a, lock)
+            raise Skipped(f"the watchdog's lease is {lease} ms (the acquire reply's lease_ms), too long to watch "
+                          "two of them; give the adapter a shorter one in --options")
         time.sleep(2.6 * lease / 1000)  # more than two leases: only renewals keep the lock
         keys = self.keys_of(lock)
         expect(keys, f"auto_renew did not keep the lock for 2.6 leases of {lease} ms")
         if token is not None:
-            expect(any(self.redis.get(k) == token.encode() for k in keys if self.redis.type(k) == b"string"),
-                   "the lock's key no longer holds A's token")
+            expect(token.encode() in self.owners(keys), "the lock's keys no longer name A's token as owner")
         reply, _ = self.acquire(self.b, lock, lease)
         expect(not reply["ok"] and reply["reason"] == "timeout", f"B acquired A's auto-renewed lock: {reply}")
         events = [e for _, e in self.a.events[seen:] if e.get("lock") == lock]
@@ -417,9 +476,10 @@ class Conformance:
         self.needs("auto_renewal")
         lock, lease = self.lock_name("lost"), 500
         seen = len(self.a.events)
-        self.held(self.a, lock, lease_ms=lease, auto_renew=True)
+        lease = min(self.held(self.a, lock, lease_ms=lease, auto_renew=True).get("lease_ms", lease),
+                    MAX_WATCHED_LEASE_MS)
         deleted = time.monotonic()
-        self.redis.delete(*self.keys_of(lock))
+        self.redis.delete(*self.held_keys[lock])
         deadline = deleted + 2 * lease / 1000 + 1
         lost = []
         while not lost and time.monotonic() < deadline:  # a lost event is optional: wait a bounded while
@@ -477,7 +537,9 @@ class Conformance:
         lock = self.lock_name("eof")
         self.held(e, lock, lease_ms=5000, auto_renew=self.supports["auto_renewal"])
         expect(e.close_and_wait(), f"holding a lock, the adapter did not exit within {EXIT_TIMEOUT:g} s of EOF")
-        self.redis.delete(*self.keys_of(lock))
+        keys = self.keys_of(lock)  # none left when a short lease ran out meanwhile
+        if keys:
+            self.redis.delete(*keys)
 
     def check_eof_batch(self):
         """A conversation written at once, then EOF (as with printf | adapter): every reply, then exit."""
@@ -490,7 +552,7 @@ class Conformance:
                     {"id": 3, "op": "release", "lock": lock}]
         p.write(*requests)
         p.process.stdin.close()
-        replies = [p.reply((r["id"], r["op"]), timeout=15) for r in requests]
+        replies = [p.reply((r["id"], r["op"]), timeout=HELLO_TIMEOUT) for r in requests]
         expect(all(r["ok"] for r in replies), f"hello, acquire, release then EOF answered {replies}")
         try:
             p.process.wait(EXIT_TIMEOUT)
@@ -530,6 +592,7 @@ class Conformance:
         self.a.kill()
         self.b.kill()
         self.redis.flushall()
+        self.held_keys.clear()
         try:
             self.a, self.b = self.start("A"), self.start("B")
         except (CheckFailed, OSError) as why:
@@ -547,6 +610,8 @@ class Conformance:
                 status, detail = "SKIP", str(why)
             except (CheckFailed, OSError) as why:  # OSError: the command could not be started
                 status, detail, failed = "FAIL", str(why), failed + 1
+            except redis.RedisError as why:  # the check's own look at Redis failed: say so, and go on
+                status, detail, failed = "FAIL", f"the check's own command failed: {type(why).__name__}: {why}", failed + 1
             took = (time.monotonic() - started) * 1000
             print(f"{status} {title} ({took:.0f} ms){': ' + detail if detail else ''}", flush=True)
             if check is Conformance.check_hello and status == "FAIL":
@@ -582,6 +647,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--manifest", help="a shipped adapter's client.json (its command, ${dir} expanded)")
+    parser.add_argument("--dir", help="what ${dir} stands for: the adapter's folder where LockScope unpacked and "
+                                      "built it (default: the manifest's own folder)")
     parser.add_argument("--doc-example", metavar="MARKDOWN", help="check the example adapter of the protocol doc")
     parser.add_argument("--options", default="{}", help="hello's options, as JSON (default {})")
     parser.add_argument("command", nargs="*", help="the adapter's command line (after --)")
@@ -590,7 +657,7 @@ def main():
     cleanup = None
     if args.manifest:
         manifest = json.load(open(args.manifest, encoding="utf-8"))
-        folder = os.path.dirname(os.path.abspath(args.manifest))
+        folder = os.path.abspath(args.dir) if args.dir else os.path.dirname(os.path.abspath(args.manifest))
         command = [part.replace("${dir}", folder) for part in manifest["command"]]
     elif args.doc_example:
         cleanup = doc_example(args.doc_example)

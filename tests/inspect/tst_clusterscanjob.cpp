@@ -1,8 +1,10 @@
 // ClusterScanJob and LockScanner on a real 3-master cluster with a replica each (started once): every lock
 // found once with its node and slot, companions in the lock's slot, refreshes routed to each key's master.
 // Clusters of their own for what breaks one: a slot half migrated (ASK/MOVED followed), a master killed or
-// frozen, the whole cluster down (CLUSTERDOWN): the scan ends and says what it could not see.
+// frozen, the whole cluster down (CLUSTERDOWN): the scan ends and says what it could not see. Waiters on a
+// cluster: sharded subscribers on the channel's slot owner plus classic ones on any master.
 #include "inspect/clusterscanjob.h"
+#include "inspect/lockactions.h"
 #include "inspect/lockscanner.h"
 #include "inspect/samplelocks.h"
 #include "redis/clusterconnection.h"
@@ -79,6 +81,7 @@ private slots:
     void skipsAMasterThatIsDown_data();
     void skipsAMasterThatIsDown();
     void clusterDownLeavesTheResultIncomplete();
+    void countsShardedAndClassicWaitersAndWakesThemTheirWay();
 
 private:
     // Thirty Redisson locks res:0… held by m_client, spread over the masters; `nodeOf` gets each lock's
@@ -403,6 +406,96 @@ void TestClusterScanJob::clusterDownLeavesTheResultIncomplete()
     QCOMPARE(p.unreadableKeys, onLiveNodes);
     for (auto [reason, n] : p.unreadReasons.asKeyValueRange())
         QVERIFY2(reason.contains(QLatin1String("CLUSTERDOWN")), qPrintable(unreadText(p)));
+}
+
+void TestClusterScanJob::countsShardedAndClassicWaitersAndWakesThemTheirWay()
+{
+    // A Redisson lock with two waiters sharded-subscribed on its slot's master (Redisson >= 3.22 on Redis 7)
+    // and one classic subscriber on another master: all three wait, and the scan must say so and how.
+    const QByteArray name = "waited:lock";
+    const QByteArray channel = "redisson_lock__channel:{waited:lock}";
+    ClusterConnection cluster(m_cluster->seedSettings());
+    LS_OPEN(cluster);
+    QVERIFY(cluster.command({"HSET", name, m_client + ":1", "1"}).ok());
+    QVERIFY(cluster.command({"PEXPIRE", name, "600000"}).ok());
+    const ClusterSlotMap::Node owner = *cluster.slotMap().masterOfKey(name);
+    ClusterSlotMap::Node other;
+    for (const ClusterSlotMap::Node &n : cluster.slotMap().masters()) {
+        if (n.endpoint() != owner.endpoint())
+            other = n;
+    }
+    auto subscriber = [&](const ClusterSlotMap::Node &node, const QByteArray &command) {
+        ConnectionSettings s = m_cluster->seedSettings();
+        s.host = node.host;
+        s.port = node.port;
+        s.cluster = false;
+        auto c = std::make_unique<RedisConnection>(s);
+        if (c->open() || !c->command({command, channel}).ok())
+            return std::unique_ptr<RedisConnection>();
+        return c;
+    };
+    std::unique_ptr<RedisConnection> sharded[]
+        = {subscriber(owner, "SSUBSCRIBE"), subscriber(owner, "SSUBSCRIBE")};
+    std::unique_ptr<RedisConnection> classic = subscriber(other, "SUBSCRIBE");
+    QVERIFY(sharded[0] && sharded[1] && classic);
+
+    ClusterScanJob job(m_cluster->seedSettings(), ScanOptions());
+    QString problem;
+    const LockRecord r = scanToEnd(job, &problem).value(name);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QCOMPARE(r.node, owner.endpoint());
+    QCOMPARE(r.waiters(), 3);
+    QCOMPARE(r.shardedSubscribers, 2);
+    QVERIFY2(r.unknownReason(QStringLiteral("waiters")).isEmpty(),
+             qPrintable(r.unknownReason(QStringLiteral("waiters"))));
+    QVERIFY2(r.hasDiagnosis(QStringLiteral("contended")), qPrintable(r.waitersBasis));
+    for (const LockDiagnosis &d : r.diagnoses) {
+        if (d.code == QLatin1String("contended")) {
+            QVERIFY2(
+                d.evidence.contains(QLatin1String("2 sharded (PUBSUB SHARDNUMSUB on ") + owner.endpoint())
+                    && d.evidence.contains(QLatin1String("1 classic (PUBSUB NUMSUB summed over 3 masters)")),
+                qPrintable(d.evidence));
+        }
+    }
+
+    // A live refresh of that one lock counts the same way.
+    LockScanner scanner;
+    ConnectionSettings settings = m_cluster->seedSettings();
+    settings.readOnly = true;
+    scanner.setConnectionSettings(settings);
+    QSignalSpy probed(&scanner, &LockScanner::probed);
+    QVERIFY(scanner.refresh({r}));
+    QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 10000);
+    const QList<LockRecord> refreshed = probed.first().at(0).value<QList<LockRecord>>();
+    QCOMPARE(refreshed.size(), 1);
+    QCOMPARE(refreshed.first().waiters(), 3);
+    QCOMPARE(refreshed.first().shardedSubscribers, 2);
+
+    // Force unlock wakes them the way they wait: SPUBLISH reaches the sharded subscribers, PUBLISH the other.
+    const LockAction unlock = LockActions::forceUnlock(r);
+    QVERIFY2(unlock.isAvailable(), qPrintable(unlock.unavailable));
+    QVERIFY2(unlock.commandText().contains(QLatin1String("spublish"))
+                 && unlock.explanation.contains(QLatin1String("SPUBLISH")),
+             qPrintable(unlock.commandText()));
+    ConnectionSettings writerSettings = m_cluster->seedSettings();
+    writerSettings.host = owner.host;
+    writerSettings.port = owner.port;
+    writerSettings.cluster = false;
+    writerSettings.readOnly = false;
+    RedisConnection writer(writerSettings);
+    LS_OPEN(writer);
+    const RedisResult done = writer.command(unlock.command);
+    QVERIFY2(LockActions::interpret(unlock, done).done, qPrintable(done.reply.toDisplayString()));
+    for (auto &c : sharded) {
+        const RedisResult message = c->readReply(5000);
+        QVERIFY2(message.ok() && message.reply.size() == 3 && message.reply.at(0).bytes() == "smessage"
+                     && message.reply.at(2).bytes() == "0",
+                 qPrintable(message.ok() ? message.reply.toDisplayString() : message.error.message()));
+    }
+    const RedisResult message = classic->readReply(5000);
+    QVERIFY2(message.ok() && message.reply.size() == 3 && message.reply.at(0).bytes() == "message",
+             qPrintable(message.ok() ? message.reply.toDisplayString() : message.error.message()));
+    QCOMPARE(cluster.command({"EXISTS", name}).reply.toInteger(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestClusterScanJob)

@@ -16,6 +16,7 @@ class TestLockClassifier : public QObject
 private slots:
     void initTestCase();
     void redissonReentrant();
+    void shardedAndClassicWaitersAreAddedAndSaidHow();
     void redissonFairWithQueue();
     void redissonFenced();
     void redissonReadWrite();
@@ -113,6 +114,50 @@ void TestLockClassifier::redissonReentrant()
     QCOMPARE(r.waiters(), 3);
     QVERIFY(r.problems.isEmpty());
     QCOMPARE(r.renewal.rule, RenewalPolicy::Rule::ElapsedFraction);
+}
+
+void TestLockClassifier::shardedAndClassicWaitersAreAddedAndSaidHow()
+{
+    // A cluster lock: 2 sharded subscribers on its slot's master, 1 classic one summed over three masters.
+    ScannedKey k = hashKey("order:2", {{kClient + ":57", "1"}});
+    k.channels = {"redisson_lock__channel:{order:2}"};
+    k.channelSubscribers = {1};
+    k.channelShardSubscribers = {2};
+    k.channelsNode = QStringLiteral("127.0.0.1:7001");
+    k.channelsNodes = {QStringLiteral("127.0.0.1:7001"), QStringLiteral("127.0.0.1:7002"),
+                       QStringLiteral("127.0.0.1:7003")};
+    LockRecord r = classify(k);
+    QCOMPARE(r.waiters(), 3);
+    QCOMPARE(r.shardedSubscribers, 2);
+    QVERIFY(r.shardedPubSub);
+    QCOMPARE(r.waitersBasis,
+             QStringLiteral("2 sharded (PUBSUB SHARDNUMSUB on 127.0.0.1:7001, which owns the "
+                            "channel's slot) + 1 classic (PUBSUB NUMSUB summed over 3 masters)"));
+    QVERIFY(!r.isIncomplete());
+
+    // A master that could not be asked, or SHARDNUMSUB refused: the count is a floor, and the record says so.
+    k.channelsIncomplete
+        = QStringLiteral("classic subscribers on 127.0.0.1:7003 not counted: Connection refused");
+    r = classify(k);
+    QCOMPARE(r.waiters(), 3);
+    QVERIFY(r.isIncomplete());
+    QVERIFY2(r.unknownReason(QStringLiteral("waiters")).startsWith(QLatin1String("at least 3 (")),
+             qPrintable(r.unknownReason(QStringLiteral("waiters"))));
+    k.channelsIncomplete.clear();
+    k.channelShardSubscribers.clear();
+    k.shardChannelsError = QStringLiteral("PUBSUB SHARDNUMSUB refused: NOPERM");
+    r = classify(k);
+    QCOMPARE(r.shardedSubscribers, -1);
+    QVERIFY(r.unknownReason(QStringLiteral("waiters")).contains(QLatin1String("SHARDNUMSUB refused")));
+
+    // A server before Redis 7: nobody can wait sharded there, so 0, and said.
+    k.shardChannelsError.clear();
+    k.shardedPubSubAbsent = true;
+    r = classify(k);
+    QCOMPARE(r.shardedSubscribers, 0);
+    QVERIFY(!r.shardedPubSub);
+    QVERIFY(!r.isIncomplete());
+    QVERIFY(r.waitersBasis.contains(QLatin1String("no sharded pub/sub")));
 }
 
 void TestLockClassifier::redissonFairWithQueue()
@@ -272,6 +317,17 @@ void TestLockClassifier::jobLocks()
     r = classify(k);
     LockDiagnostics::diagnose(r, DiagnosticContext {});
     QVERIFY(r.hasDiagnosis(QStringLiteral("job-missing")));
+    // Under another prefix, with no job, nothing says Bull: a hand-written lock (Jedis, seed 000) is named
+    // <app>:<resource>:<id>:lock and holds a uuid just the same. It is a generic lock, Bull also possible.
+    ScannedKey jedis = stringKey("shop:jedis:stock:lock", worker, 27000, true);
+    jedis.job.read = true;
+    jedis.job.fields = {"", ""};
+    r = classify(jedis);
+    LockDiagnostics::diagnose(r, DiagnosticContext {});
+    QCOMPARE(r.kind, LockKind::Mutex);
+    QVERIFY2(r.alsoLibraries.contains(QStringLiteral("Bull")), qPrintable(r.alsoLibraries.join(u',')));
+    QVERIFY(!r.hasDiagnosis(QStringLiteral("job-missing")));
+    QVERIFY2(r.reason.contains(QLatin1String("shop:jedis:stock does not exist")), qPrintable(r.reason));
 }
 
 void TestLockClassifier::semaphore()

@@ -198,7 +198,11 @@ void TestLockAlgorithms::reentrancy()
     QCOMPARE(r.outcome, ReleaseResult::Outcome::Released);
     QCOMPARE(r.holdCount, 0);
     QVERIFY(!exists(*m_admin[0], "t:reentry"));
-    QCOMPARE(lock->release(a.servers).outcome, ReleaseResult::Outcome::Expired);
+    // Once more, with no lock left: Redisson's RFairLock answers 1 then (its unlock() returns without a
+    // word, redisson_fair_unlock.lua); the others say there is no lock.
+    QCOMPARE(lock->release(a.servers).outcome, id == QLatin1String("redisson-fair")
+                                                   ? ReleaseResult::Outcome::Released
+                                                   : ReleaseResult::Outcome::Expired);
 }
 
 void TestLockAlgorithms::watchdogKeepsItAlive()

@@ -23,6 +23,8 @@ private slots:
     void waitersAcquireInArrivalOrder();
     void staleHeadIsDropped();
     void waiterThatGivesUpLeavesTheQueue();
+    void aWaitersPlaceLastsItsWaitTime();
+    void unlockingALockThatExpiredAnswersReleasedAsRedisson();
     void clockAheadDropsLiveWaiters();
 
 private:
@@ -216,7 +218,53 @@ void TestRedissonFairLock::waiterThatGivesUpLeavesTheQueue()
                              .command({"ZSCORE", "redisson_lock_timeout:{t:fair}", q.ownerField(1)})
                              .reply.bytes()
                              .toDouble();
-    QVERIFY(qAbs(before - 300000 - after) < 1);
+    // Everyone behind moved up by the quitter's own window: its wait (150 ms), as Redisson's acquireFailed.
+    QVERIFY2(qAbs(before - 150 - after) < 1, qPrintable(QString::number(before - after)));
+}
+
+// Redisson's tryLock(waitTime, ...) keeps a waiter's place for waitTime past the one before it, not for
+// fairLockWaitTimeout (5 minutes): a waiter that dies in the queue blocks the next one that long, no longer.
+void TestRedissonFairLock::aWaitersPlaceLastsItsWaitTime()
+{
+    LockClient h, p, q;
+    QString error;
+    Worker hw = openWorker({&m_server}, &error), pw = openWorker({&m_server}, &error),
+           qw = openWorker({&m_server}, &error);
+    auto holder = make(h, 1, 30000);
+    auto waiter = make(p, 1, 30000, 300000, 2000);
+    auto unbounded = make(q, 1, 30000); // no acquire timeout: the 5-minute window
+    QVERIFY(holder->tryAcquire(hw.servers).acquired());
+    const qint64 before = QDateTime::currentMSecsSinceEpoch();
+    QCOMPARE(waiter->tryAcquire(pw.servers).outcome, AcquireResult::Outcome::Refused);
+    QCOMPARE(unbounded->tryAcquire(qw.servers).outcome, AcquireResult::Outcome::Refused);
+    const auto deadline = [&](const QByteArray &owner) {
+        return m_server.admin()
+            .command({"ZSCORE", "redisson_lock_timeout:{t:fair}", owner})
+            .reply.bytes()
+            .toDouble();
+    };
+    const double first = deadline(p.ownerField(1)), second = deadline(q.ownerField(1));
+    QVERIFY2(first >= before + 29000 + 2000 && first <= QDateTime::currentMSecsSinceEpoch() + 30000 + 2000,
+             qPrintable(QString::number(first - before)));
+    QVERIFY(qAbs(second - first - 300000) < 100);
+}
+
+// The lease ran out before the unlock: Redisson's RFairLock answers 1, so unlock() returns as if the lock
+// had been held, and it wakes the head of the queue. (RLock's script answers nil there: an exception.)
+void TestRedissonFairLock::unlockingALockThatExpiredAnswersReleasedAsRedisson()
+{
+    LockClient h, p;
+    QString error;
+    Worker hw = openWorker({&m_server}, &error), pw = openWorker({&m_server}, &error);
+    auto holder = make(h, 1, 200);
+    auto waiter = make(p, 1, 30000);
+    QVERIFY(holder->tryAcquire(hw.servers).acquired());
+    QCOMPARE(waiter->tryAcquire(pw.servers).outcome, AcquireResult::Outcome::Refused);
+    QTRY_VERIFY_WITH_TIMEOUT(!exists(m_server.admin(), "t:fair"), 3000);
+    Listener listener(m_server.connectionSettings());
+    QVERIFY(listener.subscribe({waiter->waitChannel()}));
+    QCOMPARE(holder->release(hw.servers).outcome, ReleaseResult::Outcome::Released);
+    QCOMPARE(listener.drain(200), (QList<Message> {Message(waiter->waitChannel(), "0")}));
 }
 
 void TestRedissonFairLock::clockAheadDropsLiveWaiters()

@@ -9,6 +9,9 @@
 #include "sshdfixture.h"
 #include "testsupport.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 
 #include <csignal>
@@ -26,10 +29,14 @@ private slots:
     void anAdapterRunsOnAnotherHostOverSsh();
     void anAdapterThatNeverSaysHelloFailsTheRunClearly();
     void whatTheAdapterCannotDoIsRefusedBeforeTheRun();
+    void leaseZeroIsALockWithoutExpiryForALibraryThatMakesOne();
+    void aSlowStartDoesNotEatIntoTheRun();
 
 private:
     // Successful acquisitions before and after `atUs` of run time.
     static QPair<int, int> acquisitionsAround(const Simulation &sim, qint64 atUs);
+    // Whether the history has a note whose text starts with `start`.
+    static bool hasNote(const Simulation &sim, const char *start);
 };
 
 using SimTest::failureOf;
@@ -44,6 +51,16 @@ QPair<int, int> TestExternalWorkers::acquisitionsAround(const Simulation &sim, q
             (e.timeUs < atUs ? counts.first : counts.second) += 1;
     }
     return counts;
+}
+
+bool TestExternalWorkers::hasNote(const Simulation &sim, const char *start)
+{
+    const EventHistory *history = sim.history();
+    for (const HistoryEvent &e : history->events()) {
+        if (e.kind == HistoryEvent::Kind::Note && history->text(e).startsWith(start))
+            return true;
+    }
+    return false;
 }
 
 void TestExternalWorkers::everyWorkerIsAProcessOfItsOwn()
@@ -101,6 +118,9 @@ void TestExternalWorkers::aMissingReplyIsUnknownAndCountsBothWays()
     QCOMPARE(r.safety.lostUpdates, 0);
     QCOMPARE(r.counterLost(), 0);
     QCOMPARE(r.safety.violations(), 0);
+    // The write's late reply is logged as a note; the unknown write is the only error.
+    QVERIFY(hasNote(sim, "a late reply to request"));
+    QCOMPARE(r.metrics.errors, r.unknownOutcomes);
 }
 
 void TestExternalWorkers::aRestartStartsANewProcessThatWorksOn()
@@ -120,6 +140,9 @@ void TestExternalWorkers::aRestartStartsANewProcessThatWorksOn()
     const auto [before, after] = acquisitionsAround(sim, 1000000);
     QVERIFY2(before > 0 && after > 0, qPrintable(QStringLiteral("%1 before, %2 after").arg(before).arg(after)));
     QCOMPARE(r.safety.violations(), 0);
+    // The new process's pid is a note, not an error: what the crash cut off is unknown, and that is all.
+    QVERIFY(hasNote(sim, "a new process of the adapter runs as pid"));
+    QCOMPARE(r.metrics.errors, r.unknownOutcomes);
 }
 
 // The proxy cuts only what comes back from Redis: A's SET reaches the server (the counter changes at once)
@@ -267,6 +290,54 @@ void TestExternalWorkers::whatTheAdapterCannotDoIsRefusedBeforeTheRun()
         "client": {"adapter": "redis-pie"}})"),
                                     &s, &errors));
     QVERIFY2(errors.join(u'\n').contains(QLatin1String("did you mean redis-py")), qPrintable(errors.join(u'\n')));
+}
+
+// The protocol's lease_ms 0: a lock that never expires, for an adapter announcing no_lease (redis-py's Lock
+// without timeout). LockScope's own algorithms refuse a lease of 0; that refusal is not the library's.
+void TestExternalWorkers::leaseZeroIsALockWithoutExpiryForALibraryThatMakesOne()
+{
+    Simulation sim(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t", "kind": "story",
+        "client": {"adapter": "redis-py"},
+        "algorithm": {"lease_ms": 0, "acquire_timeout_ms": 300},
+        "story": {"actors": ["A", "B"], "steps": [
+            {"at_ms": 0, "actor": "A", "action": "acquire"},
+            {"at_ms": 100, "actor": "A", "action": "crash"},
+            {"at_ms": 200, "actor": "B", "action": "acquire"}]}})"));
+    const QString failed = failureOf(sim);
+    QVERIFY2(failed.isEmpty(), qPrintable(failed));
+    const RunReport r = sim.report();
+    QCOMPARE(r.metrics.acquisitions, 1); // B waits in vain: A's lock never expires
+    QCOMPARE(r.locksWithoutTtl, 1);
+
+}
+
+// A JVM or an interpreter takes seconds to start: the run's clock starts after the last worker's hello, so
+// a one-second workload gets its second whatever the start-up took (here 1.5 s before each process even
+// runs its adapter).
+void TestExternalWorkers::aSlowStartDoesNotEatIntoTheRun()
+{
+    ExternalClient::Launch launch;
+    QString error;
+    QVERIFY2(ClientCatalog::prepare(*ClientCatalog::find(QStringLiteral("redis-py")), &launch, &error),
+             qPrintable(error));
+    QJsonArray command {"/bin/sh", "-c", "sleep 1.5; exec \"$@\"", "sh"};
+    for (const QString &arg : std::as_const(launch.argv))
+        command.append(arg);
+    QJsonObject scenario = QJsonDocument::fromJson(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "algorithm": {"lease_ms": 2000, "acquire_timeout_ms": 2000},
+        "workload": {"processes": 2, "duration_s": 1, "critical_section": {"ms": 2}}})").object();
+    scenario.insert(QStringLiteral("client"), QJsonObject {{QStringLiteral("command"), command}});
+    Simulation sim(parse(QJsonDocument(scenario).toJson()));
+    const RunReport r = runToEnd(sim);
+    QCOMPARE(sim.state(), Simulation::State::Finished);
+    qint64 firstAcquireUs = -1;
+    for (const HistoryEvent &e : sim.history()->events()) {
+        if (e.kind == HistoryEvent::Kind::Acquire && (firstAcquireUs < 0 || e.timeUs < firstAcquireUs))
+            firstAcquireUs = e.timeUs;
+    }
+    QVERIFY2(firstAcquireUs >= 0 && firstAcquireUs < 500000,
+             qPrintable(QStringLiteral("first acquire at %1 µs of run time").arg(firstAcquireUs)));
+    QVERIFY2(r.metrics.acquisitions > 10, qPrintable(r.summaryText()));
 }
 
 QTEST_GUILESS_MAIN(TestExternalWorkers)

@@ -14,6 +14,7 @@ private slots:
     void timeSeries();
     void waitingCountsInEveryBucketItLasts();
     void emptyHistory();
+    void renewalPeriodIsTheMedianGapBetweenOneHoldersRenewals();
 };
 
 void TestRunMetrics::countsAndRates()
@@ -86,6 +87,21 @@ void TestRunMetrics::emptyHistory()
     QCOMPARE(m.cyclesPerS, 0.0);
     QCOMPARE(m.acquireLatency.p99, 0);
     QCOMPARE(m.acquisitionsPerBucket.size(), 0);
+}
+
+void TestRunMetrics::renewalPeriodIsTheMedianGapBetweenOneHoldersRenewals()
+{
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 1, 3000); // held from 1 ms: renewed 1 s, 1 s, then 2.5 s later (a pause)
+    b.renew(0, 0, 1000, 1001, 3000).renew(0, 0, 2000, 2001, 3000).renew(0, 0, 4500, 4501, 3000);
+    b.release(0, 0, 5000, 5001);
+    b.renew(1, 0, 5100, 5101, 3000); // no acquisition seen for worker 1: no gap to measure
+    b.acquire(1, 0, 6000, 6001, 3000).renew(1, 0, 7000, 7001, 3000); // a new hold starts its own count
+    const RunMetrics m = RunMetrics::compute(b.events(), 2, 10000000);
+    QCOMPARE(m.renewals, 5);
+    QCOMPARE(m.renewalInterval.count, 4); // 1000, 1000, 2500 and 1000 ms: not the gap across holds
+    QCOMPARE(m.renewalInterval.p50, 1000000);
+    QCOMPARE(m.renewalInterval.max, 2500000);
 }
 
 QTEST_GUILESS_MAIN(TestRunMetrics)

@@ -18,6 +18,7 @@ private slots:
     void renewalsKeepAHolderValid();
     void leaseRunsFromTheWinningAttempt();
     void noTtlLockIsNeverStale();
+    void aLeaseRenewedUnseenIsNotJudged();
     void foreignReleaseDetected();
     void ownReleaseAfterExpiryIsNotForeign();
     void ambiguousReleaseIsNotCounted();
@@ -138,6 +139,24 @@ void TestSafetyChecker::noTtlLockIsNeverStale()
     HistoryBuilder b;
     b.acquire(0, 0, 0, 1, 0).enter(0, 0, 1).exit(0, 0, 99000);
     QCOMPARE(check(b).violations(), 0);
+}
+
+void TestSafetyChecker::aLeaseRenewedUnseenIsNotJudged()
+{
+    // An external library's watchdog renews a 100 ms lease without saying when: the acquire says the lease
+    // it set (not 0, "never expires") and that it is renewed unseen. Nobody can call it spent.
+    HistoryBuilder b;
+    b.acquire(0, 0, 0, 1, 100).enter(0, 0, 1).exit(0, 0, 5000);
+    QCOMPARE(check(b).staleHolders, 1); // a lease nobody renews
+    QList<HistoryEvent> events = b.events();
+    for (HistoryEvent &e : events) {
+        if (e.kind == HistoryEvent::Kind::Acquire && e.phase == HistoryEvent::Phase::Ok)
+            e.outcome = quint8(HistoryEvent::AcquireOutcome::RenewedUnseen);
+    }
+    SafetyChecker::Input in;
+    in.events = events;
+    in.endUs = 10000000;
+    QCOMPARE(SafetyChecker::check(in).staleHolders, 0);
 }
 
 void TestSafetyChecker::foreignReleaseDetected()

@@ -1,6 +1,7 @@
 // Simulations on a real Redis Cluster (3 cluster-enabled redis-servers): locks spread over every master,
 // Redisson companions in their lock's slot, a slot resharded in the middle of a run, the sandbox cluster of
-// a scenario, and what a cluster cannot run (Redlock).
+// a scenario, and what a cluster cannot run (Redlock). Pub/sub waiters listen sharded (SSUBSCRIBE, SPUBLISH)
+// on a Redis 7 cluster, as Redisson >= 3.22 does, or the classic way when the scenario asks.
 #include "locks/lockcatalog.h"
 #include "redis/clusterslot.h"
 #include "redis/sandboxcluster.h"
@@ -22,6 +23,8 @@ private slots:
     void companionsLiveInTheLocksSlot_data();
     void companionsLiveInTheLocksSlot();
     void reshardingMidRunIsSurvived();
+    void pubsubWaitersListenAsRedissonDoesOnRedis7_data();
+    void pubsubWaitersListenAsRedissonDoesOnRedis7();
     void sandboxClusterOfAScenario();
     void redlockOnAClusterIsRefused();
 
@@ -123,6 +126,70 @@ void TestSimulationCluster::locksOnEveryMasterWithoutViolations()
     // Every master ran the releases of its lock (a script in every algorithm here): 2 workers × 25 cycles.
     for (int m = 0; m < 3; ++m)
         QVERIFY2(scriptCalls(m) - before.at(m) >= 50, qPrintable(QStringLiteral("master %1").arg(m)));
+}
+
+void TestSimulationCluster::pubsubWaitersListenAsRedissonDoesOnRedis7_data()
+{
+    QTest::addColumn<QString>("algorithm");
+    QTest::addColumn<QString>("pubsub"); // the scenario's algorithm.retry.pubsub
+    QTest::addColumn<bool>("sharded"); // what must reach the server
+    QTest::newRow("reentrant, auto") << QStringLiteral("redisson-reentrant") << QStringLiteral("auto")
+                                     << true;
+    QTest::newRow("fair, auto") << QStringLiteral("redisson-fair") << QStringLiteral("auto") << true;
+    QTest::newRow("rw, auto") << QStringLiteral("redisson-rw") << QStringLiteral("auto") << true;
+    QTest::newRow("reentrant, classic")
+        << QStringLiteral("redisson-reentrant") << QStringLiteral("classic") << false;
+}
+
+void TestSimulationCluster::pubsubWaitersListenAsRedissonDoesOnRedis7()
+{
+    QFETCH(QString, algorithm);
+    QFETCH(QString, pubsub);
+    QFETCH(bool, sharded);
+    const QByteArray prefix = "lockscope:sim:pubsub:" + algorithm.toUtf8() + pubsub.toUtf8() + ":";
+    const int owner = masterOfKey(prefix + "lock:0");
+    QVERIFY(owner >= 0);
+    auto calls = [&](const char *command) {
+        RedisConnection c(m_cluster->master(owner).connectionSettings());
+        return c.open() ? -1 : TestSupport::commandCalls(c, command);
+    };
+    const char *commands[] = {"ssubscribe", "spublish", "subscribe", "publish"};
+    QList<qint64> before;
+    for (const char *command : commands)
+        before << calls(command);
+    // Four workers of two processes hand one lock round; a waiter that were not woken by the release's
+    // message would sleep out the holder's 30 s lease, and the 60 cycles would not fit in the run's 25 s.
+    const Scenario scenario = parse(
+        R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "algorithm": {"id": ")"
+        + algorithm.toUtf8() + R"(", "lease_ms": 30000, "watchdog": true, "acquire_timeout_ms": 20000,
+                      "retry": {"strategy": "pubsub", "pubsub": ")"
+        + pubsub.toUtf8() + R"("}},
+        "workload": {"processes": 2, "threads_per_process": 2, "locks": 1, "duration_s": 25, "operations": 15,
+                     "key_prefix": ")"
+        + prefix + R"(", "critical_section": {"ms": 1}}})");
+    Simulation::Options options;
+    options.server = m_cluster->seedSettings();
+    Simulation sim(scenario, options);
+    sim.start();
+    QVERIFY(sim.waitFinished(60000));
+    QVERIFY2(sim.state() == Simulation::State::Finished, qPrintable(sim.errorString()));
+    const RunReport r = sim.report();
+    QCOMPARE(r.metrics.cycles, 4 * 15);
+    QCOMPARE(r.safety.violations(), 0);
+    QCOMPARE(r.pubSub, sharded ? QStringLiteral("sharded") : QStringLiteral("classic"));
+    QList<qint64> delta;
+    for (int i = 0; i < 4; ++i)
+        delta << calls(commands[i]) - before.at(i);
+    const QString seen = QStringLiteral("SSUBSCRIBE %1, SPUBLISH %2, SUBSCRIBE %3, PUBLISH %4")
+                             .arg(delta[0])
+                             .arg(delta[1])
+                             .arg(delta[2])
+                             .arg(delta[3]);
+    if (sharded)
+        QVERIFY2(delta[0] > 0 && delta[1] > 0 && delta[2] == 0 && delta[3] == 0, qPrintable(seen));
+    else
+        QVERIFY2(delta[0] == 0 && delta[1] == 0 && delta[2] > 0 && delta[3] > 0, qPrintable(seen));
 }
 
 void TestSimulationCluster::companionsLiveInTheLocksSlot_data()

@@ -19,6 +19,7 @@ private slots:
     void badChangesAreRefusedWithAReason();
     void longerLeaseForkOfTheUnconditionalDelStory();
     void fencingForkOfTheGcPauseStory();
+    void aLibrarysStoryForksToLockScopesLock();
     void compareFindsTheFirstStepThatDiffered();
 
 private:
@@ -173,6 +174,29 @@ void TestStoryFork::fencingForkOfTheGcPauseStory()
 
 // A change that acts before the fork point shows: a 1 s pause instead of 5 s keeps A's lock alive (the
 // watchdog renews it), so B's acquire — before a fork at A's late write — fails in the fork.
+void TestStoryFork::aLibrarysStoryForksToLockScopesLock()
+{
+    // gc-pause-libraries' redis-py run, forked with fencing on: the fenced lock is LockScope's, so the fork
+    // runs it instead of the library (it failed: "the fenced store is LockScope's own").
+    const Scenario redisPy = preset(QStringLiteral("gc-pause-libraries"), 0);
+    QVERIFY(redisPy.client.isSet());
+    QCOMPARE(StoryFork::currentValue(redisPy, 0, StoryFork::Change::Algorithm), QStringLiteral("redis-py"));
+    StoryFork::Choice fencing;
+    fencing.change = StoryFork::Change::Fencing;
+    fencing.fencing = true;
+    Scenario fork;
+    QString error;
+    QVERIFY2(StoryFork::apply(redisPy, 3, fencing, &fork, &error), qPrintable(error));
+    QVERIFY(!fork.client.isSet());
+    QCOMPARE(fork.algorithm.id, QStringLiteral("fenced"));
+    // A longer lease stays the library's own.
+    StoryFork::Choice lease;
+    lease.change = StoryFork::Change::Lease;
+    lease.ms = 8000;
+    QVERIFY2(StoryFork::apply(redisPy, 0, lease, &fork, &error), qPrintable(error));
+    QCOMPARE(fork.client.adapter, QStringLiteral("redis-py"));
+}
+
 void TestStoryFork::compareFindsTheFirstStepThatDiffered()
 {
     const Scenario recorded = preset(QStringLiteral("gc-pause"), 0);

@@ -59,9 +59,21 @@ qint64 writeCommandCalls(RedisConnection &admin)
 bool addReadOnlyUser(RedisConnection &admin, const QByteArray &user, const QByteArray &password,
                      const QList<QByteArray> &extraRules)
 {
-    RedisCommand command {"ACL",        "SETUSER",    user,           "reset", "on",      ">" + password,
-                          "~*",         "+@read",     "+@connection", "+info", "+dbsize", "+pubsub|numsub",
-                          "+subscribe", "+psubscribe"};
+    RedisCommand command {"ACL",
+                          "SETUSER",
+                          user,
+                          "reset",
+                          "on",
+                          ">" + password,
+                          "~*",
+                          "+@read",
+                          "+@connection",
+                          "+info",
+                          "+dbsize",
+                          "+pubsub|numsub",
+                          "+pubsub|shardnumsub",
+                          "+subscribe",
+                          "+psubscribe"};
     command << extraRules;
     return admin.command(command).ok();
 }

@@ -1,8 +1,9 @@
 'use strict';
 // LockScope client adapter for redis-semaphore 5.8.0's Mutex over ioredis 5, so that the Simulator's workers
 // lock the way applications on that library do (docs/client-protocol.md). `auto_renew` turns on the Mutex's
-// own refresh timer (refreshInterval, every 80 % of the lease by default); its onLockLost callback becomes a
-// `lost` event. The Mutex's key is `mutex:<lock>` on servers[0], where the counter lives too.
+// own refresh timer (refreshInterval, every 80 % of the lease by default); each refresh that kept the lock
+// becomes a `renewed` event and its onLockLost callback a `lost` event. The Mutex's key is `mutex:<lock>` on
+// servers[0], where the counter lives too.
 const { Mutex } = require('redis-semaphore');
 const Redis = require('ioredis');
 const protocol = require('../node-common/lockscope-protocol.js');
@@ -12,7 +13,9 @@ const SUPPORTS = {
   no_lease: false, // acquire SETs with PX lockTimeout: 0 is "invalid expire time"
   extend: false, // a Mutex has no public call to extend; only its refresh timer does
   auto_renewal: true,
-  renewal_events: false, // the refresh timer reports failures (onLockLost), never successes
+  // The refresh timer reports failures (onLockLost) but not successes: ReportingMutex says each one, so that
+  // LockScope can tell when the lease really ran out (without them it would have to take the lease as kept).
+  renewal_events: true,
   reentrant: false, // each Mutex draws its own random identifier, so a held key looks taken
   fencing: false,
   // release() runs a delete-if-equal script and ignores its answer: a lock that expired or went to someone
@@ -23,6 +26,22 @@ const SUPPORTS = {
 let client = null;
 const held = new Map(); // lock name -> {mutex, lost}
 
+// The library's Mutex, saying each refresh that kept the lock: _refresh is the hook Lock's subclasses
+// implement (protected in its typings), called by the refresh timer; the lease runs from its PEXPIRE, which
+// happened before its answer arrived here.
+class ReportingMutex extends Mutex {
+  constructor(redis, name, options, onRefreshed) {
+    super(redis, name, options);
+    this.onRefreshed = onRefreshed;
+  }
+
+  async _refresh() {
+    const refreshed = await super._refresh();
+    if (refreshed) this.onRefreshed();
+    return refreshed;
+  }
+}
+
 protocol.serve({
   async hello(request) {
     client = protocol.connect(Redis, request.servers[0]);
@@ -32,7 +51,7 @@ protocol.serve({
 
   async acquire(request) {
     const entry = { mutex: null, lost: null };
-    entry.mutex = new Mutex(client, request.lock, {
+    entry.mutex = new ReportingMutex(client, request.lock, {
       lockTimeout: request.lease_ms,
       // The library stops trying once acquireTimeout has passed, checked before each attempt: with 0 it would
       // not try at all, so "try once" is one attempt with time to make it.
@@ -45,7 +64,7 @@ protocol.serve({
         entry.lost = error;
         protocol.event('lost', { lock: request.lock, error: protocol.errorText(error) });
       },
-    });
+    }, () => protocol.event('renewed', { lock: request.lock, lease_ms: request.lease_ms }));
     if (!(await entry.mutex.tryAcquire())) throw protocol.timedOut();
     held.set(request.lock, entry);
     return { token: entry.mutex.identifier };

@@ -103,3 +103,27 @@ QString ActionConfirmDialog::commandText() const
 {
     return m_command->toPlainText();
 }
+
+ActionConfirmDialog *ActionConfirmDialog::forLock(LockAction::Type type, const LockRecord &snapshot,
+                                                  qint64 leaseMs, QWidget *parent)
+{
+    LockAction action;
+    switch (type) {
+    case LockAction::Type::ForceUnlock:
+        action = LockActions::forceUnlock(snapshot);
+        break;
+    case LockAction::Type::EnableNotifications: // not a lock's action: LockActions::enableNotifications()
+        break;
+    case LockAction::Type::ExtendTtl:
+        action = LockActions::extendTtl(snapshot, 60000);
+        break;
+    case LockAction::Type::RemoveOrphanQueue:
+        action = LockActions::removeOrphanQueue(snapshot);
+        break;
+    }
+    auto *dialog = new ActionConfirmDialog(action, parent);
+    if (type == LockAction::Type::ExtendTtl)
+        dialog->setTtlEditor(std::max<qint64>(leaseMs, 60000),
+                             [snapshot](qint64 ms) { return LockActions::extendTtl(snapshot, ms); });
+    return dialog;
+}

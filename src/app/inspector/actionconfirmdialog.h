@@ -19,6 +19,10 @@ class ActionConfirmDialog : public QDialog
     Q_OBJECT
 public:
     explicit ActionConfirmDialog(const LockAction &action, QWidget *parent = nullptr);
+    // The dialog for `type` (force unlock, set TTL — with its editor, starting from the lock's `leaseMs` or a
+    // minute —, remove an orphan queue) on `snapshot`, the lock exactly as it was shown.
+    static ActionConfirmDialog *forLock(LockAction::Type type, const LockRecord &snapshot, qint64 leaseMs,
+                                        QWidget *parent);
 
     // For actions with a parameter (a new TTL): shows a seconds field that rebuilds the action as it changes.
     void setTtlEditor(qint64 initialMs, std::function<LockAction(qint64)> rebuild);

@@ -6,36 +6,32 @@
 
 #include "actionconfirmdialog.h"
 #include "common/backgroundtask.h"
+#include "common/placeheader.h"
+#include "common/textformat.h"
 #include "formatlistdialog.h"
 #include "inspect/inspectclock.h"
 #include "inspect/inspectformat.h"
-#include "inspect/lockjson.h"
 #include "inspect/samplelocks.h"
+#include "inspectorscanbar.h"
 #include "lockdetailspane.h"
 #include "lockfilterproxy.h"
+#include "lockrowactions.h"
+#include "locktableexport.h"
 #include "locktablemodel.h"
-#include "outputfile.h"
-#include "common/placeheader.h"
-#include "redis/bytes.h"
 #include "redis/redisconnection.h"
 #include "redis/redissession.h"
 #include "serverpanel.h"
-#include "common/textformat.h"
 #include "ttlbardelegate.h"
 
 #include <QAction>
-#include <QApplication>
 #include <QCheckBox>
-#include <QClipboard>
 #include <QComboBox>
 #include <QDir>
+#include <QEvent>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -139,64 +135,16 @@ void InspectorPlace::buildUi()
                            "— and which look stuck."),
                         this));
 
-    auto *scanRow = new QHBoxLayout;
-    scanRow->addWidget(new QLabel(tr("Keys:"), this));
-    m_patterns = new QLineEdit(QStringLiteral("*"), this);
-    m_patterns->setObjectName(QStringLiteral("patterns"));
-    m_patterns->setPlaceholderText(tr("*  (every key)"));
-    m_patterns->setToolTip(tr(
-        "SCAN MATCH patterns, separated by spaces. \"*\" scans every key and lists those that look like "
-        "locks "
-        "(by their data, or a name with lock/mutex in it); any other pattern lists every key it matches."));
-    m_patterns->setMaximumWidth(260);
-    scanRow->addWidget(m_patterns, 1);
-    scanRow->addWidget(new QLabel(tr("Lock names:"), this));
-    QStringList lockNames;
-    for (const QByteArray &p : ScanOptions::defaultLockNamePatterns())
-        lockNames << QString::fromUtf8(p);
-    m_lockNames = new QLineEdit(lockNames.join(u' '), this);
-    m_lockNames->setObjectName(QStringLiteral("lockNamePatterns"));
-    m_lockNames->setToolTip(
-        tr("With \"*\", keys whose name matches one of these patterns are listed even when their "
-           "data fits no lock format (as \"unknown\", with why). Separated by spaces."));
-    m_lockNames->setMaximumWidth(300);
-    scanRow->addWidget(m_lockNames, 1);
-    auto *formats = new QPushButton(tr("Formats…"), this);
-    formats->setObjectName(QStringLiteral("formatsButton"));
-    formats->setToolTip(tr("The lock formats recognised (built in and your own), and problems in your files"));
-    scanRow->addWidget(formats);
-    connect(formats, &QPushButton::clicked, this, &InspectorPlace::showFormats);
-    // The patterns are remembered between sessions (they describe the user's naming conventions).
-    AppSettings settings;
-    m_patterns->setText(settings.value(QStringLiteral("inspector/patterns"), m_patterns->text()).toString());
-    m_lockNames->setText(
-        settings.value(QStringLiteral("inspector/lockNamePatterns"), m_lockNames->text()).toString());
-    m_lockNames->setCursorPosition(0); // the first words show, not the last
-    m_scanButton = new QPushButton(tr("Scan"), this);
-    m_scanButton->setObjectName(QStringLiteral("scanButton"));
-    m_scanButton->setToolTip(tr("Scan the server again (F5): SCAN page by page, paced so that other clients "
-                                "barely notice it; never KEYS"));
-    scanRow->addWidget(m_scanButton);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 1000);
-    m_progress->setTextVisible(false);
-    m_progress->setFixedWidth(100);
-    scanRow->addWidget(m_progress);
-    m_progressText = new QLabel(this);
-    // The progress text gives way (cut) before the buttons do: the window must fit 1024 px.
-    m_progressText->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    m_progressText->setMinimumWidth(60);
-    scanRow->addWidget(m_progressText, 2);
-    m_sampleLocks = new QPushButton(tr("Add Sample Locks"), this);
-    m_sampleLocks->setToolTip(tr("Write a few locks of every kind (demo:*) into the sandbox server"));
-    m_sampleLocks->setVisible(false);
-    scanRow->addWidget(m_sampleLocks);
-    m_export = new QPushButton(tr("Export…"), this);
-    m_export->setObjectName(QStringLiteral("exportTable"));
-    m_export->setToolTip(tr("Save the rows shown (after the filters) as CSV or JSON; the JSON is the same as "
-                            "lockscope-cli inspect --json writes for each lock"));
-    scanRow->addWidget(m_export);
-    layout->addLayout(scanRow);
+    auto *scanBar = new InspectorScanBar(this);
+    m_patterns = scanBar->patterns();
+    m_lockNames = scanBar->lockNames();
+    m_scanButton = scanBar->scanButton();
+    m_progress = scanBar->progress();
+    m_progressText = scanBar->progressText();
+    m_sampleLocks = scanBar->sampleLocksButton();
+    m_export = scanBar->exportButton();
+    connect(scanBar->formatsButton(), &QPushButton::clicked, this, &InspectorPlace::showFormats);
+    layout->addWidget(scanBar);
 
     auto *filterRow = new QHBoxLayout;
     m_filter = new QLineEdit(this);
@@ -250,6 +198,7 @@ void InspectorPlace::buildUi()
     m_view->verticalHeader()->hide();
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_view, &QWidget::customContextMenuRequested, this, &InspectorPlace::showRowMenu);
+    m_view->viewport()->installEventFilter(this);
     m_emptyHint = new QLabel(m_view->viewport());
     m_emptyHint->setWordWrap(true);
     m_emptyHint->setAlignment(Qt::AlignCenter);
@@ -268,10 +217,11 @@ void InspectorPlace::buildUi()
     header->setSectionResizeMode(QHeaderView::Interactive);
     header->setStretchLastSection(true);
     const int em = fontMetrics().horizontalAdvance(u'M');
-    m_view->setColumnWidth(LockTableModel::KeyColumn, 15 * em);
-    m_view->setColumnWidth(LockTableModel::KindColumn, 12 * em);
-    m_view->setColumnWidth(LockTableModel::OwnerColumn, 10 * em);
-    m_view->setColumnWidth(LockTableModel::TtlColumn, 9 * em);
+    // Narrow enough that the Diagnoses column is in view in a 1024 px window (it was off the edge).
+    m_view->setColumnWidth(LockTableModel::KeyColumn, 13 * em);
+    m_view->setColumnWidth(LockTableModel::KindColumn, 9 * em);
+    m_view->setColumnWidth(LockTableModel::OwnerColumn, 9 * em);
+    m_view->setColumnWidth(LockTableModel::TtlColumn, 8 * em);
     m_view->setColumnWidth(LockTableModel::WaitersColumn, 6 * em);
     m_view->setColumnHidden(LockTableModel::NodeColumn, true); // shown when a cluster's locks arrive
 
@@ -310,11 +260,11 @@ void InspectorPlace::buildUi()
     connect(m_export, &QPushButton::clicked, this, &InspectorPlace::exportWithDialog);
     connect(m_patterns, &QLineEdit::returnPressed, this, &InspectorPlace::rescan);
     connect(m_lockNames, &QLineEdit::returnPressed, this, &InspectorPlace::rescan);
-    auto *rescanAction = new QAction(tr("Rescan"), this);
-    rescanAction->setShortcut(QKeySequence::Refresh);
-    rescanAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    connect(rescanAction, &QAction::triggered, this, &InspectorPlace::rescan);
-    addAction(rescanAction);
+    m_rescanAction = new QAction(tr("Rescan"), this);
+    m_rescanAction->setShortcut(QKeySequence::Refresh);
+    m_rescanAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(m_rescanAction, &QAction::triggered, this, &InspectorPlace::rescan);
+    addAction(m_rescanAction);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &LockFilterProxy::setText);
     connect(m_kind, &QComboBox::currentIndexChanged, this, [this](int index) {
         const QVariant data = m_kind->itemData(index);
@@ -344,6 +294,17 @@ void InspectorPlace::buildUi()
     connect(m_details, &LockDetailsPane::actionRequested, this, &InspectorPlace::requestAction);
     connect(m_enableNotifications, &QPushButton::clicked, this, &InspectorPlace::enableNotifications);
     connect(m_sampleLocks, &QPushButton::clicked, this, &InspectorPlace::writeSampleLocks);
+}
+
+bool InspectorPlace::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_view->viewport()) {
+        if (event->type() == QEvent::Enter)
+            m_proxy->setOrderHeld(true);
+        else if (event->type() == QEvent::Leave)
+            m_proxy->setOrderHeld(false);
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void InspectorPlace::showFormats()
@@ -587,6 +548,9 @@ void InspectorPlace::onScanEnded(const ScanProgress &progress, const QString &me
     } else {
         setStatus(message, !message.startsWith(tr("Scan stopped")));
     }
+    // The server panel's key count comes from the last INFO, which may predate keys the scan just read
+    // ("0 keys" beside "23 keys scanned"): read it again now.
+    m_session->refreshInfo();
     if (m_monitor->isScanning())
         return; // a rescan the monitor started at once (the user changed the patterns meanwhile)
     // Show the worst lock straight away rather than an empty details pane.
@@ -608,6 +572,7 @@ void InspectorPlace::showProgress(const ScanProgress &p, bool running)
     if (p.elapsedMs > 0)
         text += QStringLiteral(" · ") + InspectFormat::duration(p.elapsedMs);
     m_progressText->setText(text);
+    m_progressText->setToolTip(text); // whole, when a narrow window cuts it
 }
 
 void InspectorPlace::updatePriorityKeys()
@@ -726,18 +691,7 @@ void InspectorPlace::requestAction(LockAction::Type type)
         return;
     // The snapshot is exactly what the details pane shows: the action compares against it.
     const LockRecord snapshot = m_details->record();
-    LockAction action;
-    switch (type) {
-    case LockAction::Type::ForceUnlock:
-        action = LockActions::forceUnlock(snapshot);
-        break;
-    case LockAction::Type::ExtendTtl:
-        action = LockActions::extendTtl(snapshot, 60000);
-        break;
-    case LockAction::Type::RemoveOrphanQueue:
-        action = LockActions::removeOrphanQueue(snapshot);
-        break;
-    case LockAction::Type::EnableNotifications:
+    if (type == LockAction::Type::EnableNotifications) {
         enableNotifications();
         return;
     }
@@ -753,16 +707,12 @@ void InspectorPlace::requestAction(LockAction::Type type)
         setStatus(tr("This connection is read-only: nothing was sent."), true);
         return;
     }
-    auto *dialog = new ActionConfirmDialog(action, this);
+    const qint64 lease
+        = m_model->rowOf(snapshot.key) >= 0 ? m_model->leaseOf(m_model->rowOf(snapshot.key)) : -1;
+    auto *dialog = ActionConfirmDialog::forLock(type, snapshot, lease, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     if (!m_productionName.isEmpty())
         dialog->requireTypedName(m_productionName);
-    if (type == LockAction::Type::ExtendTtl) {
-        const qint64 lease
-            = m_model->rowOf(snapshot.key) >= 0 ? m_model->leaseOf(m_model->rowOf(snapshot.key)) : -1;
-        dialog->setTtlEditor(std::max<qint64>(lease, 60000),
-                             [snapshot](qint64 ms) { return LockActions::extendTtl(snapshot, ms); });
-    }
     connect(dialog, &QDialog::accepted, this,
             [this, dialog, snapshot] { runAction(dialog->action(), snapshot); });
     dialog->open();
@@ -846,57 +796,37 @@ bool InspectorPlace::isScanning() const
 
 QList<QAction *> InspectorPlace::rowActions(const QModelIndex &index)
 {
-    QList<QAction *> actions;
-    if (!index.isValid())
-        return actions;
-    const QByteArray key = index.data(LockTableModel::KeyRole).toByteArray();
+    const QByteArray key = index.isValid() ? index.data(LockTableModel::KeyRole).toByteArray() : QByteArray();
     const int source = m_model->rowOf(key);
     if (source < 0)
-        return actions;
-    const LockRecord record = m_model->record(source);
-    const auto add = [&](const QString &name, const QString &text, auto slot) {
-        auto *a = new QAction(text, this);
-        a->setObjectName(name);
-        connect(a, &QAction::triggered, this, slot);
-        actions << a;
-        return a;
-    };
-    // Exact bytes where they are text; a key that is not UTF-8 is copied as redis-cli would quote it.
-    add(QStringLiteral("copyKey"), tr("Copy Key"), [key] {
-        QApplication::clipboard()->setText(Bytes::isPrintableUtf8(key) ? QString::fromUtf8(key) : LockActions::quote(key));
+        return {};
+    const bool canWrite = m_connected && !m_settings.readOnly && !m_session->info().readOnly;
+    return LockRowActions::build(this, m_model->record(source), m_connected, canWrite,
+                                 [this, key](LockAction::Type type) {
+                                     if (selectKey(key))
+                                         requestAction(type);
+                                 });
+}
+
+void InspectorPlace::fillMenu(QMenu *menu)
+{
+    menu->addAction(m_rescanAction);
+    menu->addAction(tr("Export Locks…"), this, &InspectorPlace::exportWithDialog);
+    menu->addAction(tr("Lock Formats…"), this, &InspectorPlace::showFormats);
+    QAction *notifications
+        = menu->addAction(tr("Turn On Notifications…"), this, &InspectorPlace::enableNotifications);
+    QAction *samples = menu->addAction(tr("Add Sample Locks"), this, &InspectorPlace::writeSampleLocks);
+    QAction *selected = menu->addSection(tr("Selected lock"));
+    menu->setToolTipsVisible(true);
+    // The selected lock's own actions, as its row's menu has them (enabled as they can run now).
+    connect(menu, &QMenu::aboutToShow, this, [this, menu, notifications, samples, selected] {
+        notifications->setVisible(m_enableNotifications->isVisible());
+        samples->setVisible(m_sampleLocks->isVisible());
+        qDeleteAll(m_menuRowActions);
+        m_menuRowActions = rowActions(m_view->currentIndex());
+        selected->setVisible(!m_menuRowActions.isEmpty());
+        menu->addActions(m_menuRowActions);
     });
-    QAction *owner = add(QStringLiteral("copyOwner"), tr("Copy Owner"), [record] {
-        QStringList ids;
-        for (const LockOwner &o : record.owners)
-            ids << (Bytes::isPrintableUtf8(o.id) ? QString::fromUtf8(o.id) : LockActions::quote(o.id));
-        QApplication::clipboard()->setText(ids.join(u'\n'));
-    });
-    owner->setEnabled(!record.owners.isEmpty());
-    const LockAction unlock = LockActions::forceUnlock(record);
-    QAction *command = add(QStringLiteral("copyUnlockCommand"), tr("Copy Unlock Command"),
-                           [unlock] { QApplication::clipboard()->setText(unlock.commandText()); });
-    command->setEnabled(unlock.isAvailable() && record.exists());
-    command->setToolTip(tr("The compare-and-set command, to run in redis-cli with a user allowed to write"));
-    auto *separator = new QAction(this);
-    separator->setSeparator(true);
-    actions << separator;
-    const bool writable = m_connected && !m_settings.readOnly && !m_session->info().readOnly && record.exists();
-    const auto act = [this, key](LockAction::Type type) {
-        if (selectKey(key))
-            requestAction(type);
-    };
-    QAction *force = add(QStringLiteral("forceUnlock"), tr("Force Unlock…"),
-                         [act] { act(LockAction::Type::ForceUnlock); });
-    force->setEnabled(writable && unlock.isAvailable());
-    QAction *ttl = add(QStringLiteral("setTtl"), tr("Set TTL…"), [act] { act(LockAction::Type::ExtendTtl); });
-    ttl->setEnabled(writable && LockActions::extendTtl(record, 60000).isAvailable());
-    if (!writable) {
-        const QString why = m_connected ? tr("Read-only connection: reconnect with Read-only unticked to act")
-                                        : tr("Not connected");
-        force->setToolTip(why);
-        ttl->setToolTip(why);
-    }
-    return actions;
 }
 
 void InspectorPlace::showRowMenu(const QPoint &pos)
@@ -937,22 +867,5 @@ QString InspectorPlace::exportTable(const QString &path) const
         if (source >= 0)
             rows << m_model->record(source);
     }
-    QByteArray content;
-    if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
-        QStringList missing = m_monitor->lastProgress().missing;
-        if (!m_monitor->isLive())
-            missing << tr("the server could not be read when this was exported (%1): these are the last "
-                          "readings")
-                           .arg(m_monitor->notLiveReason());
-        const QJsonObject doc = LockJson::inspection(
-            rows, m_monitor->lastProgress(), m_session->info(),
-            LockJson::incompleteBecause(rows, m_monitor->lastProgress(), m_session->info(), missing));
-        content = QJsonDocument(doc).toJson(QJsonDocument::Indented);
-    } else {
-        content = LockTableModel::csv(rows);
-    }
-    QString reason;
-    if (!OutputFile::writeWhole(path, content, &reason))
-        return tr("Could not export to %1: %2").arg(QDir::toNativeSeparators(path), reason);
-    return {};
+    return LockTableExport::write(path, rows, *m_monitor, m_session->info());
 }

@@ -25,6 +25,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QTableView;
@@ -75,6 +76,12 @@ public:
     QString exportTable(const QString &path) const;
     // The row menu's actions for the lock in `row` of the proxy (tests trigger them by their object name).
     QList<QAction *> rowActions(const QModelIndex &index);
+    // The window's Inspector menu: the place's actions and the selected lock's, with their shortcuts.
+    void fillMenu(QMenu *menu);
+
+protected:
+    // The table's rows hold still under the pointer.
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 signals:
     void scanFinished();
@@ -132,6 +139,8 @@ private:
     QLabel *m_status = nullptr;
     QLabel *m_emptyHint = nullptr; // over the empty table after a scan: why it is empty, what to do
 
+    QAction *m_rescanAction = nullptr;
+    QList<QAction *> m_menuRowActions; // the window menu's actions for the selected lock, rebuilt when shown
     QTimer m_tick; // countdown repaint
     QByteArray m_selectedKey;
     QByteArray m_pinnedGone; // the selected lock after it went: its row stays, grey, until another is selected

@@ -76,7 +76,22 @@ LockDetailsPane::LockDetailsPane(QWidget *parent)
 {
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
-    outer->addWidget(m_stack);
+    // The actions sit above the scrolled details, always in view: at the bottom of the pane they were cut
+    // off, or a scroll away, on a 1024 × 700 screen.
+    m_actionBar = new QWidget(this);
+    auto *actions = new QHBoxLayout(m_actionBar);
+    actions->setContentsMargins(4, 0, 4, 4);
+    m_forceUnlock = new QPushButton(tr("Force Unlock…"), m_actionBar);
+    m_extend = new QPushButton(tr("Set TTL…"), m_actionBar);
+    m_removeQueue = new QPushButton(tr("Remove Orphan Queue…"), m_actionBar);
+    for (QPushButton *b : {m_forceUnlock, m_extend, m_removeQueue}) {
+        b->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+        b->setMinimumWidth(1); // they share a narrow pane rather than push it wider
+        actions->addWidget(b);
+    }
+    actions->addStretch();
+    outer->addWidget(m_actionBar);
+    outer->addWidget(m_stack, 1);
 
     m_placeholder = new QLabel(tr("Select a lock to see its owners, waiters, companions and history."), this);
     m_placeholder->setAlignment(Qt::AlignCenter);
@@ -131,14 +146,6 @@ LockDetailsPane::LockDetailsPane(QWidget *parent)
     layout->addLayout(manualRow);
     layout->addWidget(m_manual);
 
-    auto *actions = new QHBoxLayout;
-    m_forceUnlock = new QPushButton(tr("Force Unlock…"), content);
-    m_extend = new QPushButton(tr("Set TTL…"), content);
-    m_removeQueue = new QPushButton(tr("Remove Orphan Queue…"), content);
-    for (QPushButton *b : {m_forceUnlock, m_extend, m_removeQueue})
-        actions->addWidget(b);
-    actions->addStretch();
-    layout->addLayout(actions);
     m_actionsNote = richLabel(content);
     m_actionsNote->setForegroundRole(QPalette::PlaceholderText);
     layout->addWidget(m_actionsNote);
@@ -159,6 +166,7 @@ void LockDetailsPane::showNothing()
 {
     m_hasLock = false;
     m_stack->setCurrentIndex(0);
+    m_actionBar->hide();
 }
 
 void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, qint64 leaseMs)
@@ -168,6 +176,7 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
     m_gone = !r.exists() && r.kind != LockKind::Fair;
     m_lease = leaseMs;
     m_stack->setCurrentIndex(1);
+    m_actionBar->show();
 
     QString title = QStringLiteral("<span style='font-size:large'><b>%1</b></span><br>%2 · %3")
                         .arg(bytes(r.key, 300), esc(LockKinds::label(r.kind)),
@@ -268,9 +277,13 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
                      .arg(tr("Cluster:"), tr("on master %1, slot %2").arg(esc(r.node)).arg(r.slot));
     QStringList waiting;
     if (r.subscribers >= 0)
-        waiting << tr("%1 subscribed to its channel").arg(r.subscribers);
+        waiting << (r.waitersBasis.isEmpty()
+                        ? tr("%1 subscribed to its channel").arg(r.subscribers)
+                        : tr("%1 subscribed to its channel: %2").arg(r.subscribers).arg(r.waitersBasis));
     if (r.queueLength > 0 || r.kind == LockKind::Fair)
         waiting << tr("%1 in the fair queue").arg(std::max<qint64>(r.queueLength, 0));
+    if (r.subscribers >= 0 && !r.unknownReason(QStringLiteral("waiters")).isEmpty())
+        waiting << r.unknownReason(QStringLiteral("waiters")); // the count is a floor: why
     if (waiting.isEmpty())
         waiting << tr("unknown: %1")
                        .arg(r.unknownReason(QStringLiteral("waiters")).isEmpty()

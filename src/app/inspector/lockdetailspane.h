@@ -62,6 +62,7 @@ private:
     QString m_cadence;
 
     QStackedWidget *m_stack = nullptr;
+    QWidget *m_actionBar = nullptr; // the lock's actions, above the scrolled details
     QLabel *m_placeholder = nullptr;
     QLabel *m_title = nullptr;
     QLabel *m_reason = nullptr;

@@ -114,3 +114,14 @@ bool LockFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceP
         return false;
     return true;
 }
+
+void LockFilterProxy::setOrderHeld(bool held)
+{
+    if (held == isOrderHeld())
+        return;
+    setDynamicSortFilter(!held);
+    if (!held) {
+        invalidateRowsFilter(); // what changed while held may have left (or entered) the filter
+        sort(sortColumn(), sortOrder());
+    }
+}

@@ -29,6 +29,10 @@ public:
     const QStringList &nodes() const { return m_nodes; }
     void clearNodes(); // another server: no master known, no node filter
     void setGroupByNode(bool on);
+    // While the pointer is over the table, rows stay where they are (new ones come at the end): a rescan that
+    // re-sorted them moved the row about to be clicked. Released, the order catches up at once.
+    void setOrderHeld(bool held);
+    bool isOrderHeld() const { return !dynamicSortFilter(); }
     bool groupByNode() const { return m_groupByNode; }
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;

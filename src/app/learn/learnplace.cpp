@@ -14,10 +14,12 @@
 #include "common/timelinepalette.h"
 #include "timeline/timelinerenderer.h"
 
+#include <QAction>
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
@@ -231,17 +233,47 @@ LearnPlace::LearnPlace(QWidget *parent)
     m_summary = body(page);
     v->addWidget(m_summary);
 
+    // The buttons and the window's Learn menu trigger the same actions (and their shortcuts).
+    const auto action
+        = [this](const QIcon &icon, const QString &text, const QKeySequence &key, const QString &tip) {
+              auto *a = new QAction(icon, text, this);
+              a->setShortcut(key);
+              a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+              a->setToolTip(QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
+              addAction(a);
+              return a;
+          };
+    m_runAction = action(QIcon(QStringLiteral(":/icons/run.svg")), tr("Run It in the Simulator"),
+                         QKeySequence(Qt::CTRL | Qt::Key_Return),
+                         tr("Runs the story on private sandbox servers, with the timeline following the "
+                            "narrative"));
+    connect(m_runAction, &QAction::triggered, this, [this] { emit runRequested(m_current, false); });
+    m_stepAction = action(QIcon(QStringLiteral(":/icons/step.svg")), tr("Run It Step by Step"),
+                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return),
+                          tr("The story runs at its own pace and is recorded; walk it step by step with Next "
+                             "(F8) and Back (Shift+F8)"));
+    connect(m_stepAction, &QAction::triggered, this, [this] {
+        const PresetLibrary::Preset *p = PresetLibrary::find(m_current);
+        if (p && p->scenario.kind == Scenario::Kind::Story) // only stories have steps
+            emit runRequested(m_current, true);
+    });
+    const auto moveBy = [this](int by) {
+        const QStringList ids = storyIds();
+        showStory(ids.value(ids.indexOf(m_current) + by));
+    };
+    m_nextStoryAction = action(QIcon(), tr("Next Story"), QKeySequence(Qt::ALT | Qt::Key_Down),
+                               tr("The story after this one"));
+    connect(m_nextStoryAction, &QAction::triggered, this, [moveBy] { moveBy(1); });
+    m_previousStoryAction = action(QIcon(), tr("Previous Story"), QKeySequence(Qt::ALT | Qt::Key_Up),
+                                   tr("The story before this one"));
+    connect(m_previousStoryAction, &QAction::triggered, this, [moveBy] { moveBy(-1); });
+
     auto *buttons = new QHBoxLayout;
-    m_run = new QPushButton(QIcon(QStringLiteral(":/icons/run.svg")), tr("Run it in the Simulator"), page);
-    m_run->setToolTip(
-        tr("Runs the story on private sandbox servers, with the timeline following the narrative "
-           "(Ctrl+Return)"));
-    m_run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    m_run = new QPushButton(m_runAction->icon(), tr("Run it in the Simulator"), page);
+    m_run->setToolTip(m_runAction->toolTip());
     m_run->setDefault(true);
-    m_step = new QPushButton(QIcon(QStringLiteral(":/icons/step.svg")), tr("Run it step by step"), page);
-    m_step->setToolTip(tr("The story runs at its own pace and is recorded; walk it step by step with Next "
-                          "(F8) and Back (Shift+F8) (Ctrl+Shift+Return)"));
-    m_step->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return));
+    m_step = new QPushButton(m_stepAction->icon(), tr("Run it step by step"), page);
+    m_step->setToolTip(m_stepAction->toolTip());
     QFont big = m_run->font();
     big.setPointSizeF(big.pointSizeF() * 1.1);
     m_run->setFont(big);
@@ -252,8 +284,8 @@ LearnPlace::LearnPlace(QWidget *parent)
     buttons->addWidget(m_step);
     buttons->addStretch(1);
     v->addLayout(buttons);
-    connect(m_run, &QPushButton::clicked, this, [this] { emit runRequested(m_current, false); });
-    connect(m_step, &QPushButton::clicked, this, [this] { emit runRequested(m_current, true); });
+    connect(m_run, &QPushButton::clicked, m_runAction, &QAction::trigger);
+    connect(m_step, &QPushButton::clicked, m_stepAction, &QAction::trigger);
 
     v->addWidget(heading(tr("What happens"), page));
     m_narrative = body(page);
@@ -491,6 +523,22 @@ void LearnPlace::fill()
     } else {
         m_next->hide();
     }
+}
+
+void LearnPlace::fillMenu(QMenu *menu)
+{
+    menu->addAction(m_runAction);
+    menu->addAction(m_stepAction);
+    menu->addSeparator();
+    menu->addAction(m_previousStoryAction);
+    menu->addAction(m_nextStoryAction);
+    connect(menu, &QMenu::aboutToShow, this, [this] {
+        const QStringList ids = storyIds();
+        const PresetLibrary::Preset *p = PresetLibrary::find(m_current);
+        m_stepAction->setEnabled(p && p->scenario.kind == Scenario::Kind::Story); // only stories have steps
+        m_previousStoryAction->setEnabled(ids.indexOf(m_current) > 0);
+        m_nextStoryAction->setEnabled(ids.indexOf(m_current) + 1 < ids.size());
+    });
 }
 
 QString LearnPlace::narrativeText() const

@@ -7,7 +7,9 @@
 
 #include <QWidget>
 
+class QAction;
 class QLabel;
+class QMenu;
 class QListWidget;
 class QPushButton;
 class QTabWidget;
@@ -27,6 +29,8 @@ public:
     // For tests: the texts on screen.
     QString narrativeText() const;
     QStringList scriptNames() const;
+    // The window's Learn menu: run the story (straight or step by step), the next and previous story.
+    void fillMenu(QMenu *menu);
 
 signals:
     void runRequested(const QString &presetId, bool stepByStep);
@@ -51,5 +55,9 @@ private:
     QTabWidget *m_scripts = nullptr;
     QPushButton *m_run = nullptr;
     QPushButton *m_step = nullptr;
+    QAction *m_runAction = nullptr;
+    QAction *m_stepAction = nullptr;
+    QAction *m_nextStoryAction = nullptr;
+    QAction *m_previousStoryAction = nullptr;
     QString m_current;
 };

@@ -149,6 +149,11 @@ QString EventLogModel::outcomeText(const HistoryEvent &e) const
             ? QString()
             : HistoryEvent::releaseOutcomeName(HistoryEvent::ReleaseOutcome(e.outcome));
     case HistoryEvent::Kind::Fault:
+        if (HistoryEvent::FaultType(e.outcome) == HistoryEvent::FaultType::StoryStep) {
+            // Numbered as the banner and the narrative number them (from 1), not by the scenario's index.
+            const int number = m_data->stepNumber(int(e.value));
+            return number > 0 ? tr("step %1").arg(number) : tr("unnarrated step");
+        }
         return HistoryEvent::faultName(HistoryEvent::FaultType(e.outcome));
     case HistoryEvent::Kind::Write:
         if (HistoryEvent::WriteOutcome(e.outcome) == HistoryEvent::WriteOutcome::FencedOut)
@@ -207,6 +212,11 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
     case Outcome:
         return outcomeText(e);
     case Value:
+        if (e.kind == HistoryEvent::Kind::Fault
+            && HistoryEvent::FaultType(e.outcome) == HistoryEvent::FaultType::StoryStep) {
+            const int number = m_data->stepNumber(int(e.value));
+            return number > 0 ? QVariant(number) : QVariant();
+        }
         return e.kind == HistoryEvent::Kind::Enter || e.kind == HistoryEvent::Kind::Exit ? QVariant()
                                                                                          : QVariant(e.value);
     case Token:

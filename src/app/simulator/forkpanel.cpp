@@ -5,9 +5,18 @@
 
 #include "common/textformat.h"
 #include "common/timelinepalette.h"
+#include "comparisontable.h"
+#include "outputfile.h"
 #include "timeline/timelineview.h"
 
+#include <QDir>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QJsonDocument>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStandardPaths>
 #include <QVBoxLayout>
 
 ForkPanel::ForkPanel(QWidget *parent)
@@ -24,7 +33,16 @@ ForkPanel::ForkPanel(QWidget *parent)
     m_header->setText(tr("<p>No fork yet. Step through a finished story (Step by step, then Next), and at "
                          "any step choose <b>Fork from Here…</b> (Ctrl+K): change the lease, fencing, the "
                          "pause or the algorithm and see the story run again beside the recording.</p>"));
-    layout->addWidget(m_header);
+    auto *headerRow = new QHBoxLayout;
+    headerRow->addWidget(m_header, 1);
+    m_export = new QPushButton(tr("Export…"), this);
+    m_export->setObjectName(QStringLiteral("exportFork"));
+    m_export->setToolTip(tr("Save the recording and the fork side by side (JSON): the change, what each did "
+                            "to the lock and the data, and whether the steps before the fork matched"));
+    m_export->setEnabled(false);
+    connect(m_export, &QPushButton::clicked, this, &ForkPanel::exportWithDialog);
+    headerRow->addWidget(m_export, 0, Qt::AlignTop);
+    layout->addLayout(headerRow);
     m_recordedLabel = new QLabel(this);
     m_recordedView = new TimelineView(this);
     m_recordedView->setObjectName(QStringLiteral("forkRecordedView"));
@@ -93,6 +111,9 @@ bool ForkPanel::start(const SimulationController::Run &recorded, TimelineRendere
     m_stepIndex = stepIndex;
     m_stepNumber = stepNumber;
     m_change = StoryFork::describe(recorded.scenario, stepIndex, choice);
+    // Where it runs is where the recording ran: the same server given, or sandboxes started afresh.
+    m_where = options.server ? tr("on %1, as the recording").arg(options.server->endpoint())
+                             : tr("on fresh private sandbox servers, as the recording");
     m_controller->setStepMode(false);
     if (!m_controller->start(fork, options, error)) {
         clear();
@@ -103,9 +124,9 @@ bool ForkPanel::start(const SimulationController::Run &recorded, TimelineRendere
     m_recordedLabel->setText(tr("<b>Recorded</b> · %1").arg(figures(m_recorded.report)));
     m_forkLabel->setText(tr("<b>Fork</b> at step %1 · %2 · running…").arg(stepNumber).arg(m_change.toHtmlEscaped()));
     m_header->setText(tr("<p>Fork at step %1: <b>%2</b>. The story runs again from its start with this "
-                         "change, on the same server…</p>")
+                         "change, %3…</p>")
                           .arg(stepNumber)
-                          .arg(m_change.toHtmlEscaped()));
+                          .arg(m_change.toHtmlEscaped(), m_where.toHtmlEscaped()));
     for (QWidget *w : std::initializer_list<QWidget *> {m_recordedLabel, m_recordedView, m_forkLabel, m_forkView})
         w->show();
     return true;
@@ -125,6 +146,7 @@ void ForkPanel::clear()
     SimulationController::dispose(std::move(m_recorded.simulation)); // maybe the last reference to it
     m_recorded = {};
     m_divergence = {};
+    m_export->setEnabled(false);
     for (QWidget *w : std::initializer_list<QWidget *> {m_recordedLabel, m_recordedView, m_forkLabel, m_forkView})
         w->hide();
 }
@@ -178,9 +200,61 @@ void ForkPanel::judge()
                     "fork point.")
                      .arg(m_stepNumber)
                      .arg(m_divergence.what.toHtmlEscaped());
-    m_header->setText(tr("<p>Fork at step %1: <b>%2</b>, run again on the same server. %3</p>")
+    m_header->setText(tr("<p>Fork at step %1: <b>%2</b>, run again %3. %4</p>")
                           .arg(m_stepNumber)
-                          .arg(m_change.toHtmlEscaped(), before));
+                          .arg(m_change.toHtmlEscaped(), m_where.toHtmlEscaped(), before));
+    m_export->setEnabled(true);
+}
+
+QJsonObject ForkPanel::comparisonJson() const
+{
+    if (m_controller->runCount() == 0 || !m_controller->run(0).finished)
+        return {};
+    const RunReport &fork = m_controller->run(0).report;
+    QJsonObject divergence {{QStringLiteral("same_before_fork"), m_divergence.same}};
+    if (!m_divergence.same)
+        divergence.insert(QStringLiteral("first_difference"), m_divergence.what);
+    return QJsonObject {
+        {QStringLiteral("scenario"), m_recordedScenario.id},
+        {QStringLiteral("fork_at_step"), m_stepNumber},
+        {QStringLiteral("change"), m_change},
+        {QStringLiteral("where"), m_where},
+        {QStringLiteral("divergence"), divergence},
+        {QStringLiteral("comparison"),
+         RunComparison::toJson({RunComparison::row(QStringLiteral("recorded"), m_recorded.report),
+                                RunComparison::row(QStringLiteral("fork"), fork)})},
+        {QStringLiteral("recorded"), m_recorded.report.toJson()},
+        {QStringLiteral("fork"), fork.toJson()},
+    };
+}
+
+bool ForkPanel::exportComparison(const QString &path, QString *error) const
+{
+    const QJsonObject json = comparisonJson();
+    if (json.isEmpty()) {
+        *error = tr("The fork has not finished yet.");
+        return false;
+    }
+    QString reason;
+    if (!OutputFile::writeWhole(path, QJsonDocument(json).toJson(QJsonDocument::Indented), &reason)) {
+        *error = tr("Cannot write %1: %2").arg(path, reason);
+        return false;
+    }
+    return true;
+}
+
+void ForkPanel::exportWithDialog()
+{
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export the fork"),
+        QDir(dir).filePath(m_recordedScenario.id + QStringLiteral("-fork-step%1.json").arg(m_stepNumber)),
+        tr("JSON (*.json)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportComparison(path, &error))
+        QMessageBox::warning(this, tr("Export the fork"), error);
 }
 
 QString ForkPanel::figures(const RunReport &report) const
@@ -193,7 +267,10 @@ QString ForkPanel::figures(const RunReport &report) const
     if (s.fencingRejections > 0)
         parts << TextFormat::count(s.fencingRejections, tr("write refused by fencing"),
                                    tr("writes refused by fencing"));
+    // Coloured by what happened to the data (fencing that kept it safe is not red), and said in words.
     const TimelinePalette tp = TimelinePalette::forPalette(palette());
-    return QStringLiteral("<span style='color:%1'>%2</span>")
-        .arg((s.violations() > 0 ? tp.stale : tp.renewOk).name(), parts.join(QStringLiteral(" · ")));
+    const RunComparison::Row row = RunComparison::row(QString(), report);
+    return QStringLiteral("<span style='color:%1'>%2 · <b>%3</b></span>")
+        .arg(ComparisonTable::verdictColor(row.verdict, tp).name(), parts.join(QStringLiteral(" · ")),
+             row.verdictText.toHtmlEscaped());
 }

@@ -8,9 +8,11 @@
 
 #include "sim/storyfork.h"
 
+#include <QJsonObject>
 #include <QWidget>
 
 class QLabel;
+class QPushButton;
 class TimelineView;
 
 class ForkPanel : public QWidget
@@ -36,6 +38,10 @@ public:
     const SimulationController &controller() const { return *m_controller; }
     const StoryFork::Divergence &divergence() const { return m_divergence; }
     QString headerText() const;
+    // The recording and the fork side by side as JSON: the change, where the fork ran, whether the steps
+    // before it played out the same, both runs' comparison rows and reports. False with `error`.
+    bool exportComparison(const QString &path, QString *error) const;
+    QJsonObject comparisonJson() const;
     TimelineView *recordedView() const { return m_recordedView; }
     TimelineView *forkView() const { return m_forkView; }
 
@@ -46,6 +52,7 @@ private:
     void showFork(int index);
     void judge();
     QString figures(const RunReport &report) const;
+    void exportWithDialog();
 
     SimulationController *m_controller = nullptr;
     SimulationController::Run m_recorded; // shared with the Simulator's controller, kept alive here
@@ -54,7 +61,9 @@ private:
     int m_stepIndex = -1;
     int m_stepNumber = 0;
     StoryFork::Divergence m_divergence;
+    QString m_where; // "fresh private sandbox servers", or the server the recording ran on
     QLabel *m_header = nullptr;
+    QPushButton *m_export = nullptr;
     QLabel *m_recordedLabel = nullptr;
     QLabel *m_forkLabel = nullptr;
     TimelineView *m_recordedView = nullptr;

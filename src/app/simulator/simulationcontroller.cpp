@@ -8,6 +8,8 @@
 
 #include <QFutureWatcher>
 
+#include <algorithm>
+
 namespace {
 
 // The library each external worker runs and its processes ("pid 4242", "pids 4242 → 4300" after a restart).
@@ -175,13 +177,7 @@ void SimulationController::tick()
 void SimulationController::requestStats(int index)
 {
     const Run &r = m_runs.at(index);
-    LiveStats::Input in;
-    in.workerNames = r.simulation->workerNames();
-    in.lockNames = r.simulation->lockNames();
-    in.nowUs = r.simulation->elapsedUs();
-    in.bucketUs = LiveStats::bucketFor(std::max(r.simulation->plannedDurationUs(), in.nowUs));
-    in.counters = r.scenario.resource.counter ? int(in.lockNames.size()) : 0;
-    in.counterInitial = r.scenario.resource.counterInitial;
+    const LiveStats::Input in = statsInput(r, r.simulation->elapsedUs());
     m_statsBusy = true;
     m_sinceStats.restart();
     auto *watcher = new QFutureWatcher<LiveStats>(this);
@@ -203,6 +199,46 @@ void SimulationController::requestStats(int index)
     });
     watcher->setFuture(BackgroundTask::run(
         [sim = r.simulation, in] { return LiveStats::compute(sim->history()->events(), in); }));
+}
+
+LiveStats::Input SimulationController::statsInput(const Run &r, qint64 nowUs) const
+{
+    LiveStats::Input in;
+    in.workerNames = r.simulation->workerNames();
+    in.lockNames = r.simulation->lockNames();
+    in.nowUs = nowUs;
+    in.bucketUs = LiveStats::bucketFor(std::max(r.simulation->plannedDurationUs(), in.nowUs));
+    in.counters = r.scenario.resource.counter ? int(in.lockNames.size()) : 0;
+    in.counterInitial = r.scenario.resource.counterInitial;
+    return in;
+}
+
+const LiveStats &SimulationController::statsUntil(int index, qint64 untilUs) const
+{
+    static const LiveStats none;
+    if (index < 0 || index >= m_runs.size() || !m_runs.at(index).timeline || !m_runs.at(index).simulation)
+        return none;
+    const Run &r = m_runs.at(index);
+    const QString key = QStringLiteral("%1/%2/%3/%4")
+                            .arg(m_generation)
+                            .arg(index)
+                            .arg(untilUs)
+                            .arg(r.timeline->events().size());
+    if (key == m_statsUntilKey)
+        return m_statsUntil;
+    // A story's few hundred events: counted here, at once, when a step is shown.
+    QList<HistoryEvent> events;
+    for (const HistoryEvent &e : r.timeline->events()) {
+        if (e.timeUs <= untilUs)
+            events.append(e);
+    }
+    // Drained in batches, the timeline's events may interleave by a few ms across logs; the checker reads
+    // them in time order.
+    std::stable_sort(events.begin(), events.end(),
+                     [](const HistoryEvent &a, const HistoryEvent &b) { return a.timeUs < b.timeUs; });
+    m_statsUntil = LiveStats::compute(events, statsInput(r, untilUs));
+    m_statsUntilKey = key;
+    return m_statsUntil;
 }
 
 void SimulationController::requestFinal(int index)

@@ -60,6 +60,10 @@ public:
     QString errorString() const { return m_error; }
     // The finished runs and the scenario's expectations judged over them, as the CLI reports them.
     SimulationRunner::Outcome outcome() const;
+    // Stepping: the numbers of run `index` as they stood at `untilUs` (its events up to then, counted as the
+    // live numbers are), so that a step shows the run so far and not its ending. Counted again only when the
+    // run, the time or its events changed.
+    const LiveStats &statsUntil(int index, qint64 untilUs) const;
     // A text lookup for event details that does not keep the simulation alive.
     std::function<QString(const HistoryEvent &)> textLookup(int index) const;
 
@@ -84,6 +88,7 @@ private:
     void tick();
     void startRun(int index);
     void requestStats(int index);
+    LiveStats::Input statsInput(const Run &r, qint64 nowUs) const;
     void requestFinal(int index);
     void end();
 
@@ -101,4 +106,6 @@ private:
     QString m_error;
     quint64 m_generation = 0; // background results of an earlier start() are dropped
     double m_longestTickMs = 0;
+    mutable LiveStats m_statsUntil; // statsUntil()'s last answer…
+    mutable QString m_statsUntilKey; // …and the run, time and events it counted
 };

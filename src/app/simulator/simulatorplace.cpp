@@ -1,71 +1,61 @@
-// SimulatorPlace: wires the editor, the controller and the views together; actions, exports, saved layout.
+// SimulatorPlace: wires the editor, the controller and the views together; actions, stepping, saved layout.
 #include "simulatorplace.h"
 
 #include "common/appsettings.h"
 
-#include "common/textformat.h"
-
-#include "common/backgroundtask.h"
 #include "chartspanel.h"
+#include "comparisontable.h"
 #include "eventlogmodel.h"
+#include "eventlogpage.h"
 #include "forkdialog.h"
 #include "forkpanel.h"
-#include "outputfile.h"
+#include "productionrundialog.h"
 #include "redis/redissession.h"
-#include "runexporter.h"
+#include "reportpage.h"
 #include "scenarioeditor.h"
+#include "scenariofiles.h"
 #include "sim/presetlibrary.h"
 #include "sim/scenarioparser.h"
 #include "simulationcontroller.h"
+#include "simulatorexports.h"
+#include "simulatortoolbar.h"
 #include "stallmonitor.h"
 #include "storysteppanel.h"
 #include "summarycards.h"
 #include "timeline/timelinepanel.h"
 #include "timeline/timelineview.h"
-#include "common/typednameguard.h"
 #include "violationmodel.h"
 
 #include <QAction>
-#include <QBuffer>
 #include <QComboBox>
 #include <QDialog>
-#include <QDialogButtonBox>
 #include <QEvent>
-#include <QFileDialog>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
-#include <QHeaderView>
-#include <QJsonDocument>
-#include <QLabel>
 #include <QListView>
 #include <QMenu>
-#include <QMessageBox>
 #include <QProgressBar>
-#include <QPushButton>
 #include <QScrollArea>
-#include <QScrollBar>
 #include <QSplitter>
-#include <QStandardItemModel>
-#include <QStandardPaths>
 #include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
-#include <QTableView>
-#include <QTextBrowser>
 #include <QToolButton>
 #include <QVBoxLayout>
 
 namespace {
 const QString kDefaultPreset = QStringLiteral("gc-pause");
 
-QToolButton *toolButton(QAction *action, QWidget *parent)
+// The scenario's index of its `number`-th narrated step (a step with a note), or -1.
+int narratedStep(const Scenario &scenario, int number)
 {
-    auto *b = new QToolButton(parent);
-    b->setDefaultAction(action);
-    b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    b->setAutoRaise(true);
-    return b;
+    for (int i = 0, n = 0; i < scenario.story.steps.size(); ++i) {
+        if (!scenario.story.steps.at(i).note.isEmpty() && ++n == number)
+            return i;
+    }
+    return -1;
 }
+constexpr int kCompactBelowHeight = 760; // the place's height under which the cards go compact
+
 } // namespace
 
 SimulatorPlace::SimulatorPlace(RedisSession *session, QWidget *parent)
@@ -86,7 +76,8 @@ SimulatorPlace::SimulatorPlace(RedisSession *session, QWidget *parent)
 
     connect(m_controller, &SimulationController::aboutToClear, this, &SimulatorPlace::clearViews);
     connect(m_controller, &SimulationController::runStarted, this, [this](int index) {
-        if (m_followActive || m_shown < 0)
+        // While stepping, the reader's place is theirs: the next variant starting does not take them away.
+        if (m_shown < 0 || (m_followActive && m_stepAt == 0))
             showRun(index);
     });
     connect(m_controller, &SimulationController::runUpdated, this, [this](int index) {
@@ -95,25 +86,14 @@ SimulatorPlace::SimulatorPlace(RedisSession *session, QWidget *parent)
         m_timeline->refresh();
         if (m_stepAt > 0)
             updateStepping(); // the recording reached further: Next may be possible now
-        QScrollBar *bar = m_log->verticalScrollBar();
-        const bool atBottom = bar->value() >= bar->maximum() - 2;
-        m_logModel->refresh();
-        if (atBottom && m_log->isVisible())
-            m_log->scrollToBottom();
+        m_logPage->refresh();
     });
     connect(m_controller, &SimulationController::statsUpdated, this, [this](int index) {
         if (index == m_shown && !m_freezeAction->isChecked())
             showStats(index);
     });
     connect(m_controller, &SimulationController::runFinished, this, [this](int index) {
-        const SimulationController::Run &r = m_controller->run(index);
-        if (index < m_variants->count()) {
-            const int v = r.report.safety.violations();
-            m_variants->setTabText(
-                index,
-                v > 0 ? tr("%1 — %2").arg(r.variant, TextFormat::count(v, tr("violation"), tr("violations")))
-                      : tr("%1 — safe").arg(r.variant));
-        }
+        updateVariantTabs();
         if (index == m_shown)
             showRun(index); // the final picture, exactly as the report saw it
         updateReport();
@@ -124,7 +104,7 @@ SimulatorPlace::SimulatorPlace(RedisSession *session, QWidget *parent)
             m_timeline->setMessage(
                 tr("<b>The run failed:</b> %1").arg(m_controller->errorString().toHtmlEscaped()), true);
         updateReport();
-        m_cards->setChecks(m_controller->outcome().checks, !m_controller->wasStopped());
+        updateChecksCard();
         m_editor->setLocked(false);
         updateActions();
         emit runningChanged(false);
@@ -219,6 +199,14 @@ void SimulatorPlace::buildActions()
     m_editorAction->setIconText(tr("Editor"));
     // Only the user's own choice is remembered; a run hides the editor for the timeline's sake.
     connect(m_editorAction, &QAction::triggered, this, [this](bool on) { m_editorWanted = on; });
+    // Ctrl+L ("load"): Ctrl+Shift+O is the window's Connection Profiles…, and two actions on one key inside
+    // the Simulator made the key do nothing there.
+    m_openAction = action(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("Open Scenario…"),
+                          QKeySequence(Qt::CTRL | Qt::Key_L), tr("Open a scenario JSON file"));
+    connect(m_openAction, &QAction::triggered, this, &SimulatorPlace::openScenario);
+    m_saveAction = action(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save Scenario…"),
+                          QKeySequence::Save, tr("Save the scenario as JSON"));
+    connect(m_saveAction, &QAction::triggered, this, &SimulatorPlace::saveScenario);
 }
 
 void SimulatorPlace::buildLayout()
@@ -228,118 +216,13 @@ void SimulatorPlace::buildLayout()
     layout->setContentsMargins(6, 4, 6, 6);
     layout->setSpacing(4);
 
-    // The toolbar row.
-    auto *bar = new QHBoxLayout;
-    bar->setSpacing(2);
-    m_presetsButton = new QToolButton(this);
-    m_presetsButton->setText(tr("Presets"));
-    m_presetsButton->setIcon(QIcon(QStringLiteral(":/icons/learn.svg")));
-    m_presetsButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    m_presetsButton->setPopupMode(QToolButton::InstantPopup);
-    m_presetsButton->setToolTip(tr("Load one of the shipped scenarios"));
-    auto *presets = new QMenu(m_presetsButton);
-    QMenu *stories = presets->addMenu(tr("Stories (scripted)"));
-    QMenu *comparisons = presets->addMenu(tr("Comparisons (variants)"));
-    QMenu *workloads = presets->addMenu(tr("Workloads"));
-    for (const PresetLibrary::Preset &p : PresetLibrary::all()) {
-        QMenu *menu = p.scenario.kind == Scenario::Kind::Story ? stories
-            : p.scenario.variants.isEmpty()                    ? workloads
-                                                               : comparisons;
-        QAction *a = menu->addAction(p.scenario.title, this, [this, id = p.id] { loadPreset(id); });
-        a->setToolTip(p.scenario.summary);
-        a->setData(p.id);
-    }
-    presets->setToolTipsVisible(true);
-    m_presetsButton->setMenu(presets);
-    auto *editorButton = toolButton(m_editorAction, this);
-    bar->addWidget(editorButton);
-    bar->addWidget(m_presetsButton);
-    auto *open = new QAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("Open…"), this);
-    // Ctrl+L ("load"): Ctrl+Shift+O is the window's Connection Profiles…, and two actions on one key inside
-    // the Simulator made the key do nothing there.
-    open->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
-    open->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    open->setToolTip(tr("Open a scenario JSON file (Ctrl+L)"));
-    addAction(open);
-    connect(open, &QAction::triggered, this, &SimulatorPlace::openScenario);
-    auto *save = new QAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save…"), this);
-    save->setShortcut(QKeySequence::Save);
-    save->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    save->setToolTip(tr("Save the scenario as JSON (Ctrl+S)"));
-    addAction(save);
-    connect(save, &QAction::triggered, this, &SimulatorPlace::saveScenario);
-    for (QAction *a : {open, save}) {
-        QToolButton *b = toolButton(a, this);
-        b->setToolButtonStyle(Qt::ToolButtonIconOnly);
-        bar->addWidget(b);
-    }
-    bar->addSpacing(10);
-    bar->addWidget(toolButton(m_runAction, this));
-    bar->addWidget(toolButton(m_stopAction, this));
-    bar->addWidget(toolButton(m_stepAction, this));
-    QToolButton *freeze = toolButton(m_freezeAction, this);
-    freeze->setToolButtonStyle(Qt::ToolButtonIconOnly);
-    bar->addWidget(freeze);
-    bar->addSpacing(10);
-    auto *targetLabel = new QLabel(tr("Run on"), this);
-    bar->addWidget(targetLabel);
-    m_targetCombo = new QComboBox(this);
-    m_targetCombo->setToolTip(tr("Private sandbox redis-servers (started for each run, can be paused, killed "
-                                 "and failed over), or the server you are connected to"));
-    auto *targets = new QStandardItemModel(m_targetCombo);
-    targets->appendRow(new QStandardItem(tr("sandbox servers")));
-    targets->appendRow(new QStandardItem(tr("the connected server")));
-    m_targetCombo->setModel(targets);
-    bar->addWidget(m_targetCombo);
-    m_targetNote = new QLabel(this);
-    m_targetNote->setWordWrap(false);
-    m_targetNote->setForegroundRole(QPalette::PlaceholderText);
-    bar->addWidget(m_targetNote);
-    bar->addStretch(1);
-    m_status = new QLabel(this);
-    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    m_status->setMinimumWidth(60);
-    m_status->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    m_status->installEventFilter(this);
-    bar->addWidget(m_status, 2);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 1000);
-    m_progress->setTextVisible(false);
-    // A thin strip under the toolbar, not a widget in its row: the row must fit a 1024 px window.
-    m_progress->setMaximumHeight(4);
-    m_exportButton = new QToolButton(this);
-    m_exportButton->setText(tr("Export"));
-    m_exportButton->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
-    m_exportButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    m_exportButton->setPopupMode(QToolButton::InstantPopup);
-    auto *exports = new QMenu(m_exportButton);
-    m_exportActions << exports->addAction(tr("Report (JSON)…"), this, [this] {
-        exportWith(tr("Export the report"), tr("JSON (*.json)"), QStringLiteral("json"),
-                   &SimulatorPlace::exportReport);
-    });
-    m_exportActions << exports->addAction(tr("Every event (CSV)…"), this,
-                                          &SimulatorPlace::exportEventsInBackground);
-    exports->addSeparator();
-    m_exportActions << exports->addAction(tr("Timeline as PNG…"), this, [this] {
-        exportWith(tr("Export the timeline"), tr("PNG image (*.png)"), QStringLiteral("png"),
-                   &SimulatorPlace::exportTimeline);
-    });
-    m_exportActions << exports->addAction(tr("Timeline as SVG…"), this, [this] {
-        exportWith(tr("Export the timeline"), tr("SVG image (*.svg)"), QStringLiteral("svg"),
-                   &SimulatorPlace::exportTimeline);
-    });
-    m_exportActions << exports->addAction(tr("Charts as PNG…"), this, [this] {
-        exportWith(tr("Export the charts"), tr("PNG image (*.png)"), QStringLiteral("png"),
-                   &SimulatorPlace::exportCharts);
-    });
-    m_exportActions << exports->addAction(tr("Charts as SVG…"), this, [this] {
-        exportWith(tr("Export the charts"), tr("SVG image (*.svg)"), QStringLiteral("svg"),
-                   &SimulatorPlace::exportCharts);
-    });
-    m_exportButton->setMenu(exports);
-    bar->addWidget(m_exportButton);
-    layout->addLayout(bar);
-    layout->addWidget(m_progress);
+    const SimulatorToolbar::Actions toolbarActions {m_editorAction, m_openAction, m_saveAction,  m_runAction,
+                                                    m_stopAction,   m_stepAction, m_freezeAction};
+    m_toolbar = new SimulatorToolbar(toolbarActions, this);
+    connect(m_toolbar, &SimulatorToolbar::presetChosen, this, &SimulatorPlace::loadPreset);
+    m_targetCombo = m_toolbar->targetCombo();
+    m_progress = m_toolbar->progress();
+    layout->addWidget(m_toolbar);
 
     // Editor | (timeline / cards / tabs).
     m_hsplit = new QSplitter(Qt::Horizontal, this);
@@ -359,9 +242,9 @@ void SimulatorPlace::buildLayout()
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->setSpacing(4);
     m_variants = new QTabBar(right);
+    m_variants->setObjectName(QStringLiteral("variantTabs"));
     m_variants->setDocumentMode(true);
-    m_variants->setToolTip(
-        tr("The variants of a comparison run one after the other; pick one to look at it"));
+    m_variants->setToolTip(tr("Each variant of a comparison runs in turn; pick one to look at it"));
     connect(m_variants, &QTabBar::tabBarClicked, this, [this](int index) {
         if (index < 0 || index >= m_controller->runCount() || !m_controller->run(index).timeline)
             return;
@@ -371,13 +254,11 @@ void SimulatorPlace::buildLayout()
     rightLayout->addWidget(m_variants);
     m_vsplit = new QSplitter(Qt::Vertical, right);
     m_vsplit->setObjectName(QStringLiteral("simulatorVSplit"));
+    // Neither side disappears when the other is enlarged: dragged up to give the timeline the room, the
+    // cards and the tabs (the Step tab the reader follows) used to vanish.
+    m_vsplit->setChildrenCollapsible(false);
     connect(m_vsplit, &QSplitter::splitterMoved, this, [this] { m_vsplitMoved = true; });
-    auto *top = new QWidget(m_vsplit);
-    auto *topLayout = new QVBoxLayout(top);
-    topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->setSpacing(4);
-    topLayout->addWidget(m_timeline, 1);
-    m_vsplit->addWidget(top);
+    m_vsplit->addWidget(m_timeline);
 
     // The cards sit with the tabs, under the splitter's handle: on a 700 px screen they take two rows, and
     // above the handle they left the timeline's lanes about 60 px whatever the split.
@@ -387,6 +268,7 @@ void SimulatorPlace::buildLayout()
     bottomLayout->setSpacing(4);
     bottomLayout->addWidget(m_cards);
     m_tabs = new QTabWidget(bottom);
+    m_tabs->setObjectName(QStringLiteral("simulatorTabs"));
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(m_charts, tr("Charts"));
     m_violationList = new QListView(m_tabs);
@@ -400,58 +282,25 @@ void SimulatorPlace::buildLayout()
             [this](const QModelIndex &i) { jumpToViolation(i.row()); });
     m_tabs->addTab(m_violationList, tr("Violations"));
 
-    auto *logPage = new QWidget(m_tabs);
-    auto *logLayout = new QVBoxLayout(logPage);
-    logLayout->setContentsMargins(0, 4, 0, 0);
-    auto *filters = new QHBoxLayout;
-    m_logWorker = new QComboBox(logPage);
-    m_logLock = new QComboBox(logPage);
-    m_logKind = new QComboBox(logPage);
-    m_logWorker->setToolTip(tr("Only this worker's events (and its process's faults)"));
-    m_logLock->setToolTip(tr("Only events on this lock key"));
-    m_logKind->setToolTip(tr("Only this kind of event"));
-    m_logKind->addItem(tr("All kinds"), -1);
-    for (int k = 0; k <= int(HistoryEvent::Kind::Round); ++k)
-        m_logKind->addItem(HistoryEvent::kindName(HistoryEvent::Kind(k)), k);
-    filters->addWidget(new QLabel(tr("Filter:"), logPage));
-    filters->addWidget(m_logWorker);
-    filters->addWidget(m_logLock);
-    filters->addWidget(m_logKind);
-    filters->addStretch(1);
-    auto *exportLog = new QToolButton(logPage);
-    exportLog->setText(tr("Export shown rows…"));
-    exportLog->setToolTip(tr("Save the rows shown (filters applied) as CSV"));
-    connect(exportLog, &QToolButton::clicked, this, [this] {
-        exportWith(tr("Export the event log"), tr("CSV (*.csv)"), QStringLiteral("csv"),
-                   &SimulatorPlace::exportLog);
+    m_logPage = new EventLogPage(m_logModel, m_tabs);
+    m_exports = new SimulatorExports({m_controller, m_timeline, m_charts, m_logPage}, this);
+    m_toolbar->exportButton()->setMenu(m_exports->menu());
+    connect(m_logPage, &EventLogPage::exportRequested, m_exports, &SimulatorExports::exportLogWithDialog);
+    connect(m_exports, &SimulatorExports::saved, m_toolbar, &SimulatorToolbar::showMessage);
+    connect(m_exports, &SimulatorExports::busyChanged, this, [this](bool busy) {
+        m_progress->setRange(0, 0);
+        m_progress->setVisible(busy);
+        updateActions();
     });
-    filters->addWidget(exportLog);
-    logLayout->addLayout(filters);
-    for (QComboBox *c : {m_logWorker, m_logLock, m_logKind})
-        connect(c, &QComboBox::currentIndexChanged, this, &SimulatorPlace::applyLogFilter);
-    m_log = new QTableView(logPage);
-    m_log->setModel(m_logModel);
-    m_log->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_log->setAlternatingRowColors(true);
-    m_log->verticalHeader()->hide();
-    m_log->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_log->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
-    m_log->horizontalHeader()->setStretchLastSection(true);
-    m_log->setWordWrap(false);
-    for (int c = 0; c < EventLogModel::Detail; ++c)
-        m_log->setColumnWidth(c, c == EventLogModel::Lock ? 150 : c == EventLogModel::Time ? 90 : 70);
-    connect(m_log, &QTableView::clicked, this, [this](const QModelIndex &index) {
-        const qint64 t = index.data(EventLogModel::TimeUsRole).toLongLong();
+    connect(m_logPage, &EventLogPage::timeClicked, this, [this](qint64 t) {
         TimelineView *view = m_timeline->view();
         if (view->data() && view->data()->isFinished())
             view->setCursorTime(t);
         view->revealTime(t);
     });
-    logLayout->addWidget(m_log, 1);
-    m_tabs->addTab(logPage, tr("Event log"));
+    m_tabs->addTab(m_logPage, tr("Event log"));
 
-    m_report = new QTextBrowser(m_tabs);
-    m_report->setOpenLinks(false);
+    m_report = new ReportPage(m_tabs);
     m_tabs->addTab(m_report, tr("Report"));
     m_stepPanel = new StoryStepPanel(m_tabs);
     m_tabs->addTab(m_stepPanel, tr("Step"));
@@ -471,6 +320,26 @@ void SimulatorPlace::buildLayout()
     m_hsplit->setStretchFactor(1, 1);
     m_hsplit->setSizes({330, 900});
     layout->addWidget(m_hsplit, 1);
+}
+
+void SimulatorPlace::fillMenu(QMenu *menu)
+{
+    // The same actions (and shortcuts) as the toolbar: the menu is where they are found.
+    menu->addAction(m_editorAction);
+    menu->addMenu(m_toolbar->presetsButton()->menu());
+    menu->addAction(m_openAction);
+    menu->addAction(m_saveAction);
+    menu->addSeparator();
+    menu->addAction(m_runAction);
+    menu->addAction(m_stopAction);
+    menu->addAction(m_freezeAction);
+    menu->addSeparator();
+    menu->addAction(m_stepAction);
+    menu->addAction(m_backAction);
+    menu->addAction(m_nextAction);
+    menu->addAction(m_forkAction);
+    menu->addSeparator();
+    menu->addMenu(m_exports->menu());
 }
 
 void SimulatorPlace::showEditor(bool shown)
@@ -504,6 +373,7 @@ void SimulatorPlace::clearViews()
 {
     m_shown = -1;
     m_stepAt = 0;
+    m_asOfShown = TimelineData::kOpen;
     m_timeline->setData(nullptr, {}, 0);
     m_timeline->setStepping({});
     m_stepShown.clear();
@@ -534,30 +404,16 @@ SimulatorPlace::Target SimulatorPlace::target() const
 
 void SimulatorPlace::updateTarget()
 {
-    auto *model = qobject_cast<QStandardItemModel *>(m_targetCombo->model());
-    QStandardItem *connected = model->item(1);
+    const bool open = m_session && m_session->isOpen();
     QString why;
-    if (!m_session || !m_session->isOpen()) {
+    if (!open) {
         why = tr("no server is connected");
     } else if (m_session->settings().readOnly || m_session->info().readOnly) {
         why = tr("the connection to %1 is read-only, and the simulator writes lock keys and a counter. "
-                 "Reconnect "
-                 "with writes allowed to run there.")
+                 "Reconnect with writes allowed to run there.")
                   .arg(m_session->settings().endpoint());
     }
-    const QString endpoint = m_session ? m_session->settings().endpoint() : QString();
-    connected->setText(why.isEmpty() ? tr("the connected server (%1)").arg(endpoint)
-                                     : tr("the connected server"));
-    connected->setEnabled(why.isEmpty());
-    connected->setToolTip(why.isEmpty()
-                              ? tr("Keys go under the scenario's prefix (lockscope:sim:); stories that "
-                                   "kill, pause or fail over servers need the sandbox")
-                              : tr("Not available: %1").arg(why));
-    if (!why.isEmpty() && m_targetCombo->currentIndex() == 1)
-        m_targetCombo->setCurrentIndex(0);
-    m_targetNote->setText(why.isEmpty() || !m_session || !m_session->isOpen() ? QString()
-                                                                              : tr("(read-only connection)"));
-    m_targetNote->setToolTip(why);
+    m_toolbar->setConnectedTarget(m_session ? m_session->settings().endpoint() : QString(), why, open);
 }
 
 bool SimulatorPlace::run()
@@ -590,31 +446,10 @@ bool SimulatorPlace::run()
         if (!m_productionName.isEmpty() && !m_productionConfirmed) {
             // A server marked PRODUCTION: the run writes lock keys and a counter there. Ask first, without
             // blocking (the run starts when the name is typed and confirmed).
-            auto *dialog = new QDialog(this);
-            dialog->setObjectName(QStringLiteral("productionRunDialog"));
+            auto *dialog = new ProductionRunDialog(scenario.workload.keyPrefix,
+                                                   m_session->settings().endpoint(), m_productionName, this);
             dialog->setAttribute(Qt::WA_DeleteOnClose);
-            dialog->setWindowTitle(tr("Run on a production server?"));
-            auto *layout = new QVBoxLayout(dialog);
-            auto *what = new QLabel(tr("The simulation writes lock keys and a counter under <code>%1</code> on "
-                                       "<b>%2</b>, and deletes them when it is done.")
-                                        .arg(scenario.workload.keyPrefix.toHtmlEscaped(),
-                                             m_session->settings().endpoint().toHtmlEscaped()),
-                                    dialog);
-            what->setWordWrap(true);
-            layout->addWidget(what);
-            auto *guard = new TypedNameGuard(m_productionName, tr("run the simulation on it"), dialog);
-            layout->addWidget(guard);
-            auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, dialog);
-            QPushButton *go = buttons->addButton(tr("Run on %1").arg(m_productionName), QDialogButtonBox::AcceptRole);
-            go->setEnabled(false);
-            buttons->button(QDialogButtonBox::Cancel)->setDefault(true);
-            connect(guard, &TypedNameGuard::satisfiedChanged, go, &QPushButton::setEnabled);
-            connect(buttons, &QDialogButtonBox::accepted, dialog, &QDialog::accept);
-            connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
-            layout->addWidget(buttons);
-            connect(dialog, &QDialog::accepted, this, [this, guard] {
-                if (!guard->isSatisfied())
-                    return;
+            connect(dialog, &ProductionRunDialog::confirmed, this, [this] {
                 m_productionConfirmed = true;
                 run();
                 m_productionConfirmed = false;
@@ -700,6 +535,7 @@ void SimulatorPlace::leaveStepping()
         m_stepAction->blockSignals(false);
         m_controller->setStepMode(false);
     }
+    refreshAsOf();
     updateActions();
 }
 
@@ -728,11 +564,7 @@ ForkDialog *SimulatorPlace::forkFromHere()
     const SimulationController::Run &run = m_controller->run(m_shown);
     if (!run.finished || run.scenario.kind != Scenario::Kind::Story)
         return nullptr;
-    int index = -1; // the scenario's index of the m_stepAt-th narrated step
-    for (int i = 0, n = 0; i < run.scenario.story.steps.size() && index < 0; ++i) {
-        if (!run.scenario.story.steps.at(i).note.isEmpty() && ++n == m_stepAt)
-            index = i;
-    }
+    const int index = narratedStep(run.scenario, m_stepAt);
     if (index < 0)
         return nullptr;
     const bool onServer = m_lastOptions.server.has_value();
@@ -825,13 +657,9 @@ void SimulatorPlace::updateStepping()
                               .arg(snapshot ? snapshot->readUs : -1);
     if (shown != m_stepShown) {
         m_stepShown = shown;
-        int index = -1; // the scenario's index of the m_stepAt-th narrated step
-        for (int i = 0, n = 0; i < run.scenario.story.steps.size() && index < 0; ++i) {
-            if (!run.scenario.story.steps.at(i).note.isEmpty() && ++n == m_stepAt)
-                index = i;
-        }
-        m_stepPanel->showStep(run.scenario, index, m_stepAt, total, snapshot);
+        m_stepPanel->showStep(run.scenario, narratedStep(run.scenario, m_stepAt), m_stepAt, total, snapshot);
     }
+    refreshAsOf();
 }
 
 void SimulatorPlace::showRun(int index)
@@ -849,10 +677,20 @@ void SimulatorPlace::showRun(int index)
                         r.simulation ? r.simulation->plannedDurationUs() : 0);
     m_logModel->setRun(r.timeline.get(), m_controller->textLookup(index));
     if (switching)
-        updateLogFilters();
+        m_logPage->setRunLayout(r.timeline.get());
     showStats(index);
     if (m_stepAt > 0)
         updateStepping();
+}
+
+qint64 SimulatorPlace::shownUntil() const
+{
+    if (m_stepAt <= 0 || m_shown < 0 || m_shown >= m_controller->runCount())
+        return TimelineData::kOpen;
+    const TimelineData *d = m_controller->run(m_shown).timeline.get();
+    const qint64 cursor = m_timeline->view()->cursorTime();
+    // The last step shows everything recorded so far (a finished run: its final numbers, as the report).
+    return !d || cursor >= d->nowUs() ? TimelineData::kOpen : cursor;
 }
 
 void SimulatorPlace::showStats(int index)
@@ -865,14 +703,19 @@ void SimulatorPlace::showStats(int index)
         m_tabs->setTabText(1, tr("Violations"));
         return;
     }
-    m_cards->setStats(r.stats, r.timeline->expiries());
+    // Stepping: every number as it stood at the step on screen, not the run's ending.
+    const qint64 until = index == m_shown ? shownUntil() : TimelineData::kOpen;
+    const LiveStats &stats = until == TimelineData::kOpen ? r.stats : m_controller->statsUntil(index, until);
+    const bool whole = until == TimelineData::kOpen;
+    m_cards->setStats(stats, whole ? r.timeline->expiries() : r.timeline->expiriesUntil(until));
     const qint64 planned = r.simulation ? r.simulation->plannedDurationUs() : 0;
-    m_charts->setStats(r.stats, r.timeline->layout().workers,
-                       r.timeline->isFinished() ? r.timeline->nowUs()
-                                                : std::max(planned, r.timeline->nowUs()));
-    m_violationModel->setViolations(r.stats.safety.details);
-    r.timeline->setViolations(r.stats.safety.details);
-    const int count = r.stats.safety.violations();
+    m_charts->setStats(stats, r.timeline->layout().workers,
+                       until != TimelineData::kOpen   ? until
+                           : r.timeline->isFinished() ? r.timeline->nowUs()
+                                                      : std::max(planned, r.timeline->nowUs()));
+    m_violationModel->setViolations(stats.safety.details);
+    r.timeline->setViolations(stats.safety.details);
+    const int count = stats.safety.violations();
     m_tabs->setTabText(1, count > 0 ? tr("Violations (%1)").arg(count) : tr("Violations"));
     m_tabs->tabBar()->setTabTextColor(
         1, count > 0 ? TimelinePalette::forPalette(palette()).stale : palette().color(QPalette::WindowText));
@@ -883,32 +726,6 @@ void SimulatorPlace::jumpToViolation(int index)
 {
     m_timeline->view()->selectViolation(index);
     m_violationList->setCurrentIndex(m_violationModel->index(index));
-}
-
-void SimulatorPlace::updateLogFilters()
-{
-    const TimelineData *d = m_shown >= 0 ? m_controller->run(m_shown).timeline.get() : nullptr;
-    for (QComboBox *c : {m_logWorker, m_logLock})
-        c->blockSignals(true);
-    m_logWorker->clear();
-    m_logWorker->addItem(tr("All workers"), -1);
-    m_logLock->clear();
-    m_logLock->addItem(tr("All lock keys"), -1);
-    if (d) {
-        for (int w = 0; w < d->workerCount(); ++w)
-            m_logWorker->addItem(d->layout().workers.at(w), w);
-        for (int l = 0; l < d->lockCount(); ++l)
-            m_logLock->addItem(d->layout().locks.at(l), l);
-    }
-    for (QComboBox *c : {m_logWorker, m_logLock})
-        c->blockSignals(false);
-    applyLogFilter();
-}
-
-void SimulatorPlace::applyLogFilter()
-{
-    m_logModel->setFilter(m_logWorker->currentData().toInt(), m_logLock->currentData().toInt(),
-                          m_logKind->currentData().toInt());
 }
 
 void SimulatorPlace::updateActions()
@@ -923,12 +740,9 @@ void SimulatorPlace::updateActions()
     } else {
         updateStepping();
     }
-    m_presetsButton->setEnabled(!running);
+    m_toolbar->presetsButton()->setEnabled(!running);
     const bool anyFinished = m_controller->runCount() > 0 && m_controller->run(0).finished;
-    for (QAction *a : m_exportActions)
-        a->setEnabled(m_shown >= 0 && !m_exporting);
-    m_exportActions.first()->setEnabled(anyFinished && !running && !m_exporting);
-    m_exportActions.at(1)->setEnabled(anyFinished && !running && !m_exporting);
+    m_exports->setAvailable(m_shown >= 0, anyFinished && !running);
     m_targetCombo->setEnabled(!running);
 }
 
@@ -942,224 +756,98 @@ void SimulatorPlace::updateStatus()
         m_progress->setValue(int(progress * 1000));
     }
     m_progress->setVisible(m_controller->isRunning());
-    // Elided at its end when the row is narrow: a right-aligned label cut at its start read "ning · fair
-    // (2/2)". The whole text stays in the tooltip and statusText().
-    const QString state = m_controller->stateText();
-    m_status->setToolTip(state);
-    m_status->setText(m_status->fontMetrics().elidedText(state, Qt::ElideRight, std::max(20, m_status->width())));
+    m_toolbar->setStatus(m_controller->stateText());
     if (m_controller->isRunning())
         updateActions();
 }
 
 QString SimulatorPlace::statusText() const
 {
-    return m_status->toolTip();
+    return m_toolbar->statusText();
 }
 
 void SimulatorPlace::updateReport()
 {
-    const SimulationRunner::Outcome outcome = m_controller->outcome();
-    const Scenario &s = m_controller->scenario();
-    QString html = QStringLiteral("<h3>%1</h3>").arg(s.title.toHtmlEscaped());
-    if (!s.teaching.isEmpty())
-        html += QStringLiteral("<p>%1</p>").arg(s.teaching.toHtmlEscaped());
-    const TimelinePalette tp = TimelinePalette::forPalette(palette());
-    // First, before any verdict: a run that failed (a server refusing it for good…) proves nothing.
-    if (!outcome.error.isEmpty())
-        html += tr("<p style='color:%1'><b>The run failed:</b> %2</p>")
-                    .arg(tp.stale.name(), outcome.error.toHtmlEscaped());
-    if (!outcome.checks.isEmpty()) {
-        html += tr("<h4>Expectations</h4><ul>");
-        // While variants are still to run, an expectation over them is not judged yet: a red ✘ then would be
-        // a verdict on runs that have not happened.
-        const bool judged = !m_controller->isRunning();
-        for (const Expectation::Check &c : outcome.checks) {
-            if (!judged)
-                html += tr("<li style='color:%1'>◌ %2 <small>(judged when every variant has run)</small></li>")
-                            .arg(tp.mutedText.name(), c.expectation.toHtmlEscaped());
-            else
-                html += QStringLiteral("<li style='color:%1'>%2 %3 <small>(actual %4)</small></li>")
-                            .arg((c.passed ? tp.renewOk : tp.stale).name(),
-                                 c.passed ? QStringLiteral("✔") : QStringLiteral("✘"),
-                                 c.expectation.toHtmlEscaped())
-                            .arg(c.actual);
-        }
-        html += QStringLiteral("</ul>");
+    m_report->showOutcome(m_controller->outcome(), m_controller->scenario(), !m_controller->isRunning(),
+                          shownUntil() != TimelineData::kOpen);
+}
+
+void SimulatorPlace::updateVariantTabs()
+{
+    // Stepping: the other runs' endings would give this one's away.
+    const bool stepping = shownUntil() != TimelineData::kOpen;
+    for (int i = 0; i < m_variants->count() && i < m_controller->runCount(); ++i) {
+        const SimulationController::Run &r = m_controller->run(i);
+        ComparisonTable::labelTab(m_variants, i, r.variant, r.finished && !stepping ? &r.report : nullptr);
     }
-    html += QStringLiteral("<pre>%1</pre>").arg(outcome.summaryText().toHtmlEscaped());
-    m_report->setHtml(html);
+}
+
+void SimulatorPlace::updateChecksCard()
+{
+    if (m_controller->isRunning() || m_controller->runCount() == 0 || !m_controller->run(0).finished)
+        return;
+    if (shownUntil() != TimelineData::kOpen)
+        m_cards->setChecksPending(tr("shown at the last step"));
+    else
+        m_cards->setChecks(m_controller->outcome().checks, !m_controller->wasStopped());
+}
+
+void SimulatorPlace::refreshAsOf()
+{
+    const qint64 until = shownUntil();
+    if (until == m_asOfShown)
+        return;
+    m_asOfShown = until;
+    if (m_shown >= 0)
+        showStats(m_shown);
+    updateReport();
+    updateVariantTabs();
+    updateChecksCard();
 }
 
 void SimulatorPlace::openScenario()
 {
-    const QString path
-        = QFileDialog::getOpenFileName(this, tr("Open a scenario"), m_scenarioDir, tr("Scenarios (*.json)"));
-    if (path.isEmpty())
-        return;
-    m_scenarioDir = QFileInfo(path).absolutePath();
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        QMessageBox::warning(this, tr("Cannot open the scenario"),
-                             tr("Cannot read %1: %2").arg(path, file.errorString()));
-        return;
-    }
     Scenario scenario;
-    QStringList errors;
-    if (!ScenarioParser().parse(file.readAll(), &scenario, &errors)) {
-        QMessageBox box(
-            QMessageBox::Warning, tr("Not a valid scenario"),
-            tr("%1 is not a valid scenario; nothing was changed.").arg(QFileInfo(path).fileName()),
-            QMessageBox::Ok, this);
-        box.setDetailedText(errors.join(u'\n'));
-        box.setInformativeText(errors.mid(0, 5).join(u'\n'));
-        box.exec();
-        return;
-    }
-    loadScenario(scenario);
+    if (ScenarioFiles::open(this, &m_scenarioDir, &scenario))
+        loadScenario(scenario);
 }
 
 void SimulatorPlace::saveScenario()
 {
-    Scenario scenario;
-    QStringList errors;
-    const bool valid = m_editor->scenario(&scenario, &errors);
-    const QString suggested
-        = QDir(m_scenarioDir.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
-                                       : m_scenarioDir)
-              .filePath((scenario.id.isEmpty() ? QStringLiteral("scenario") : scenario.id)
-                        + QStringLiteral(".json"));
-    const QString path
-        = QFileDialog::getSaveFileName(this, tr("Save the scenario"), suggested, tr("Scenarios (*.json)"));
-    if (path.isEmpty())
-        return;
-    m_scenarioDir = QFileInfo(path).absolutePath();
-    QString reason;
-    if (!OutputFile::writeWhole(path, QJsonDocument(m_editor->json()).toJson(QJsonDocument::Indented),
-                                &reason)) {
-        QMessageBox::warning(this, tr("Cannot save"), tr("Cannot write %1: %2").arg(path, reason));
-        return;
-    }
-    m_editor->setModified(false);
-    if (!valid)
-        QMessageBox::information(this, tr("Saved with problems"),
-                                 tr("Saved, but the scenario cannot run yet:\n%1").arg(errors.join(u'\n')));
-}
-
-void SimulatorPlace::exportWith(const QString &title, const QString &filter, const QString &suffix,
-                                bool (SimulatorPlace::*write)(const QString &, QString *) const)
-{
-    const QString base
-        = m_controller->scenario().id.isEmpty() ? QStringLiteral("lockscope") : m_controller->scenario().id;
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-    const QString path
-        = QFileDialog::getSaveFileName(this, title, QDir(dir).filePath(base + u'.' + suffix), filter);
-    if (path.isEmpty())
-        return;
-    QString error;
-    if (!(this->*write)(path, &error))
-        QMessageBox::warning(this, title, error);
-    else
-        m_status->setText(tr("Saved %1").arg(QFileInfo(path).fileName()));
+    ScenarioFiles::save(this, &m_scenarioDir, m_editor);
 }
 
 bool SimulatorPlace::exportReport(const QString &path, QString *error) const
 {
-    return RunExporter::writeReportJson(path, m_controller->outcome(), error);
+    return m_exports->writeReport(path, error);
 }
 
 bool SimulatorPlace::exportEvents(const QString &path, QString *error) const
 {
-    QList<RunExporter::Events> runs;
-    for (int i = 0; i < m_controller->runCount(); ++i)
-        runs << RunExporter::Events {m_controller->run(i).variant, m_controller->run(i).simulation};
-    return RunExporter::writeEventsCsv(path, runs, error) >= 0;
-}
-
-void SimulatorPlace::exportEventsInBackground()
-{
-    const QString base
-        = m_controller->scenario().id.isEmpty() ? QStringLiteral("lockscope") : m_controller->scenario().id;
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export every event"), QDir(dir).filePath(base + QStringLiteral("-events.csv")),
-        tr("CSV (*.csv)"));
-    if (path.isEmpty())
-        return;
-    QList<RunExporter::Events> runs;
-    for (int i = 0; i < m_controller->runCount(); ++i)
-        runs << RunExporter::Events {m_controller->run(i).variant, m_controller->run(i).simulation};
-    m_exporting = true;
-    updateActions();
-    m_status->setText(tr("Writing %1…").arg(QFileInfo(path).fileName()));
-    m_progress->setRange(0, 0);
-    m_progress->show();
-    struct Result
-    {
-        qint64 rows = -1;
-        QString error;
-    };
-    auto *watcher = new QFutureWatcher<Result>(this);
-    connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, path] {
-        BackgroundTask::resultsArrived();
-        watcher->deleteLater();
-        const Result r = watcher->result();
-        m_exporting = false;
-        m_progress->hide();
-        updateActions();
-        if (r.rows < 0)
-            QMessageBox::warning(this, tr("Export every event"), r.error);
-        else
-            m_status->setText(
-                tr("Saved %1 (%2)")
-                    .arg(QFileInfo(path).fileName(), TextFormat::count(r.rows, tr("event"), tr("events"))));
-    });
-    watcher->setFuture(BackgroundTask::run([path, runs] {
-        Result r;
-        r.rows = RunExporter::writeEventsCsv(path, runs, &r.error);
-        return r;
-    }));
+    return m_exports->writeEvents(path, error);
 }
 
 bool SimulatorPlace::exportTimeline(const QString &path, QString *error) const
 {
-    const TimelineView *view = m_timeline->view();
-    if (!view->data()) {
-        *error = tr("There is no run to export yet.");
-        return false;
-    }
-    const QSize size = view->exportSize(std::max(1200, view->width()));
-    return RunExporter::writePicture(
-        path, size, m_controller->scenario().title, [view, size](QPainter &p) { view->paintExport(p, size); },
-        error);
+    return m_exports->writeTimeline(path, error);
 }
 
 bool SimulatorPlace::exportCharts(const QString &path, QString *error) const
 {
-    const QSize size = m_charts->exportSize();
-    return RunExporter::writePicture(
-        path, size, m_controller->scenario().title,
-        [this, size](QPainter &p) { m_charts->paintExport(p, size); }, error);
+    return m_exports->writeCharts(path, error);
 }
 
 bool SimulatorPlace::exportLog(const QString &path, QString *error) const
 {
-    // The log is formatted in memory, then written whole: the file is unbuffered.
-    QBuffer csv;
-    csv.open(QIODevice::WriteOnly);
-    QString reason;
-    if (m_logModel->writeCsv(csv) < 0 || !OutputFile::writeWhole(path, csv.data(), &reason)) {
-        *error = tr("Cannot write %1: %2")
-                     .arg(path, reason.isEmpty() ? tr("the log could not be formatted") : reason);
-        return false;
-    }
-    return true;
+    return m_exports->writeLog(path, error);
 }
 
-bool SimulatorPlace::eventFilter(QObject *watched, QEvent *event)
+void SimulatorPlace::resizeEvent(QResizeEvent *event)
 {
-    if (watched == m_status && event->type() == QEvent::Resize)
-        updateStatus();
-    return QWidget::eventFilter(watched, event);
+    QWidget::resizeEvent(event);
+    // A short window (a projector's 700 px): the cards go to one row of captions and values, so that the
+    // timeline's lanes and the tabs keep the room.
+    m_cards->setCompact(height() < kCompactBelowHeight);
 }
 
 void SimulatorPlace::hideEvent(QHideEvent *event)

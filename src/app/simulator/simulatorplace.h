@@ -5,26 +5,28 @@
 
 #include "sim/scenario.h"
 #include "sim/simulation.h"
+#include "timeline/timelinedata.h"
 
 #include <QWidget>
 
 class ChartsPanel;
 class EventLogModel;
+class EventLogPage;
 class ForkDialog;
 class ForkPanel;
 class QAction;
 class QComboBox;
-class QLabel;
 class QProgressBar;
 class QSplitter;
 class QTabBar;
 class QTabWidget;
-class QTableView;
-class QTextBrowser;
-class QToolButton;
 class QListView;
+class QMenu;
 class RedisSession;
+class ReportPage;
 class ScenarioEditor;
+class SimulatorExports;
+class SimulatorToolbar;
 class SimulationController;
 class StallMonitor;
 class StoryStepPanel;
@@ -75,6 +77,8 @@ public:
     // For tests and the benchmark.
     SimulationController *controller() const { return m_controller; }
     ScenarioEditor *editor() const { return m_editor; }
+    // The window's Simulator menu: every action of the place, with its shortcut.
+    void fillMenu(QMenu *menu);
     // Shows or hides the scenario editor beside the timeline, as Ctrl+E does.
     void showEditor(bool shown);
     TimelinePanel *timelinePanel() const { return m_timeline; }
@@ -94,7 +98,7 @@ signals:
 
 protected:
     void hideEvent(QHideEvent *event) override;
-    bool eventFilter(QObject *watched, QEvent *event) override; // the status label re-elides when resized
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void buildActions();
@@ -102,10 +106,16 @@ private:
     void updateActions();
     void updateTarget();
     void updateStatus();
-    void updateLogFilters();
-    void applyLogFilter();
     void showStats(int index);
     void updateReport();
+    // Each variant's tab: its name and, once it ran, what happened to its data (in that colour).
+    void updateVariantTabs();
+    void updateChecksCard();
+    // Stepping: the time the step on screen ends at, up to which every number is shown; kOpen when the
+    // whole run (so far) is shown.
+    qint64 shownUntil() const;
+    // The cards, charts, lists, report and tabs follow shownUntil() when it moved.
+    void refreshAsOf();
     // Empties every view of a run (timeline, log, charts, cards, report, step panel): not run yet.
     void clearViews();
     void goToStep(int number);
@@ -116,9 +126,6 @@ private:
     void jumpToViolation(int index);
     void openScenario();
     void saveScenario();
-    void exportWith(const QString &title, const QString &filter, const QString &suffix,
-                    bool (SimulatorPlace::*write)(const QString &, QString *) const);
-    void exportEventsInBackground();
     void saveLayout() const;
     void restoreLayout();
 
@@ -133,11 +140,8 @@ private:
     ViolationModel *m_violationModel = nullptr;
     QListView *m_violationList = nullptr;
     EventLogModel *m_logModel = nullptr;
-    QTableView *m_log = nullptr;
-    QComboBox *m_logWorker = nullptr;
-    QComboBox *m_logLock = nullptr;
-    QComboBox *m_logKind = nullptr;
-    QTextBrowser *m_report = nullptr;
+    EventLogPage *m_logPage = nullptr;
+    ReportPage *m_report = nullptr;
     StoryStepPanel *m_stepPanel = nullptr;
     ForkPanel *m_forkPanel = nullptr;
     QByteArray m_vsplitBeforeFork; // the vertical splitter's state before the Fork tab took the room
@@ -149,11 +153,8 @@ private:
     bool m_hsplitMoved = false;
     bool m_vsplitMoved = false;
     QComboBox *m_targetCombo = nullptr;
-    QLabel *m_targetNote = nullptr;
     QProgressBar *m_progress = nullptr;
-    QLabel *m_status = nullptr;
-    QToolButton *m_presetsButton = nullptr;
-    QToolButton *m_exportButton = nullptr;
+    SimulatorToolbar *m_toolbar = nullptr;
     StallMonitor *m_stalls = nullptr;
     QAction *m_runAction = nullptr;
     QAction *m_stopAction = nullptr;
@@ -163,12 +164,14 @@ private:
     QAction *m_forkAction = nullptr;
     QAction *m_freezeAction = nullptr;
     QAction *m_editorAction = nullptr;
-    QList<QAction *> m_exportActions;
+    QAction *m_openAction = nullptr;
+    QAction *m_saveAction = nullptr;
+    SimulatorExports *m_exports = nullptr;
     int m_shown = -1;
     int m_stepAt = 0; // stepping: the narrated step shown (0: not stepping)
+    qint64 m_asOfShown = TimelineData::kOpen; // what refreshAsOf() last showed
     QString m_stepShown; // what the step panel shows now (step, snapshot read), to rebuild it only on change
     bool m_followActive = true; // show each run as it starts (until the user picks another variant)
-    bool m_exporting = false;
     bool m_editorWanted = true;
     QString m_scenarioDir;
     QString m_productionName;

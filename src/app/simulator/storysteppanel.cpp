@@ -164,6 +164,12 @@ void StoryStepPanel::showScripts(const Scenario &scenario, const Scenario::Step 
     m_scriptNames.clear();
     const LockAlgorithmInfo *info = LockCatalog::find(scenario.algorithm.id);
     const QString who = step.actor.isEmpty() ? tr("the servers") : step.actor;
+    if (step.action == Scenario::Step::Action::Note) {
+        // A narrator's line: what it tells of happened in an earlier step (story 1's crash, with A's SETNX).
+        m_scriptsCaption->setText(tr("This step is the narrator's: it sends no command and changes nothing; "
+                                     "what it tells of happened before it, on the timeline."));
+        return;
+    }
     if (!StepScripts::touchesTheLock(step.action)) {
         m_scriptsCaption->setText(
             tr("This step sends no command of the lock: it is something that happens to %1.").arg(who));
@@ -206,4 +212,9 @@ QStringList StoryStepPanel::scriptNames() const
 QString StoryStepPanel::headline() const
 {
     return m_headline->text();
+}
+
+QString StoryStepPanel::scriptsCaption() const
+{
+    return m_scriptsCaption->text();
 }

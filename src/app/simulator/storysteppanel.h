@@ -28,6 +28,7 @@ public:
     QStringList keyLines() const;
     QStringList scriptNames() const;
     QString headline() const;
+    QString scriptsCaption() const; // what the step sends, or why it sends nothing
 
 private:
     void showScripts(const Scenario &scenario, const Scenario::Step &step);

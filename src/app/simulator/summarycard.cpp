@@ -15,6 +15,7 @@ SummaryCard::SummaryCard(const QString &caption, const QString &toolTip, QWidget
     , m_detail(new QLabel(this))
 {
     setObjectName(QStringLiteral("summaryCard"));
+    m_toolTip = toolTip;
     setToolTip(toolTip);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(10, 6, 10, 6);
@@ -52,6 +53,7 @@ void SummaryCard::setValue(const QString &value, const QString &detail, Tone ton
     m_value->setText(value);
     m_detail->setText(detail);
     m_detail->setToolTip(detail);
+    setToolTip(m_compact && !detail.isEmpty() ? QStringLiteral("%1\n%2").arg(detail, m_toolTip) : m_toolTip);
     // A wrapping label's own minimum is a word per line: one line is the least, and layouts give it the
     // lines its width needs (height for width).
     m_detail->setMinimumHeight(
@@ -60,6 +62,16 @@ void SummaryCard::setValue(const QString &value, const QString &detail, Tone ton
         m_tone = tone;
         restyle();
     }
+}
+
+void SummaryCard::setCompact(bool compact)
+{
+    if (compact == m_compact)
+        return;
+    m_compact = compact;
+    m_detail->setVisible(!compact);
+    layout()->setContentsMargins(compact ? QMargins(6, 2, 6, 2) : QMargins(10, 6, 10, 6));
+    setValue(m_value->text(), m_detail->text(), m_tone);
 }
 
 void SummaryCard::setClickable(bool on)

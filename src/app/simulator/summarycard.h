@@ -16,6 +16,8 @@ public:
 
     void setValue(const QString &value, const QString &detail = QString(), Tone tone = Tone::Normal);
     void setClickable(bool on);
+    // Compact (a short window): caption and value only; the detail line moves into the tooltip.
+    void setCompact(bool compact);
     QString value() const;
     QString detail() const;
     Tone tone() const { return m_tone; }
@@ -35,6 +37,8 @@ private:
     QLabel *m_value = nullptr;
     QLabel *m_detail = nullptr;
     Tone m_tone = Tone::Normal;
+    QString m_toolTip; // what the card is; the detail joins it when compact
+    bool m_compact = false;
     bool m_clickable = false;
     bool m_styling = false;
 };

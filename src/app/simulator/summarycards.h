@@ -20,7 +20,12 @@ public:
     void setStats(const LiveStats &stats, int expiries);
     // After the run: how the expectations came out (empty: the scenario has none).
     void setChecks(const QList<Expectation::Check> &checks, bool complete);
+    // Not shown yet (stepping before the story's end), and why.
+    void setChecksPending(const QString &why);
 
+    // Compact (a short window): one row of captions and values, details in the tooltips.
+    void setCompact(bool compact);
+    bool isCompact() const { return m_compact; }
     SummaryCard *violationsCard() const { return m_violations; }
     SummaryCard *card(const QString &name) const;
     QSize minimumSizeHint() const override;
@@ -34,9 +39,11 @@ protected:
 
 private:
     void reflow(int columns);
+    int columnsFor(int width) const;
 
     QGridLayout *m_grid = nullptr;
     int m_columns = 0;
+    bool m_compact = false;
     SummaryCard *m_throughput = nullptr;
     SummaryCard *m_latency = nullptr;
     SummaryCard *m_handoff = nullptr;

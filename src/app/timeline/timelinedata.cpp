@@ -12,12 +12,11 @@ using FaultType = HistoryEvent::FaultType;
 
 qint64 TimelineData::Hold::keyEndUs() const
 {
-    if (flags & NoTtl)
-        return kOpen;
     const auto outcome = HistoryEvent::ReleaseOutcome(releaseOutcome);
     if (releaseOutcome >= 0 && outcome == HistoryEvent::ReleaseOutcome::Released)
-        return std::min(validUntilUs, releaseEffectUs != kOpen ? releaseEffectUs : releaseEndUs);
-    return validUntilUs;
+        return std::min({validUntilUs, releaseEffectUs != kOpen ? releaseEffectUs : releaseEndUs, deletedUs});
+    // A key without TTL lives until it is deleted.
+    return std::min(flags & NoTtl ? kOpen : validUntilUs, deletedUs);
 }
 
 int TimelineData::Round::grantedCount() const
@@ -33,7 +32,8 @@ int TimelineData::Round::vote(int server) const
 
 bool TimelineData::Hold::expired(qint64 nowUs) const
 {
-    if (validUntilUs == kOpen || validUntilUs > nowUs)
+    // Deleted (by another's release) before it ran out: not an expiry.
+    if (validUntilUs == kOpen || validUntilUs > nowUs || deletedUs < validUntilUs)
         return false;
     const auto outcome = HistoryEvent::ReleaseOutcome(releaseOutcome);
     if (releaseOutcome >= 0 && outcome == HistoryEvent::ReleaseOutcome::Released)
@@ -224,6 +224,7 @@ void TimelineData::process(const HistoryEvent &e, quint32 index)
     case Kind::Exit:
     case Kind::Expire:
     case Kind::Fault:
+    case Kind::Note: // the event log shows it; on the timeline it would pass for an error
         return;
     }
 }
@@ -254,9 +255,12 @@ void TimelineData::acquireDone(const HistoryEvent &e, quint32 index, const Histo
     if (!validLock(e.lock))
         return;
     const qint64 invokeUs = invoke ? invoke->timeUs : wait.startUs;
-    const qint64 lease = invoke ? invoke->value : e.value;
+    // The lease the completion says was set (a library may set another one than asked, or none at all).
+    const qint64 lease = e.value;
+    const bool unseen
+        = HistoryEvent::AcquireOutcome(e.outcome) == HistoryEvent::AcquireOutcome::RenewedUnseen;
     const qint64 from = e.effectUs > 0 ? std::max(invokeUs, e.effectUs) : invokeUs;
-    const qint64 until = lease > 0 ? from + lease * 1000 : kOpen;
+    const qint64 until = lease > 0 && !unseen ? from + lease * 1000 : kOpen;
     const int key = w * lockCount() + e.lock;
     int &depth = m_depth[key];
     if (depth > 0) {
@@ -273,6 +277,10 @@ void TimelineData::acquireDone(const HistoryEvent &e, quint32 index, const Histo
     h.validUntilUs = until;
     h.acquireEvent = index;
     h.leaseMs = qint32(lease);
+    if (lease <= 0)
+        h.flags |= Hold::NoTtl; // the key was set without a TTL: nothing but a delete ends it
+    else if (unseen)
+        h.flags |= Hold::RenewedUnseen;
     m_holds[key].append(h);
 }
 
@@ -282,8 +290,15 @@ void TimelineData::releaseDone(const HistoryEvent &e, quint32 index, const Histo
     const qint64 invokeUs = invoke ? invoke->timeUs : e.timeUs;
     const auto outcome = HistoryEvent::ReleaseOutcome(e.outcome);
     Hold *h = validLock(e.lock) ? openHold(w, e.lock) : nullptr;
+    // value > 0: the release deleted the key without checking its owner (seeds 001 and 002). Whatever key was
+    // there then went, be it another worker's: the lock lane draws what Redis held.
+    const bool blindDelete
+        = e.phase == Phase::Ok && outcome == HistoryEvent::ReleaseOutcome::Released && e.value > 0;
     if (!h) {
         m_marks[w].append(Mark {e.timeUs, invokeUs, index, Mark::Type::ReleaseWithoutHold, qint16(e.lock)});
+        if (blindDelete && validLock(e.lock))
+            deletedOthersKey(w, e.lock,
+                             e.effectUs > 0 ? std::clamp(e.effectUs, invokeUs, e.timeUs) : e.timeUs);
         return;
     }
     const int key = w * lockCount() + e.lock;
@@ -297,7 +312,24 @@ void TimelineData::releaseDone(const HistoryEvent &e, quint32 index, const Histo
     h->releaseOutcome = e.phase == Phase::Ok ? qint8(outcome) : qint8(-2);
     if (e.phase == Phase::Ok && outcome == HistoryEvent::ReleaseOutcome::Released)
         h->releaseEffectUs = e.effectUs > 0 ? std::clamp(e.effectUs, h->endUs, h->releaseEndUs) : e.timeUs;
+    // Its own key had run out before the delete went out: the delete hit whoever held the key then.
+    if (blindDelete && h->validUntilUs < h->releaseEffectUs)
+        deletedOthersKey(w, e.lock, h->releaseEffectUs);
     closeHold(w, e.lock, *h);
+}
+
+void TimelineData::deletedOthersKey(int worker, int lock, qint64 atUs)
+{
+    for (int other = 0; other < workerCount(); ++other) {
+        if (other == worker)
+            continue;
+        QList<Hold> &list = m_holds[other * lockCount() + lock];
+        for (qsizetype i = list.size() - 1; i >= 0 && i >= list.size() - 2; --i) {
+            Hold &h = list[i];
+            if (std::min(h.startUs, h.leaseFromUs) <= atUs && atUs < h.keyEndUs())
+                h.deletedUs = atUs;
+        }
+    }
 }
 
 void TimelineData::renewDone(const HistoryEvent &e, quint32 index, const HistoryEvent *invoke)
@@ -376,8 +408,10 @@ void TimelineData::fault(const HistoryEvent &e, quint32 index)
         }
         return;
     case FaultType::Crash:
-        if (validWorker(e.worker) && validLock(e.lock)) {
-            // Died between SETNX and EXPIRE: the key exists and has no TTL at all.
+        if (validWorker(e.worker) && validLock(e.lock) && !openHold(e.worker, e.lock)) {
+            // Died between SETNX and EXPIRE, in a history that has no acquire for it (the engine records the
+            // SETNX that set the key as an acquire without lease first, and the crash closes that hold): the
+            // key exists and has no TTL at all.
             Hold h;
             h.startUs = e.timeUs;
             h.leaseFromUs = e.timeUs;
@@ -545,6 +579,22 @@ int TimelineData::expiries() const
         // A crashed holder's key: it expires at its lease end (counted once closed below).
     }
     return m_closedExpiries + open;
+}
+
+int TimelineData::expiriesUntil(qint64 timeUs) const
+{
+    int count = 0;
+    for (const QList<Hold> &list : m_holds) {
+        for (const Hold &h : list) {
+            if (h.validUntilUs == kOpen || h.validUntilUs > timeUs)
+                continue;
+            // A release that answered is judged when it answered, as closeHold() does.
+            const bool answered = h.releaseOutcome >= 0 && h.releaseEndUs != kOpen;
+            if (h.expired(answered ? std::min(timeUs, h.releaseEndUs) : timeUs))
+                ++count;
+        }
+    }
+    return count;
 }
 
 qint64 TimelineData::memoryBytes() const

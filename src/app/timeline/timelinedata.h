@@ -66,13 +66,16 @@ public:
     // One tenure of a lock by one worker (reentrant re-acquisitions fold into it).
     struct Hold
     {
-        enum Flag : quint8 { Crashed = 1, NoTtl = 2 };
+        // RenewedUnseen: its library's watchdog renews the lease without saying when (validUntilUs stays
+        // open: nobody can tell when it would run out).
+        enum Flag : quint8 { Crashed = 1, NoTtl = 2, RenewedUnseen = 4 };
         qint64 startUs = 0; // acquire ok
         qint64 leaseFromUs = 0; // when the winning attempt set the key
         qint64 validUntilUs = kOpen; // when the lease runs out, pushed back by renewals (kOpen: no TTL)
         qint64 endUs = kOpen; // the holder stops counting on it: release invoke, crash
         qint64 releaseEndUs = kOpen; // release completion
         qint64 releaseEffectUs = kOpen; // when the release's delete went out (two-step releases: after GET)
+        qint64 deletedUs = kOpen; // another worker's release deleted this key (a DEL without owner check)
         quint32 acquireEvent = kNoEvent;
         quint32 releaseEvent = kNoEvent;
         qint32 leaseMs = 0;
@@ -83,7 +86,7 @@ public:
         // The worker's own view: from the acquire to the release (or crash), open while it lasts.
         qint64 workerEndUs() const { return endUs; }
         // When the key itself stopped existing on the server, as far as this tenure goes: the release deleted
-        // it, or its lease ran out (kOpen: not yet known).
+        // it, its lease ran out, or another worker's release deleted it (kOpen: not yet known).
         qint64 keyEndUs() const;
         bool expired(qint64 nowUs) const; // the lease ran out before the key was released
     };
@@ -177,6 +180,8 @@ public:
     const QList<Shade> &serverShades(int server) const { return m_serverShades.at(server); }
     const QList<ServerMark> &serverMarks(int server) const { return m_serverMarks.at(server); }
     const QList<Step> &steps() const { return m_steps; }
+    // The narrative number (1-based, as the banner counts) of the scenario's step `stepIndex`; 0: no note.
+    int stepNumber(int stepIndex) const { return m_stepNumbers.value(stepIndex, 0); }
     const QList<Violation> &violations() const { return m_violations; }
     bool hasServerActivity() const { return m_serverActivity; }
 
@@ -187,6 +192,8 @@ public:
     static QString stateText(WorkerState state);
     // Leases that ran out while their key was still counted on (the holder never released it in time).
     int expiries() const;
+    // The same, as they stood at `timeUs` (stepping shows the run as of the step on screen).
+    int expiriesUntil(qint64 timeUs) const;
     qint64 renewalCount() const { return m_renewalCount; }
     // Earliest and latest event time.
     qint64 firstUs() const { return m_firstUs; }
@@ -207,6 +214,8 @@ private:
     void process(const HistoryEvent &e, quint32 index);
     void acquireDone(const HistoryEvent &e, quint32 index, const HistoryEvent *invoke);
     void releaseDone(const HistoryEvent &e, quint32 index, const HistoryEvent *invoke);
+    // A delete without owner check by `worker` at `atUs`, when its own key was gone: whose key it deleted.
+    void deletedOthersKey(int worker, int lock, qint64 atUs);
     void renewDone(const HistoryEvent &e, quint32 index, const HistoryEvent *invoke);
     void fault(const HistoryEvent &e, quint32 index);
     void crash(int process, qint64 timeUs, quint32 index);

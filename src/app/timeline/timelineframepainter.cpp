@@ -257,8 +257,11 @@ void TimelineFramePainter::paintRuler(QPainter &p, const TimelinePaintContext &c
         p.setRenderHint(QPainter::Antialiasing, true);
         const QString text = TextFormat::runTime(c.view.cursorUs, 1000);
         const QFontMetricsF fm(c.fonts.small);
-        pill(p, QPointF(x - fm.horizontalAdvance(text) / 2 - 5, ruler.top() + 4), text, c.fonts.small,
-             c.palette.cursor, QColor(Qt::white));
+        // Centred on the cursor, but kept whole inside the ruler (at the run's end it was cut: "6.102").
+        const double w = fm.horizontalAdvance(text) + 10;
+        const double left
+            = std::clamp(x - w / 2, c.lanes.left(), std::max(c.lanes.left(), c.lanes.right() - w));
+        pill(p, QPointF(left, ruler.top() + 4), text, c.fonts.small, c.palette.cursor, QColor(Qt::white));
         p.setRenderHint(QPainter::Antialiasing, false);
     }
     p.restore();

@@ -203,7 +203,7 @@ QString TimelineHitTester::workerHtml(int w, bool lowerHalf, const Probe &q,
         const qsizetype i = TimelineData::firstEndingAfter(holds, t, [](const Hold &h) {
             return h.releaseEndUs != TimelineData::kOpen ? h.releaseEndUs : h.endUs;
         });
-        if (i < holds.size() && holds.at(i).startUs <= t && !(holds.at(i).flags & Hold::NoTtl))
+        if (i < holds.size() && holds.at(i).startUs <= t)
             return partition + holdHtml(w, l, holds.at(i));
     }
     const QList<Wait> &waits = m_data.waits(w);
@@ -360,11 +360,11 @@ QString TimelineHitTester::holdHtml(int worker, int lock, const Hold &h) const
     const QString name = m_data.layout().workers.value(worker).toHtmlEscaped();
     const QString key = m_data.layout().locks.value(lock).toHtmlEscaped();
     QString html;
-    if (h.flags & Hold::NoTtl)
+    const HistoryEvent acquire = m_data.events().value(h.acquireEvent);
+    if (acquire.kind == HistoryEvent::Kind::Fault) // a history with the crash and no acquire for it
         return QObject::tr("<b>%1's key %2 has no TTL</b><br>%1 died after SETNX and before EXPIRE: the key "
                            "exists and nothing will ever delete it.")
             .arg(name, key);
-    const HistoryEvent acquire = m_data.events().value(h.acquireEvent);
     html += QObject::tr("<b>%1 holds %2</b>").arg(name, key);
     html += QObject::tr("<br>acquired at %1").arg(TextFormat::runTime(h.startUs, 1000));
     if (acquire.token > 0)
@@ -379,7 +379,10 @@ QString TimelineHitTester::holdHtml(int worker, int lock, const Hold &h) const
                     .arg(h.leaseMs)
                     .arg(TextFormat::runTime(h.leaseFromUs, 1000));
     else
-        html += QObject::tr("<br>no lease (no TTL)");
+        html += QObject::tr("<br>no lease: the key has no TTL, only a delete ends it");
+    if (h.flags & Hold::RenewedUnseen)
+        html += QObject::tr("<br>its library renews the lease on its own and does not say when: nobody can "
+                            "tell when it would run out");
     if (h.renewals > 0)
         html += QObject::tr("<br>renewed %1")
                     .arg(TextFormat::count(h.renewals, QObject::tr("time"), QObject::tr("times")));
@@ -389,6 +392,10 @@ QString TimelineHitTester::holdHtml(int worker, int lock, const Hold &h) const
                          TextFormat::runTime(h.validUntilUs, 1000));
     if (h.flags & Hold::Crashed)
         html += QObject::tr("<br><b>its process crashed while holding it</b>");
+    if (h.deletedUs != TimelineData::kOpen)
+        html += QObject::tr("<br><span style='color:%1'><b>its key was deleted at %2 by another worker's "
+                            "release</b> (a DEL without owner check)</span>")
+                    .arg(m_palette.stale.name(), TextFormat::runTime(h.deletedUs, 1000));
     if (h.releaseOutcome != -1) {
         html += QObject::tr("<br>release sent at %1").arg(TextFormat::runTime(h.endUs, 1000));
         const QString release = eventText(h.releaseEvent);

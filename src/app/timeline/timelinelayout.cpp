@@ -14,10 +14,13 @@ void TimelineLayout::relayout(const TimelineData *data)
     if (!data)
         return;
     int y = 4;
+    // Compact, the lane names alone say what each lane is.
     const auto section = [&](const QString &title) {
         Lane l;
-        l.section = title;
-        y += kSectionHeight;
+        if (!m_compact) {
+            l.section = title;
+            y += kSectionHeight;
+        }
         return l;
     };
     bool anyNote = false;
@@ -27,7 +30,7 @@ void TimelineLayout::relayout(const TimelineData *data)
         Lane l = section(QObject::tr("Story"));
         l.type = LaneType::Story;
         l.y = y;
-        l.height = 30;
+        l.height = m_compact ? 22 : 30;
         m_lanes << l;
         y += l.height + kLaneGap;
     }
@@ -49,7 +52,7 @@ void TimelineLayout::relayout(const TimelineData *data)
         l.type = LaneType::Lock;
         l.index = i;
         l.y = y;
-        l.height = locks > 8 ? 22 : 36;
+        l.height = locks > 8 || m_compact ? 24 : 36;
         m_lanes << l;
         y += l.height + kLaneGap;
     }
@@ -83,7 +86,7 @@ void TimelineLayout::layOutWorkers(const TimelineData &data, int &y)
     // Every worker must belong to a known process for its lane to have a group to go in.
     m_grouped = processes > 1 && severalInOne && grouped == workers;
     const int gap = m_workerLaneHeight >= 12 ? kLaneGap : 0;
-    QString section = QObject::tr("Workers");
+    QString section = m_compact ? QString() : QObject::tr("Workers");
     // Lanes of the worker height (workers, collapsed processes) shrink with it, gaps included.
     const auto add = [&](Lane l, bool workerHeight) {
         if (!section.isEmpty()) {

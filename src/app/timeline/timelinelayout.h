@@ -47,6 +47,10 @@ public:
     // Height of one worker lane; the view shrinks it when there are many workers.
     void setWorkerLaneHeight(int height) { m_workerLaneHeight = std::clamp(height, 4, 48); }
     int workerLaneHeight() const { return m_workerLaneHeight; }
+    // Compact: no section titles, lower story and lock lanes, for a short view (a 700 px screen) whose
+    // worker lanes would not fit otherwise. Takes effect at the next relayout().
+    void setCompact(bool compact) { m_compact = compact; }
+    bool isCompact() const { return m_compact; }
 
     // Lays the lanes of `data` out again (nullptr: none).
     void relayout(const TimelineData *data);
@@ -75,6 +79,7 @@ private:
     void layOutWorkers(const TimelineData &data, int &y);
 
     int m_workerLaneHeight = 30;
+    bool m_compact = false;
     QList<Lane> m_lanes;
     int m_contentHeight = 0;
     QList<int> m_workerLanes; // worker → the lane showing it

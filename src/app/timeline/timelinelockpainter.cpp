@@ -42,7 +42,10 @@ void TimelineLockPainter::paintLane(QPainter &p, const TimelinePaintContext &c,
             const qint64 end = std::min(h.keyEndUs(), c.limitUs);
             if (end < c.visibleStart)
                 continue;
-            items.append(Item {w, &h, h.startUs, end});
+            // The key's own life: from when the winning attempt set it, which is before its worker heard
+            // back (a reply held up by a pause or a slow network arrives late; the key did not).
+            const qint64 start = std::min(h.startUs, std::max<qint64>(h.leaseFromUs, 0));
+            items.append(Item {w, &h, start, end});
             ++total;
         }
     }
@@ -98,7 +101,8 @@ void TimelineLockPainter::paintLane(QPainter &p, const TimelinePaintContext &c,
         p.setBrush(c.palette.holdingLight);
         p.drawRect(bar);
         // The TTL draining: full at each (re)start of the lease, empty when it runs out.
-        if (h.leaseMs > 0 && bar.width() > 3) {
+        const bool unseen = h.flags & Hold::RenewedUnseen; // no TTL to draw: its renewals are not known
+        if (h.leaseMs > 0 && !unseen && bar.width() > 3) {
             const double lease = double(h.leaseMs) * 1000.0;
             QList<QPair<qint64, qint64>> refresh; // (time, new lease end)
             qint64 until = h.leaseFromUs + qint64(lease);
@@ -137,7 +141,7 @@ void TimelineLockPainter::paintLane(QPainter &p, const TimelinePaintContext &c,
             poly << QPointF(x1, y(double(end - it.endUs) / lease)) << QPointF(x1, bar.bottom());
             p.setBrush(withAlpha(c.palette.holding, 215));
             p.drawPolygon(poly);
-        } else if (h.leaseMs <= 0) {
+        } else if (h.leaseMs <= 0 || unseen) {
             p.setBrush(withAlpha(c.palette.holding, 215));
             p.drawRect(bar);
         }
@@ -159,12 +163,11 @@ void TimelineLockPainter::paintLane(QPainter &p, const TimelinePaintContext &c,
             p.setPen(QPen(c.palette.stale, 2));
             p.drawLine(QPointF(ex, bar.top()), QPointF(ex, bar.bottom()));
             if (rows.at(k) == rowCount - 1 || rowCount == 1) {
-                const QString text = QObject::tr("expired");
-                const double w = fm.horizontalAdvance(text);
                 p.setFont(c.fonts.small);
                 p.setPen(c.palette.stale);
-                p.drawText(QRectF(ex + 3, bar.bottom() - fm.height() - 1, w + 4, fm.height()), Qt::AlignLeft,
-                           text);
+                sideLabel(p, ex, 3,
+                          QRectF(bar.left(), bar.bottom() - fm.height() - 1, bar.width(), fm.height()),
+                          QObject::tr("expired"), c.lanes);
             }
         }
     }

@@ -9,6 +9,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSlider>
 #include <QStyle>
 #include <QToolButton>
@@ -104,6 +105,17 @@ TimelinePanel::TimelinePanel(QWidget *parent)
     connect(m_follow, &QToolButton::toggled, m_view, &TimelineView::setFollowLive);
     connect(m_view, &TimelineView::followLiveChanged, m_follow, &QToolButton::setChecked);
     bar->addWidget(m_follow);
+    m_legendButton = new QToolButton(this);
+    m_legendButton->setText(tr("Legend"));
+    m_legendButton->setCheckable(true);
+    m_legendButton->setChecked(true);
+    m_legendButton->setToolTip(tr("Show or hide what the colours and marks mean (hidden by itself when the "
+                                  "timeline is short, so that its lanes keep the room)"));
+    connect(m_legendButton, &QToolButton::clicked, this, [this](bool on) {
+        m_legendChosen = true;
+        m_legend->setVisible(on);
+    });
+    bar->addWidget(m_legendButton);
     auto *fit = new QToolButton(this);
     fit->setText(tr("Fit"));
     fit->setToolTip(tr("Show the whole run (F)"));
@@ -268,4 +280,16 @@ void TimelinePanel::replayTick()
         return;
     }
     m_view->setCursorTime(next);
+}
+
+void TimelinePanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    if (m_legendChosen)
+        return;
+    // Below this the legend's rows would take the lanes' room (a 700 px screen, the Fork tab open).
+    constexpr int kLegendFromHeight = 400;
+    const bool shown = height() >= kLegendFromHeight;
+    m_legend->setVisible(shown);
+    m_legendButton->setChecked(shown);
 }

@@ -50,6 +50,9 @@ signals:
     void leaveSteppingRequested();
     void forkRequested();
 
+protected:
+    void resizeEvent(QResizeEvent *event) override; // a short panel gives the legend's rows to the lanes
+
 private:
     void updateBanner();
     void updateSlider();
@@ -64,6 +67,8 @@ private:
     QPushButton *m_fork = nullptr;
     TimelineView *m_view = nullptr;
     TimelineLegend *m_legend = nullptr;
+    QToolButton *m_legendButton = nullptr;
+    bool m_legendChosen = false; // the user showed or hid the legend: no longer the panel's height's call
     QToolButton *m_replayButton = nullptr;
     QComboBox *m_speed = nullptr;
     QSlider *m_slider = nullptr;

@@ -44,8 +44,6 @@ void TimelineProcessPainter::paintLane(QPainter &p, const TimelinePaintContext &
                                                               [](const Hold &h) { return h.endUs; });
                  i < holds.size() && holds.at(i).startUs <= c.visibleEnd; ++i) {
                 const Hold &h = holds.at(i);
-                if (h.flags & Hold::NoTtl)
-                    continue;
                 const qint64 staleFrom = std::min(h.validUntilUs, h.endUs);
                 holding.add(c.x(h.startUs), c.x(staleFrom));
                 if (staleFrom < h.endUs)

@@ -28,6 +28,14 @@ void TimelineRenderer::setWorkerLaneHeight(int height)
     relayout();
 }
 
+void TimelineRenderer::setCompact(bool compact)
+{
+    if (compact == m_layout.isCompact())
+        return;
+    m_layout.setCompact(compact);
+    relayout();
+}
+
 void TimelineRenderer::setProcessCollapsed(int process, bool collapsed)
 {
     m_layout.setProcessCollapsed(process, collapsed);

@@ -43,6 +43,7 @@ public:
     void setFont(const QFont &font) { m_fonts = TimelineFonts(font); }
     // Height of one worker lane; the view shrinks it when there are many workers.
     void setWorkerLaneHeight(int height);
+    void setCompact(bool compact); // see TimelineLayout::setCompact
     int workerLaneHeight() const { return m_layout.workerLaneHeight(); }
     void setTextLookup(TextLookup lookup) { m_textLookup = std::move(lookup); }
 

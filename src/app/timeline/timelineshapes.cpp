@@ -97,4 +97,13 @@ QRectF pill(QPainter &p, const QPointF &topLeft, const QString &text, const QFon
     return r;
 }
 
+void sideLabel(QPainter &p, double x, double gap, const QRectF &row, const QString &text,
+               const QRectF &bounds)
+{
+    const double w = QFontMetricsF(p.font()).horizontalAdvance(text) + 2;
+    const bool right = x + gap + w <= bounds.right() || x - gap - w < bounds.left();
+    const QRectF box(right ? x + gap : x - gap - w, row.top(), w, row.height());
+    p.drawText(box, Qt::AlignVCenter | (right ? Qt::AlignLeft : Qt::AlignRight), text);
+}
+
 } // namespace TimelineShapes

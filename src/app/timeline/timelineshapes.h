@@ -29,4 +29,8 @@ QRectF voteCells(QPainter &p, const QPointF &topLeft, double cellH, int servers,
 // A rounded tag with text (violation labels, the cursor time).
 QRectF pill(QPainter &p, const QPointF &topLeft, const QString &text, const QFont &font, const QColor &fill,
             const QColor &color);
+// A short label beside the mark at `x` (`gap` px away), in the current pen and font, vertically centred in
+// `row`: to its right, or to its left when it would run past `bounds` (a label at the run's end stays whole).
+void sideLabel(QPainter &p, double x, double gap, const QRectF &row, const QString &text,
+               const QRectF &bounds);
 } // namespace TimelineShapes

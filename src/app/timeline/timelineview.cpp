@@ -226,15 +226,24 @@ void TimelineView::updateLaneHeight()
     const TimelineData *d = m_renderer.data();
     if (!d || d->workerCount() == 0)
         return;
-    m_renderer.setWorkerLaneHeight(30);
-    const int lanes = std::max(1, m_renderer.layout().workerHeightLanes());
-    const int fixed = m_renderer.contentHeight() - lanes * 32;
-    const int available = viewport()->height() - TimelineRenderer::kRulerHeight - fixed;
-    const int perLane = available / lanes - 2;
     // A few lanes stay comfortable: at 20 px a lane still has its labels and its name (the lanes scroll if
     // they must). Many shrink to fit, but never below the height at which every lane keeps its name: past
-    // that, they scroll.
-    const int least = lanes <= 8 ? 20 : m_renderer.readableLaneHeight();
+    // that, they scroll. When even that does not fit (a 700 px screen), the layout goes compact first: no
+    // section titles, lower story and lock lanes, so that every worker stays in view.
+    int perLane = 0;
+    int least = 0;
+    int lanes = 1;
+    for (const bool compact : {false, true}) {
+        m_renderer.setCompact(compact);
+        m_renderer.setWorkerLaneHeight(30);
+        lanes = std::max(1, m_renderer.layout().workerHeightLanes());
+        const int fixed = m_renderer.contentHeight() - lanes * 32;
+        const int available = viewport()->height() - TimelineRenderer::kRulerHeight - fixed;
+        perLane = available / lanes - 2;
+        least = lanes <= 8 ? 20 : m_renderer.readableLaneHeight();
+        if (perLane >= least || lanes > 8) // many lanes scroll anyway: titles are worth more then
+            break;
+    }
     m_renderer.setWorkerLaneHeight(std::clamp(perLane, least, std::max(least, lanes <= 4 ? 48 : 34)));
     updateScrollBars();
 }

@@ -132,8 +132,6 @@ void WorkerLane::paintHolds()
             const Hold &h = holds.at(i);
             if (h.startUs > c.visibleEnd)
                 break;
-            if (h.flags & Hold::NoTtl)
-                continue;
             ++holdsVisible;
             const double x0 = c.x(h.startUs);
             const double endX = c.x(h.endUs);
@@ -283,8 +281,7 @@ void WorkerLane::paintMarks()
                 if (tall) {
                     p.setFont(c.fonts.small);
                     p.setPen(c.palette.fenced);
-                    p.drawText(QRectF(x + size + 4, r.top(), 160, r.height()), Qt::AlignVCenter,
-                               QObject::tr("write refused (stale token)"));
+                    sideLabel(p, x, size + 4, r, QObject::tr("write refused (stale token)"), c.lanes);
                 }
                 break;
             case Mark::Type::WriteUnknown:
@@ -312,7 +309,7 @@ void WorkerLane::paintGaveUp()
         p.drawLine(pt + QPointF(0, -waitBand.height()), pt + QPointF(0, waitBand.height()));
         if (tall && prettyWaits) {
             p.setFont(c.fonts.small);
-            p.drawText(QRectF(pt.x() + 4, r.top(), 80, r.height()), Qt::AlignVCenter, QObject::tr("gave up"));
+            sideLabel(p, pt.x(), 4, r, QObject::tr("gave up"), c.lanes);
         }
     }
 }

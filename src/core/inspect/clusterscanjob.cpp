@@ -4,6 +4,7 @@
 // progress; a node that fails is noted and skipped, not the end of the scan.
 #include "clusterscanjob.h"
 
+#include "clustersubscribers.h"
 #include "inspectclock.h"
 #include "locknames.h"
 #include "logging.h"
@@ -263,35 +264,7 @@ bool ClusterScanJob::scanPage(QList<ProbeTarget> *targets, RedisError *error)
     ++n.progress.pages;
     n.progress.scannedKeys += names.size();
 
-    // The same targets as LockScanJob::scanPage makes of a page.
-    targets->clear();
-    targets->reserve(names.size());
-    for (const RedisReply &name : names) {
-        const QByteArray &key = name.bytes();
-        const LockNames::Companion companion = LockNames::companionOf(key);
-        switch (companion.role) {
-        case LockNames::CompanionRole::Queue:
-        case LockNames::CompanionRole::Deadlines:
-            if (!m_viaQueue.contains(companion.lockName) && !m_assembler.hasLock(companion.lockName)) {
-                m_viaQueue.insert(companion.lockName);
-                targets->append({companion.lockName, ProbeTarget::Purpose::LockViaQueue, true});
-            }
-            break;
-        case LockNames::CompanionRole::Token:
-            break;
-        case LockNames::CompanionRole::ReadTimeout:
-        case LockNames::CompanionRole::UnlockLatch:
-            targets->append({key, ProbeTarget::Purpose::Companion, false});
-            break;
-        case LockNames::CompanionRole::None:
-            if (m_options.formats->companionOf(key))
-                targets->append({key, ProbeTarget::Purpose::Companion, false});
-            else
-                targets->append(
-                    {key, ProbeTarget::Purpose::Lock, m_options.isLockNamed(key), pattern != "*"});
-            break;
-        }
-    }
+    LockScanJob::targetsOf(names, pattern, m_options, &m_viaQueue, m_assembler, targets);
 
     bool ok = false;
     const quint64 cursor = n.cursor.toULongLong(&ok);
@@ -461,6 +434,14 @@ QList<LockRecord> ClusterScanJob::nextPage()
             finish();
         return {};
     }
+    // Waiters that subscribed the classic way may sit on any master: count them on the others too.
+    ClusterSubscribers::addOtherMasters(
+        scanned, m_map.masters(),
+        [this](const ClusterSlotMap::Node &node, RedisError *e) {
+            return node.endpoint() == m_current->endpoint ? m_current->connection.get()
+                                                          : redirectConnection(node, e);
+        },
+        m_current->pacer.get());
     QList<LockRecord> records = m_assembler.add(scanned, InspectClock::wallMs());
     for (LockRecord &r : records) {
         // A lock stays with the node it was first read on when a later page updates it.

@@ -120,24 +120,17 @@ std::shared_ptr<const FormatCatalog> FormatCatalog::loadStandard()
 
 std::shared_ptr<const FormatCatalog> FormatCatalog::withFiles(const QStringList &files, QStringList *errors)
 {
-    auto c = std::make_shared<FormatCatalog>(*standard());
-    bool ok = true;
-    for (const QString &path : files) {
-        QFile f(path);
-        if (!f.open(QIODevice::ReadOnly)) {
-            *errors << QStringLiteral("%1: %2").arg(path, f.errorString());
-            ok = false;
-            continue;
-        }
-        ok &= c->addFile(path, f.readAll(), errors);
-    }
-    c->index();
-    return ok ? c : nullptr;
+    return addingFiles(std::make_shared<FormatCatalog>(*standard()), files, errors);
 }
 
 std::shared_ptr<const FormatCatalog> FormatCatalog::fromFiles(const QStringList &files, QStringList *errors)
 {
-    auto c = std::make_shared<FormatCatalog>();
+    return addingFiles(std::make_shared<FormatCatalog>(), files, errors);
+}
+
+std::shared_ptr<const FormatCatalog> FormatCatalog::addingFiles(std::shared_ptr<FormatCatalog> c,
+                                                                const QStringList &files, QStringList *errors)
+{
     bool ok = true;
     for (const QString &path : files) {
         QFile f(path);
@@ -393,6 +386,15 @@ bool anyHolderFits(const LockFormat &f, const ScannedKey &k)
 
 } // namespace
 
+bool FormatCatalog::jobDisowns(const LockFormat &f, const ScannedKey &k)
+{
+    if (!f.hasJob || f.job.key.isEmpty() || f.dataIdentifies || !k.job.read || !k.job.error.isEmpty()
+        || k.job.exists || k.job.markedStalled)
+        return false;
+    return f.job.confirmedKey.pattern().isEmpty()
+        || !f.job.confirmedKey.match(QString::fromUtf8(k.key)).hasMatch();
+}
+
 FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
 {
     Match best;
@@ -441,6 +443,13 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
         }
         if (!dataFits(f, k, valueText, &groups))
             continue;
+        if (jobDisowns(f, k)) {
+            if (!best.disowned) {
+                best.disowned = &f;
+                best.disownedGroups = groups;
+            }
+            continue;
+        }
         if (s == bestScore) {
             if (!best.alsoLibraries.contains(f.library) && f.library != best.format->library)
                 best.alsoLibraries << f.library;

@@ -52,11 +52,19 @@ public:
 
     // The format `key` fits best, or an empty match.
     Match match(const ScannedKey &key) const;
+    // A job lock's name (<prefix>:<queue>:<job>:lock) is also what many hand-written locks are called; its
+    // job is what confirms it. True when the format names a job hash, `key`'s job was read and is gone (and
+    // not marked stalled), the data does not identify the library either, and the key is not under the
+    // library's own prefix (job.confirmed_key): then `f` does not fit `key`, and match() looks further.
+    static bool jobDisowns(const LockFormat &f, const ScannedKey &key);
     // Whether `key` (a name found by the scan) is a companion of some format's lock, and of which lock.
     CompanionOf companionOf(const QByteArray &key) const;
 
 private:
     static std::shared_ptr<const FormatCatalog> loadStandard();
+    // `files` added to `catalog`, then indexed; nullptr when one could not be read or has errors.
+    static std::shared_ptr<const FormatCatalog> addingFiles(std::shared_ptr<FormatCatalog> catalog,
+                                                            const QStringList &files, QStringList *errors);
     void index();
     // `valueText`: the string value as text, null when it is no string or not UTF-8.
     bool dataFits(const LockFormat &f, const ScannedKey &k, const QString &valueText,

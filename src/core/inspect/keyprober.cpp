@@ -31,6 +31,7 @@ enum class Read {
     CompanionExists,
     CompanionTtl,
     Channels,
+    ShardChannels,
     JobFields,
     JobExists,
     JobStalled,
@@ -452,8 +453,14 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
                           {"SISMEMBER", f->job.stalledSet.expand(groups), f->job.id.expand(groups)});
         }
     }
-    if (!withChannels.isEmpty())
-        third.add(-1, Read::Channels, channels); // every channel of the page in one command
+    if (!withChannels.isEmpty()) {
+        // Every channel of the page in one command of each kind: classic and sharded subscribers.
+        RedisCommand shardChannels {"PUBSUB", "SHARDNUMSUB"};
+        shardChannels += channels.mid(2);
+        third.add(-1, Read::Channels, channels);
+        third.add(-1, Read::ShardChannels, shardChannels);
+    }
+    const QString node = connection.settings().endpoint();
     sentAt = InspectClock::monotonicMs();
     if (!runRound(connection, third.commands, &replies, error))
         return false;
@@ -475,8 +482,27 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
             qsizetype at = 1;
             for (qsizetype i : std::as_const(withChannels)) {
                 ScannedKey &k = keys[i];
+                k.channelsNode = node;
+                k.channelsNodes = {node};
                 for (qsizetype c = 0; c < k.channels.size(); ++c, at += 2)
                     k.channelSubscribers << (at < flat.size() ? flat.at(at).toInteger() : -1);
+            }
+            continue;
+        }
+        if (p.read == Read::ShardChannels) {
+            // A server before Redis 7 does not know the subcommand: nobody can wait that way there. Any other
+            // refusal (an ACL) leaves the sharded waiters unknown.
+            const bool absent = !r.ok() && r.error.message().contains(QLatin1String("nknown subcommand"));
+            const auto &flat = r.reply.elements();
+            qsizetype at = 1;
+            for (qsizetype i : std::as_const(withChannels)) {
+                ScannedKey &k = keys[i];
+                k.shardedPubSubAbsent = absent;
+                if (!r.ok() && !absent)
+                    k.shardChannelsError
+                        = QStringLiteral("PUBSUB SHARDNUMSUB refused: %1").arg(r.error.message());
+                for (qsizetype c = 0; r.ok() && c < k.channels.size(); ++c, at += 2)
+                    k.channelShardSubscribers << (at < flat.size() ? flat.at(at).toInteger() : -1);
             }
             continue;
         }

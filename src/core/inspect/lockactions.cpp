@@ -8,6 +8,7 @@
 #include "locks/redissonnames.h"
 #include "redis/bytes.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace {
@@ -208,10 +209,27 @@ LockAction forceUnlock(const LockRecord &r)
         }
         c.keys << channel;
         c.args[0] = message;
-        script += "redis.call('publish', KEYS[2], ARGV[1])\n";
-        steps << QStringLiteral("Then it publishes \"%1\" on %2, as Redisson's own unlock does, so waiters "
-                                "wake now instead of after their timeout.")
-                     .arg(QString::fromLatin1(message), Bytes::display(channel));
+        // Waiters are woken the way they wait: sharded subscribers (Redisson >= 3.22 on a Redis >= 7 cluster)
+        // hear only SPUBLISH, classic ones only PUBLISH. On a cluster with sharded pub/sub, Redisson waits
+        // sharded, so SPUBLISH goes out even when nobody was seen waiting; PUBLISH whenever a classic waiter
+        // was seen or could not be ruled out.
+        const qint64 sharded = std::max<qint64>(0, r.shardedSubscribers);
+        const qint64 classic = r.subscribers >= 0 ? r.subscribers - sharded : -1;
+        const bool shardedWake = r.shardedPubSub && (sharded > 0 || !r.node.isEmpty());
+        const bool classicWake = classic != 0 || !shardedWake;
+        QStringList how;
+        if (shardedWake) {
+            script += "redis.call('spublish', KEYS[2], ARGV[1])\n";
+            how << QStringLiteral("SPUBLISH (sharded subscribers)");
+        }
+        if (classicWake) {
+            script += "redis.call('publish', KEYS[2], ARGV[1])\n";
+            how << QStringLiteral("PUBLISH (classic subscribers)");
+        }
+        steps << QStringLiteral("Then it publishes \"%1\" on %2 with %3, as Redisson's own unlock does, so "
+                                "waiters wake now instead of after their timeout.")
+                     .arg(QString::fromLatin1(message), Bytes::display(channel),
+                          how.join(QStringLiteral(" and ")));
         if (r.hasFencingToken)
             steps << QStringLiteral("The token counter %1 is kept: fencing tokens must only ever grow.")
                          .arg(Bytes::display(RedissonNames::tokenCounter(r.key)));

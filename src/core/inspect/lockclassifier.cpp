@@ -389,10 +389,45 @@ void addWaiters(LockRecord &r, const LockFormat &f, const ScannedKey &k)
     }
     if (k.channelSubscribers.isEmpty())
         return;
-    qint64 total = 0;
-    for (qint64 n : k.channelSubscribers)
-        total += std::max<qint64>(0, n);
-    r.subscribers = total;
+    auto sum = [](const QList<qint64> &counts) {
+        qint64 total = 0;
+        for (qint64 n : counts)
+            total += std::max<qint64>(0, n);
+        return total;
+    };
+    const qint64 classic = sum(k.channelSubscribers);
+    const bool shardedCounted = !k.channelShardSubscribers.isEmpty();
+    const qint64 sharded = sum(k.channelShardSubscribers);
+    r.subscribers = classic + sharded;
+    r.shardedSubscribers = shardedCounted ? sharded : (k.shardedPubSubAbsent ? 0 : -1);
+    r.shardedPubSub = !k.shardedPubSubAbsent;
+
+    const QString on = k.channelsNode.isEmpty() ? QString() : QStringLiteral(" on ") + k.channelsNode;
+    const QString classicWhere = k.channelsNodes.size() > 1
+        ? QStringLiteral("PUBSUB NUMSUB summed over %1 masters").arg(k.channelsNodes.size())
+        : QStringLiteral("PUBSUB NUMSUB") + on;
+    QStringList basis {QStringLiteral("%1 classic (%2)").arg(classic).arg(classicWhere)};
+    if (shardedCounted)
+        basis.prepend(QStringLiteral("%1 sharded (PUBSUB SHARDNUMSUB%2%3)")
+                          .arg(sharded)
+                          .arg(on,
+                               k.channelsNodes.size() > 1 ? QStringLiteral(", which owns the channel's slot")
+                                                          : QString()));
+    else if (k.shardedPubSubAbsent)
+        basis << QStringLiteral("the server has no sharded pub/sub (Redis < 7)");
+    r.waitersBasis = basis.join(QStringLiteral(" + "));
+
+    // What could not be counted makes the total a floor, said so.
+    QStringList floors;
+    if (!k.shardChannelsError.isEmpty())
+        floors << k.shardChannelsError;
+    if (!k.channelsIncomplete.isEmpty())
+        floors << k.channelsIncomplete;
+    if (!floors.isEmpty())
+        r.setUnknown(QStringLiteral("waiters"),
+                     QStringLiteral("at least %1 (%2): %3")
+                         .arg(r.subscribers)
+                         .arg(r.waitersBasis, floors.join(QStringLiteral("; "))));
 }
 
 void addJob(LockRecord &r, const LockFormat &f, const ScannedKey &k, const QHash<QString, QByteArray> &g)
@@ -552,7 +587,19 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
             r.queueLength = 0;
         return r;
     }
-    const FormatCatalog::Match m = precomputed ? *precomputed : catalog.match(k);
+    FormatCatalog::Match m = precomputed ? *precomputed : catalog.match(k);
+    // The prober planned with this match before it read the job; a job found gone may disown it (a
+    // hand-written <app>:<resource>:<id>:lock holding a uuid has Bull's job-lock name and value).
+    if (m && FormatCatalog::jobDisowns(*m.format, k))
+        m = catalog.match(k);
+    QString disowned;
+    if (m && m.disowned) {
+        const QByteArray job = m.disowned->job.key.expand(m.disownedGroups);
+        disowned = QStringLiteral("; it is named and shaped like a %1, but its job %2 does not exist")
+                       .arg(m.disowned->name, QString::fromUtf8(job));
+        if (!m.alsoLibraries.contains(m.disowned->library))
+            m.alsoLibraries << m.disowned->library;
+    }
     if (!m) {
         if (k.lockNamed || k.explicitPattern)
             return named(k);
@@ -573,7 +620,7 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
     r.ttlPolicy = f.ttl == LockFormat::Ttl::Always ? QStringLiteral("always")
         : f.ttl == LockFormat::Ttl::Never          ? QStringLiteral("never")
                                                    : QStringLiteral("optional");
-    r.reason = evidence(f, m.keyMatched, k);
+    r.reason = evidence(f, m.keyMatched, k) + disowned;
     r.formatNote = f.note;
     readOwners(r, f, k, m.groups);
     addCompanions(r, f, k);

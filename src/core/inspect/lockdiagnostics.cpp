@@ -159,7 +159,9 @@ void contended(LockRecord &r)
         return;
     QStringList how;
     if (r.subscribers > 0)
-        how << QStringLiteral("%1 subscribed to its channel").arg(r.subscribers);
+        how << (r.waitersBasis.isEmpty()
+                    ? QStringLiteral("%1 subscribed to its channel").arg(r.subscribers)
+                    : QStringLiteral("subscribed to its channel: %1").arg(r.waitersBasis));
     if (r.queueLength > 0)
         how << QStringLiteral("%1 queued").arg(r.queueLength);
     r.diagnoses.append({QStringLiteral("contended"),

@@ -503,8 +503,11 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
     }
     if (o.contains(QStringLiteral("job"))) {
         const QJsonObject j = o.value(QStringLiteral("job")).toObject();
-        if (!onlyKnownFields(j, {"queue", "id", "key", "attempts", "stalled_count", "stalled_set", "reclaim"},
-                             QStringLiteral(" in \"job\""), error))
+        if (!onlyKnownFields(j,
+                             {"queue", "id", "key", "attempts", "stalled_count", "stalled_set", "reclaim",
+                              "confirmed_key"},
+                             QStringLiteral(" in \"job\""), error)
+            || !compile(j, QStringLiteral("confirmed_key"), &f.job.confirmedKey, error))
             return false;
         f.hasJob = true;
         f.job.queue = FormatTemplate(j.value(QStringLiteral("queue")).toString());

@@ -90,6 +90,9 @@ struct LockFormat
         QByteArray stalledCountField;
         FormatTemplate stalledSet; // a set of job ids the queue's stalled check looks at
         QString reclaim; // what the queue does when the lock lapses
+        // Keys that are the library's even when their job is gone (its default prefix): elsewhere a lock
+        // whose job hash is gone and whose data does not identify the library is not taken for its job lock.
+        QRegularExpression confirmedKey;
     };
 
     // Where it was read from, for error messages and the GUI's list.

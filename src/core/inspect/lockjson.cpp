@@ -140,6 +140,16 @@ QJsonObject lock(const LockRecord &r)
         o.insert(QStringLiteral("holders"), orNull(r.holderCount >= 0 ? r.holderCount : r.owners.size()));
         o.insert(QStringLiteral("permits_total"), orNull(r.permitsTotal));
     }
+    if (!r.waitersBasis.isEmpty()) {
+        // Classic and sharded subscribers apart, and how they were counted (which command, which nodes).
+        o.insert(QStringLiteral("subscribers"),
+                 QJsonObject {{QStringLiteral("classic"),
+                               orNull(r.subscribers >= 0 && r.shardedSubscribers >= 0
+                                          ? r.subscribers - r.shardedSubscribers
+                                          : r.subscribers)},
+                              {QStringLiteral("sharded"), orNull(r.shardedSubscribers)},
+                              {QStringLiteral("basis"), r.waitersBasis}});
+    }
     if (!r.rwMode.isEmpty())
         o.insert(QStringLiteral("mode"), r.rwMode);
     if (r.kind == LockKind::JobLock) {

@@ -175,7 +175,9 @@ bool LockRecord::sameContent(const LockRecord &other, qint64 toleranceMs) const
         && permitsTotal == other.permitsTotal && holderCount == other.holderCount && job == other.job
         && unknowns == other.unknowns && reason == other.reason && formatNote == other.formatNote
         && type == other.type && owners == other.owners && rwMode == other.rwMode
-        && subscribers == other.subscribers && queueLength == other.queueLength && queue == other.queue
+        && subscribers == other.subscribers && shardedSubscribers == other.shardedSubscribers
+        && waitersBasis == other.waitersBasis && shardedPubSub == other.shardedPubSub
+        && queueLength == other.queueLength && queue == other.queue
         && hasFencingToken == other.hasFencingToken && fencingToken == other.fencingToken
         && companions == other.companions && groupKeys == other.groupKeys && probeKey == other.probeKey
         && problems == other.problems && diagnoses == other.diagnoses && value == other.value

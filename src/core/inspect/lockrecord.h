@@ -133,7 +133,10 @@ struct LockRecord
 
     QList<LockOwner> owners;
     QString rwMode; // read-write locks: the 'mode' field
-    qint64 subscribers = -1; // PUBSUB NUMSUB of its Redisson channel, -1 when unknown
+    qint64 subscribers = -1; // clients subscribed to its channels, classic and sharded; -1 when unknown
+    qint64 shardedSubscribers = -1; // of those, by sharded pub/sub (SSUBSCRIBE); -1 not counted
+    QString waitersBasis; // how the subscribers were counted: which command, on which nodes
+    bool shardedPubSub = false; // the server has sharded pub/sub (it answered, or refused, SHARDNUMSUB)
     qint64 queueLength = -1; // fair-lock queue length, -1 when there is none
     QList<FairWaiter> queue; // the first waiters of a fair lock, head first
     bool hasFencingToken = false;

@@ -27,6 +27,40 @@ LockScanJob::LockScanJob(RedisConnection &connection, const ScanOptions &options
     }
 }
 
+void LockScanJob::targetsOf(const QList<RedisReply> &names, const QByteArray &pattern,
+                            const ScanOptions &options, QSet<QByteArray> *viaQueue,
+                            const LockAssembler &assembler, QList<ProbeTarget> *targets)
+{
+    targets->clear();
+    targets->reserve(names.size());
+    for (const RedisReply &name : names) {
+        const QByteArray &key = name.bytes();
+        const LockNames::Companion companion = LockNames::companionOf(key);
+        switch (companion.role) {
+        case LockNames::CompanionRole::Queue:
+        case LockNames::CompanionRole::Deadlines:
+            // Probe the lock the queue belongs to: listed with its queue, or as an orphan queue.
+            if (!viaQueue->contains(companion.lockName) && !assembler.hasLock(companion.lockName)) {
+                viaQueue->insert(companion.lockName);
+                targets->append({companion.lockName, ProbeTarget::Purpose::LockViaQueue, true});
+            }
+            break;
+        case LockNames::CompanionRole::Token:
+            break; // read together with its lock
+        case LockNames::CompanionRole::ReadTimeout:
+        case LockNames::CompanionRole::UnlockLatch:
+            targets->append({key, ProbeTarget::Purpose::Companion, false});
+            break;
+        case LockNames::CompanionRole::None:
+            if (options.formats->companionOf(key))
+                targets->append({key, ProbeTarget::Purpose::Companion, false});
+            else
+                targets->append({key, ProbeTarget::Purpose::Lock, options.isLockNamed(key), pattern != "*"});
+            break;
+        }
+    }
+}
+
 double LockScanJob::cursorFraction(quint64 cursor)
 {
     // SCAN increments the cursor's bits in reverse; reversed back, it counts buckets visited.
@@ -82,35 +116,7 @@ bool LockScanJob::scanPage(QList<ProbeTarget> *targets)
     ++m_progress.pages;
     m_progress.scannedKeys += names.size();
 
-    targets->clear();
-    targets->reserve(names.size());
-    for (const RedisReply &name : names) {
-        const QByteArray &key = name.bytes();
-        const LockNames::Companion companion = LockNames::companionOf(key);
-        switch (companion.role) {
-        case LockNames::CompanionRole::Queue:
-        case LockNames::CompanionRole::Deadlines:
-            // Probe the lock the queue belongs to: listed with its queue, or as an orphan queue.
-            if (!m_viaQueue.contains(companion.lockName) && !m_assembler.hasLock(companion.lockName)) {
-                m_viaQueue.insert(companion.lockName);
-                targets->append({companion.lockName, ProbeTarget::Purpose::LockViaQueue, true});
-            }
-            break;
-        case LockNames::CompanionRole::Token:
-            break; // read together with its lock
-        case LockNames::CompanionRole::ReadTimeout:
-        case LockNames::CompanionRole::UnlockLatch:
-            targets->append({key, ProbeTarget::Purpose::Companion, false});
-            break;
-        case LockNames::CompanionRole::None:
-            if (m_options.formats->companionOf(key))
-                targets->append({key, ProbeTarget::Purpose::Companion, false});
-            else
-                targets->append(
-                    {key, ProbeTarget::Purpose::Lock, m_options.isLockNamed(key), pattern != "*"});
-            break;
-        }
-    }
+    targetsOf(names, pattern, m_options, &m_viaQueue, m_assembler, targets);
 
     bool ok = false;
     const quint64 cursor = m_cursor.toULongLong(&ok);

@@ -6,11 +6,13 @@
 #include "keyprober.h"
 #include "lockassembler.h"
 #include "redis/rediserror.h"
+#include "redis/redisreply.h"
 #include "scanoptions.h"
 
 #include <QElapsedTimer>
 #include <QMap>
 #include <QMetaType>
+#include <QSet>
 
 #include <memory>
 
@@ -53,6 +55,12 @@ public:
     // Thread-safe: makes the probe connections' blocked calls return (the scan then fails as interrupted).
     void interrupt();
 
+    // What a SCAN page's `names` are to probe (into `targets`): locks, companions read on their own, and a
+    // queue's lock once (remembered in `viaQueue`) unless `assembler` has it already. ClusterScanJob does the
+    // same with each master's pages.
+    static void targetsOf(const QList<RedisReply> &names, const QByteArray &pattern,
+                          const ScanOptions &options, QSet<QByteArray> *viaQueue,
+                          const LockAssembler &assembler, QList<ProbeTarget> *targets);
     // The fraction of a hash table walked when SCAN returned `cursor` (Redis walks reversed cursors).
     static double cursorFraction(quint64 cursor);
 

@@ -3,6 +3,7 @@
 #include "lockscanner.h"
 
 #include "clusterscanjob.h"
+#include "clustersubscribers.h"
 #include "inspectclock.h"
 #include "locknames.h"
 #include "logging.h"
@@ -147,18 +148,9 @@ struct LockScanner::Shared
             nodes.insert(node->endpoint(), *node);
         }
         for (auto it = byNode.cbegin(); it != byNode.cend(); ++it) {
-            std::shared_ptr<RedisConnection> c = nodeConnections.value(it.key());
-            if (!c) {
-                ConnectionSettings s = connection->settings();
-                s.host = nodes.value(it.key()).host;
-                s.port = nodes.value(it.key()).port;
-                s.cluster = false;
-                c = std::make_shared<RedisConnection>(s);
-                if ((*error = c->open()))
-                    return false;
-                QMutexLocker lock(&mutex);
-                nodeConnections.insert(it.key(), c);
-            }
+            RedisConnection *c = nodeConnection(nodes.value(it.key()), error);
+            if (!c)
+                return false;
             QList<ScannedKey> part;
             if (!prober.probe(*c, it.value(), &part, error)) {
                 clusterMap = {}; // a resharding or a failover: read the map again next time
@@ -168,7 +160,31 @@ struct LockScanner::Shared
                 nodeOfKey->insert(t.key, it.key());
             *scanned += part;
         }
+        // Waiters that subscribed the classic way may sit on any master: count them on the others too.
+        ClusterSubscribers::addOtherMasters(
+            *scanned, clusterMap.masters(),
+            [this](const ClusterSlotMap::Node &node, RedisError *e) { return nodeConnection(node, e); },
+            nullptr);
         return true;
+    }
+
+    // The open connection to one node of the cluster, made on first use; nullptr with `error` when it cannot
+    // be opened.
+    RedisConnection *nodeConnection(const ClusterSlotMap::Node &node, RedisError *error)
+    {
+        std::shared_ptr<RedisConnection> c = nodeConnections.value(node.endpoint());
+        if (c)
+            return c.get();
+        ConnectionSettings s = connection->settings();
+        s.host = node.host;
+        s.port = node.port;
+        s.cluster = false;
+        c = std::make_shared<RedisConnection>(s);
+        if ((*error = c->open()))
+            return nullptr;
+        QMutexLocker lock(&mutex);
+        nodeConnections.insert(node.endpoint(), c);
+        return c.get();
     }
 };
 

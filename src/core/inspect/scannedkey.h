@@ -63,8 +63,21 @@ struct ScannedKey
     QList<qint64> plannedBasis;
     QList<Companion> companions;
     QList<QByteArray> channels; // the format's pub/sub channels for this key
-    QList<qint64> channelSubscribers; // PUBSUB NUMSUB of each, parallel to channels; empty when not read
+    // Who waits on those channels. Classic subscribers (SUBSCRIBE) are counted with PUBSUB NUMSUB, sharded
+    // ones (SSUBSCRIBE, Redis >= 7; Redisson >= 3.22 on a cluster) with PUBSUB SHARDNUMSUB, which only the
+    // node owning the channel's slot knows. On a cluster a classic subscriber may sit on any master (a
+    // PUBLISH reaches every node), so the classic counts are summed over every master (channelsNodes).
+    QList<qint64>
+        channelSubscribers; // classic: PUBSUB NUMSUB of each, parallel to channels; empty when not read
+    QList<qint64> channelShardSubscribers; // PUBSUB SHARDNUMSUB of each on this node; empty when not read
     QString channelsError; // PUBSUB NUMSUB refused (ACL without +@pubsub) or not meaningful here (replica)
+    QString shardChannelsError; // PUBSUB SHARDNUMSUB refused: the sharded waiters are unknown
+    bool shardedPubSubAbsent = false; // the server predates sharded pub/sub (Redis < 7): nobody can wait so
+    QString channelsNode; // the node NUMSUB and SHARDNUMSUB were asked on ("127.0.0.1:7001")
+    QStringList
+        channelsNodes; // every node whose NUMSUB is summed in channelSubscribers (a cluster's masters)
+    QString
+        channelsIncomplete; // masters whose classic subscribers could not be counted: the count is a floor
     Job job;
 
     QList<QByteArray> sameValueKeys; // other string keys holding exactly this value (multi-resource locks)

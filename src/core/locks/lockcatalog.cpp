@@ -179,8 +179,9 @@ QList<LockAlgorithmInfo> makeCatalog()
         a.explanation = QStringLiteral(
             "Like RLock, plus a queue. Waiters line up in the list redisson_lock_queue:{name}, each with "
             "a deadline in the sorted set redisson_lock_timeout:{name}, and the free lock goes only to "
-            "the waiter at the head. A waiter that disappears loses its place when its deadline passes (5 "
-            "minutes by default), and a release wakes only the head, on its own channel "
+            "the waiter at the head. A waiter that disappears loses its place when its deadline passes (its "
+            "wait time, or 5 minutes for one that waits without a limit), and a release wakes only the head, "
+            "on its own channel "
             "redisson_lock__channel:{name}:<uuid>:<thread id>.");
         a.flaw = QStringLiteral(
             "Waiter deadlines come from the clients' wall clocks: a client whose clock runs ahead drops "

@@ -18,7 +18,8 @@ LockClient::LockClient(const Options &options)
     : m_options(options)
     , m_id(options.id.isEmpty() ? randomUuid() : options.id)
     , m_watchdog(m_hooks)
-    , m_subscriber(m_hooks, options.pubsubSliceMs, options.pubsubLingerMs, options.eventLoop)
+    , m_subscriber(m_hooks, options.pubsubSliceMs, options.pubsubLingerMs, options.eventLoop,
+                   options.shardedPubSub)
 {
 }
 

@@ -35,6 +35,9 @@ public:
         int pubsubLingerMs = 100; // how long a channel stays subscribed after its last waiter left
         // The event engine's loop this process's pub/sub listener runs on (as a fiber); nullptr: a thread.
         FiberScheduler *eventLoop = nullptr;
+        // Wait with SSUBSCRIBE and release with SPUBLISH (Redis >= 7 sharded pub/sub), as Redisson >= 3.22
+        // does on a Redis >= 7 cluster; false: SUBSCRIBE and PUBLISH.
+        bool shardedPubSub = false;
     };
 
     LockClient();
@@ -56,6 +59,8 @@ public:
 
     LockWatchdog &watchdog() { return m_watchdog; }
     LockSubscriber &subscriber() { return m_subscriber; }
+    // The command the releases publish with: "PUBLISH", or "SPUBLISH" when waiters listen sharded.
+    QByteArray publishCommand() const { return m_options.shardedPubSub ? "SPUBLISH" : "PUBLISH"; }
 
     // A paused process renews nothing until it resumes (stop-the-world). Its worker threads are the
     // caller's to pause.

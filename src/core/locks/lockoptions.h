@@ -35,7 +35,8 @@ struct LockOptions
     quint64 seed = 0; // random retry delays; 0 picks a random seed
 
     // Redisson family
-    qint64 fairWaitMs = 300000; // fair lock: how long a waiter keeps its place (Redisson 3.13.3+: 5 min)
+    qint64 fairWaitMs = 300000; // fair lock: how long a waiter without acquireTimeoutMs keeps its place
+                                // (Redisson 3.13.3+: 5 min)
     bool unlockLatch = true; // write redisson_unlock_latch:{N}:<id> on release, as Redisson 3.24+ does
     qint64 unlockLatchMs = 16000; // its PX (Redisson: (timeout + retry delay) × retry attempts)
     RwMode rwMode = RwMode::Write; // redisson-rw: which side this lock object takes

@@ -70,7 +70,18 @@ struct AcquireResult
     static QString outcomeName(Outcome outcome);
 };
 
-struct ReleaseResult
+// What a release and an extend both carry: the reply or error that decided, and what the call cost.
+struct LockCallTrace
+{
+    RedisReply reply;
+    RedisError error;
+    QByteArray errorCommand; // the command `error` answered ("SET", "EVALSHA compare_and_delete"), if one did
+    int commands = 0;
+    qint64 startUs = 0;
+    qint64 endUs = 0;
+};
+
+struct ReleaseResult : LockCallTrace
 {
     enum class Outcome {
         Released, // our last hold is gone
@@ -85,19 +96,13 @@ struct ReleaseResult
     int holdCount = 0; // holds left after this release
     // When the command that decided the outcome was sent (a two-step release's DEL comes well after its GET).
     qint64 effectUs = 0;
-    RedisReply reply;
-    RedisError error;
-    QByteArray errorCommand; // the command `error` answered ("SET", "EVALSHA compare_and_delete"), if one did
-    int commands = 0;
-    qint64 startUs = 0;
-    qint64 endUs = 0;
     QList<ServerVote> votes; // Redlock: granted = the server deleted our key
 
     QString describe() const;
     static QString outcomeName(Outcome outcome);
 };
 
-struct ExtendResult
+struct ExtendResult : LockCallTrace
 {
     enum class Outcome {
         Extended,
@@ -108,12 +113,6 @@ struct ExtendResult
     Outcome outcome = Outcome::Error;
     bool ok() const { return outcome == Outcome::Extended; }
     qint64 leaseMs = 0; // the lease set
-    RedisReply reply;
-    RedisError error;
-    QByteArray errorCommand; // the command `error` answered ("SET", "EVALSHA compare_and_delete"), if one did
-    int commands = 0;
-    qint64 startUs = 0;
-    qint64 endUs = 0;
     QList<ServerVote> votes; // Redlock
     qint64 validityMs = -1; // Redlock: validity of the extended lock
 

@@ -28,11 +28,13 @@ struct LockSubscriberChannel
 struct LockSubscriberListener
 {
     LockSubscriberListener(const ConnectionSettings &server, const FaultHooks &hooks, int sliceMs,
-                           int lingerMs, std::atomic<quint64> *messages, std::atomic<quint64> *dropped)
+                           int lingerMs, bool sharded, std::atomic<quint64> *messages,
+                           std::atomic<quint64> *dropped)
         : settings(server)
         , hooks(hooks)
         , sliceMs(sliceMs)
         , lingerMs(lingerMs)
+        , sharded(sharded)
         , messages(messages)
         , dropped(dropped)
     {
@@ -42,11 +44,15 @@ struct LockSubscriberListener
 
     void run();
     void handle(const RedisReply &reply);
+    // SUBSCRIBE or UNSUBSCRIBE of `channels` (`on`), the way this listener listens. Sharded: one command per
+    // channel, since one SSUBSCRIBE may only name channels of one slot (CROSSSLOT otherwise).
+    RedisError send(bool on, const QList<QByteArray> &channels, RedisConnection &conn) const;
 
     ConnectionSettings settings;
     const FaultHooks &hooks;
     int sliceMs;
     int lingerMs;
+    bool sharded; // SSUBSCRIBE / smessage (Redis >= 7 sharded pub/sub) instead of SUBSCRIBE / message
     std::atomic<quint64> *messages;
     std::atomic<quint64> *dropped;
 
@@ -67,7 +73,7 @@ void LockSubscriberListener::handle(const RedisReply &reply)
         return;
     const QByteArray kind = reply.at(0).bytes();
     const QByteArray name = reply.at(1).bytes();
-    if (kind == "subscribe") {
+    if (kind == "subscribe" || kind == "ssubscribe") {
         std::lock_guard lock(mutex);
         const auto it = channels.find(name);
         if (it != channels.end())
@@ -75,7 +81,7 @@ void LockSubscriberListener::handle(const RedisReply &reply)
         changed.notify_all();
         return;
     }
-    if (kind != "message")
+    if (kind != "message" && kind != "smessage")
         return;
     const QByteArray payload = reply.at(2).bytes();
     ++*messages;
@@ -182,14 +188,14 @@ void LockSubscriberListener::run()
             continue; // recompute: every wanted channel must be subscribed again
         }
         if (!subscribe.isEmpty()) {
-            if (const RedisError e = conn.append(RedisCommand {"SUBSCRIBE"} + subscribe)) {
+            if (const RedisError e = send(true, subscribe, conn)) {
                 failed(e);
                 continue;
             }
             sent.insert(subscribe.begin(), subscribe.end());
         }
         if (!unsubscribe.isEmpty()) {
-            if (const RedisError e = conn.append(RedisCommand {"UNSUBSCRIBE"} + unsubscribe)) {
+            if (const RedisError e = send(false, unsubscribe, conn)) {
                 failed(e);
                 continue;
             }
@@ -209,6 +215,18 @@ void LockSubscriberListener::run()
     connection = nullptr;
     finished = true;
     changed.notify_all();
+}
+
+RedisError LockSubscriberListener::send(bool on, const QList<QByteArray> &channels,
+                                        RedisConnection &conn) const
+{
+    if (!sharded)
+        return conn.append(RedisCommand {on ? "SUBSCRIBE" : "UNSUBSCRIBE"} + channels);
+    for (const QByteArray &channel : channels) {
+        if (const RedisError e = conn.append({on ? "SSUBSCRIBE" : "SUNSUBSCRIBE", channel}))
+            return e;
+    }
+    return {};
 }
 
 LockSubscription::LockSubscription(std::shared_ptr<LockSubscriberListener> listener,
@@ -280,11 +298,13 @@ bool LockSubscription::wait(qint64 timeoutMs)
     return false;
 }
 
-LockSubscriber::LockSubscriber(const FaultHooks &hooks, int sliceMs, int lingerMs, FiberScheduler *eventLoop)
+LockSubscriber::LockSubscriber(const FaultHooks &hooks, int sliceMs, int lingerMs, FiberScheduler *eventLoop,
+                               bool sharded)
     : m_hooks(hooks)
     , m_sliceMs(qMax(1, sliceMs))
     , m_lingerMs(qMax(0, lingerMs))
     , m_eventLoop(eventLoop)
+    , m_sharded(sharded)
 {
 }
 
@@ -326,7 +346,7 @@ std::shared_ptr<LockSubscriberListener> LockSubscriber::listenerFor(const Connec
     auto it = m_listeners.find(key);
     if (it == m_listeners.end()) {
         auto listener = std::make_shared<LockSubscriberListener>(server, m_hooks, m_sliceMs, m_lingerMs,
-                                                                 &m_messages, &m_dropped);
+                                                                 m_sharded, &m_messages, &m_dropped);
         if (m_eventLoop)
             m_eventLoop->spawn([l = listener] { l->run(); }); // the fiber keeps its listener alive
         else
@@ -371,8 +391,10 @@ LockSubscription LockSubscriber::subscribe(const ConnectionSettings &server, con
         if (listener->failures != failuresBefore)
             return fail(listener->lastError);
         return fail({RedisError::Code::Timeout,
-                     QStringLiteral("%1 did not confirm SUBSCRIBE %2 within %3 ms")
-                         .arg(server.endpoint(), QString::fromUtf8(channel))
+                     QStringLiteral("%1 did not confirm %2 %3 within %4 ms")
+                         .arg(server.endpoint(),
+                              m_sharded ? QStringLiteral("SSUBSCRIBE") : QStringLiteral("SUBSCRIBE"),
+                              QString::fromUtf8(channel))
                          .arg(timeoutMs)});
     }
     return LockSubscription(listener, c);

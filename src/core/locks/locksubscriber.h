@@ -16,7 +16,10 @@
 // left stays subscribed for lingerMs more, so a process that waits for the same lock again and again (the
 // usual case under contention) does not pay a SUBSCRIBE each time; PUBSUB NUMSUB therefore counts the
 // processes that waited within the last lingerMs. With nothing subscribed the thread sleeps.
-// Cluster 7 sharded pub/sub (SSUBSCRIBE, as Redisson uses there) is left to the cluster routing work.
+//
+// Sharded (Redis >= 7): the listener waits with SSUBSCRIBE and hears "smessage", as Redisson >= 3.22 does on
+// a Redis >= 7 cluster; the releases then publish with SPUBLISH. Only the node owning a channel's slot sees
+// such a subscriber (PUBSUB SHARDNUMSUB there); the simulator hands in that node's settings, as for the lock.
 #pragma once
 
 #include "faulthooks.h"
@@ -66,9 +69,9 @@ private:
 class LockSubscriber
 {
 public:
-    // `eventLoop`: run the listeners as fibers there; nullptr: one thread each.
+    // `eventLoop`: run the listeners as fibers there; nullptr: one thread each. `sharded`: SSUBSCRIBE.
     explicit LockSubscriber(const FaultHooks &hooks, int sliceMs = 5, int lingerMs = 100,
-                            FiberScheduler *eventLoop = nullptr);
+                            FiberScheduler *eventLoop = nullptr, bool sharded = false);
     ~LockSubscriber(); // stops the listeners, waits for them to end and wakes every waiter
     LockSubscriber(const LockSubscriber &) = delete;
     LockSubscriber &operator=(const LockSubscriber &) = delete;
@@ -83,6 +86,7 @@ public:
     void stop();
     bool isStopped() const { return m_stopped; }
 
+    bool isSharded() const { return m_sharded; }
     quint64 messagesReceived() const { return m_messages; }
     quint64 messagesDropped() const { return m_dropped; }
 
@@ -93,6 +97,7 @@ private:
     int m_sliceMs;
     int m_lingerMs;
     FiberScheduler *const m_eventLoop;
+    const bool m_sharded;
     std::mutex m_mutex;
     std::map<QString, std::shared_ptr<LockSubscriberListener>> m_listeners;
     std::atomic_bool m_stopped = false;

@@ -25,12 +25,19 @@ QStringList RedissonFairLock::scriptNames() const
             QStringLiteral("redisson_fair_acquire_failed"), QStringLiteral("redisson_renew")};
 }
 
+qint64 RedissonFairLock::waitWindowMs() const
+{
+    // Redisson's tryLock(waitTime, ...) keeps a waiter's place for waitTime, lock() for fairLockWaitTimeout
+    // (RedissonFairLock.tryLockInnerAsync, acquireFailedAsync; 3.x and 4.x).
+    return m_options.acquireTimeoutMs > 0 ? m_options.acquireTimeoutMs : m_options.fairWaitMs;
+}
+
 AcquireResult RedissonFairLock::attemptAcquire(const LockServers &servers, LockIo &io)
 {
     return acquireFromReply(
         io.script(*servers.first(), LuaScript::get(QStringLiteral("redisson_fair_lock")),
                   {m_name, RedissonNames::fairQueue(m_name), RedissonNames::fairTimeouts(m_name)},
-                  {leaseArgument(), m_owner, QByteArray::number(m_options.fairWaitMs),
+                  {leaseArgument(), m_owner, QByteArray::number(waitWindowMs()),
                    QByteArray::number(m_clock.wallMs())}));
 }
 
@@ -49,5 +56,5 @@ void RedissonFairLock::abandonWait(const LockServers &servers, LockIo &io)
 {
     io.script(*servers.first(), LuaScript::get(QStringLiteral("redisson_fair_acquire_failed")),
               {RedissonNames::fairQueue(m_name), RedissonNames::fairTimeouts(m_name)},
-              {m_owner, QByteArray::number(m_options.fairWaitMs)});
+              {m_owner, QByteArray::number(waitWindowMs())});
 }

@@ -104,8 +104,12 @@ AcquireResult RedissonLock::attemptAcquire(const LockServers &servers, LockIo &i
 }
 
 RedisResult RedissonLock::runUnlock(RedisConnection &connection, LockIo &io, const LuaScript &script,
-                                    QList<QByteArray> keys, const QList<QByteArray> &args)
+                                    QList<QByteArray> keys, QList<QByteArray> args)
 {
+    // Every unlock script takes the publish command as its last, optional argument, as Redisson >= 3.22
+    // does: SPUBLISH where the waiters listen sharded (PUBLISH, the default, is not sent).
+    if (client().subscriber().isSharded())
+        args << client().publishCommand();
     if (!m_options.unlockLatch)
         return io.script(connection, script, keys, args);
     const QByteArray latch = RedissonNames::unlockLatch(m_name, LockClient::randomHex(16));

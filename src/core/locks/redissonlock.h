@@ -43,9 +43,10 @@ protected:
     // Acquire-script reply: nil = acquired (count up), an integer = refused with that PTTL.
     AcquireResult acquireFromReply(const RedisResult &result);
     // Runs an unlock script with the unlock latch appended to `keys` (when enabled) and deletes the latch
-    // in the same round trip, as Redisson does right after.
+    // in the same round trip, as Redisson does right after; SPUBLISH is appended to `args` when the
+    // client's waiters listen sharded.
     RedisResult runUnlock(RedisConnection &connection, LockIo &io, const LuaScript &script,
-                          QList<QByteArray> keys, const QList<QByteArray> &args);
+                          QList<QByteArray> keys, QList<QByteArray> args);
     // Unlock-script reply: 1 released · 0 holds remain (ours if this object still counts some, else another
     // holder's, e.g. other readers) · nil not ours · -1 no lock.
     ReleaseResult releaseFromReply(const RedisResult &result);

@@ -1,10 +1,12 @@
 // ClientCatalog: reads the manifests from ":/clients", unpacks the adapters into the clients folder (under a
 // lock file, so two LockScopes starting at once do not write over each other), installs npm modules with
-// npm's own command, and asks dpkg about Debian packages.
+// npm's own command, builds JVM and Go adapters with their own build tools (Maven, go build: the libraries
+// come by exact version from the pom.xml and go.sum shipped with them), and asks dpkg about Debian packages.
 #include "clientcatalog.h"
 
 #include "redis/childprocess.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -24,6 +26,15 @@ QStringList strings(const QJsonValue &value)
     QStringList list;
     for (const QJsonValue &v : value.toArray())
         list << v.toString();
+    return list;
+}
+
+QList<QPair<QString, QString>> pairs(const QJsonValue &value)
+{
+    QList<QPair<QString, QString>> list;
+    const QJsonObject o = value.toObject();
+    for (auto p = o.constBegin(); p != o.constEnd(); ++p)
+        list.append({p.key(), p.value().toString()});
     return list;
 }
 
@@ -47,11 +58,18 @@ QList<ClientCatalog::Adapter> load()
         a.summary = o.value(QLatin1String("summary")).toString();
         a.command = strings(o.value(QLatin1String("command")));
         a.runtime = o.value(QLatin1String("runtime")).toString();
+        a.runtimeHint = o.value(QLatin1String("runtime_hint")).toString();
         const QJsonObject needs = o.value(QLatin1String("requires")).toObject();
         a.debianPackages = strings(needs.value(QLatin1String("debian")));
-        const QJsonObject npm = needs.value(QLatin1String("npm")).toObject();
-        for (auto p = npm.constBegin(); p != npm.constEnd(); ++p)
-            a.npmPackages.append({p.key(), p.value().toString()});
+        a.npmPackages = pairs(needs.value(QLatin1String("npm")));
+        a.mavenArtifacts = pairs(needs.value(QLatin1String("maven")));
+        a.goModules = pairs(needs.value(QLatin1String("go")));
+        const QJsonObject build = o.value(QLatin1String("build")).toObject();
+        a.build.command = strings(build.value(QLatin1String("command")));
+        a.build.tools = pairs(build.value(QLatin1String("tools")));
+        a.build.inputs = strings(build.value(QLatin1String("inputs")));
+        a.build.creates = build.value(QLatin1String("creates")).toString();
+        a.build.source = build.value(QLatin1String("source")).toString();
         a.versionCommand = strings(o.value(QLatin1String("version_command")));
         a.options = o.value(QLatin1String("options")).toObject();
         adapters.append(a);
@@ -129,6 +147,7 @@ struct RunOptions
     QStringList environment; // NAME=VALUE, on top of ours
     bool separateErrors = false; // standard error into RunResult::errors instead of mixed into output
     bool inOurDirectory = false; // in our working directory rather than an empty temporary one
+    QString workingDirectory; // this one, when given
 };
 
 // What a program run to its end printed, and how it ended.
@@ -159,8 +178,10 @@ RunResult runToEnd(const QString &program, const QStringList &arguments, int tim
     const QString log = dir.filePath(QStringLiteral("output.log"));
     const QString output = options.separateErrors ? dir.filePath(QStringLiteral("stdout.log")) : QString();
     ChildProcess child;
-    if (!child.start(program, arguments, options.inOurDirectory ? QString() : dir.path(), log,
-                     options.environment, output))
+    const QString workingDirectory = !options.workingDirectory.isEmpty() ? options.workingDirectory
+        : options.inOurDirectory                                         ? QString()
+                                                                         : dir.path();
+    if (!child.start(program, arguments, workingDirectory, log, options.environment, output))
         return result;
     result.finished = child.waitForExit(timeoutMs);
     if (!result.finished)
@@ -183,6 +204,85 @@ QStringList missingDebianPackages(const ClientCatalog::Adapter &a)
             missing << package;
     }
     return missing;
+}
+
+constexpr auto kBuiltStamp = "/.lockscope-built";
+
+// Whether the adapter's program is built from the sources unpacked now: what it makes is there, and no input
+// changed since the last build that worked (unpack() rewrites only files whose content changed).
+bool isBuilt(const ClientCatalog::Adapter &a)
+{
+    const QString dir = adapterDir(a);
+    const QFileInfo stamp(dir + QLatin1String(kBuiltStamp));
+    if (!stamp.exists() || !QFileInfo::exists(dir + u'/' + a.build.creates))
+        return false;
+    const QDateTime builtAt = stamp.lastModified();
+    for (const QString &input : a.build.inputs) {
+        const QFileInfo info(QDir::cleanPath(dir + u'/' + input));
+        if (!info.exists() || info.lastModified() > builtAt)
+            return false;
+        QDirIterator it(info.filePath(), QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            it.next();
+            if (it.fileInfo().lastModified() > builtAt)
+                return false;
+        }
+    }
+    return true;
+}
+
+// The build's tools that are not installed, each with how to install it.
+QStringList missingTools(const ClientCatalog::Adapter &a)
+{
+    QStringList missing;
+    for (const auto &[tool, hint] : a.build.tools) {
+        if (findProgram(tool).isEmpty())
+            missing << (hint.isEmpty() ? tool : QStringLiteral("%1 (%2)").arg(tool, hint));
+    }
+    return missing;
+}
+
+QString librariesText(const ClientCatalog::Adapter &a)
+{
+    QStringList list;
+    for (const auto &[name, version] : a.mavenArtifacts + a.goModules)
+        list << name + u' ' + version;
+    return list.join(QStringLiteral(", "));
+}
+
+// Builds the adapter's program in its unpacked folder (the caller holds the unpack lock).
+bool build(const ClientCatalog::Adapter &a, QString *error, const std::function<void(const QString &)> &say)
+{
+    const QStringList missing = missingTools(a);
+    if (!missing.isEmpty()) {
+        *error = QStringLiteral("the %1 adapter is built on first use and needs %2")
+                     .arg(a.id, missing.join(QStringLiteral(" and ")));
+        return false;
+    }
+    if (say)
+        say(QStringLiteral("Building the %1 adapter in %2 (first use): %3 from %4…")
+                .arg(a.id, adapterDir(a), librariesText(a), a.build.source));
+    const QStringList argv = substituted(a.build.command, a);
+    RunOptions options;
+    options.workingDirectory = adapterDir(a);
+    QFile::remove(adapterDir(a) + QLatin1String(kBuiltStamp));
+    const RunResult built = runToEnd(findProgram(argv.first()), argv.mid(1), 15 * 60 * 1000, options);
+    const bool made = QFileInfo::exists(adapterDir(a) + u'/' + a.build.creates);
+    if (!built.finished || built.exitCode != 0 || !made) {
+        *error = QStringLiteral("the %1 adapter could not be built (%2%3): %4")
+                     .arg(a.id, argv.join(u' '),
+                          built.finished ? QStringLiteral(", exit status %1").arg(built.exitCode)
+                                         : QStringLiteral(", did not finish in 15 minutes"),
+                          QString::fromUtf8(built.output).trimmed().right(1200));
+        return false;
+    }
+    QFile stamp(adapterDir(a) + QLatin1String(kBuiltStamp));
+    if (!stamp.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        *error = QStringLiteral("cannot write %1: %2").arg(stamp.fileName(), stamp.errorString());
+        return false;
+    }
+    stamp.write(librariesText(a).toUtf8() + '\n');
+    return true;
 }
 
 // What the adapter's programs need on top of our environment (NAME=VALUE).
@@ -233,13 +333,28 @@ QString ClientCatalog::nodeModulesDir(const Adapter &adapter)
     return adapter.npmPackages.isEmpty() ? QString() : adapterDir(adapter) + QStringLiteral("/node_modules");
 }
 
+QString ClientCatalog::pinnedVersion(const Adapter &adapter)
+{
+    // The library by its package name (npm), its artifactId (Maven: group:artifact) or a segment of its
+    // module path (Go: github.com/go-redsync/redsync/v4); Go's "v" is not part of the version.
+    const QString &library = adapter.library;
+    for (const auto &[name, version] : adapter.npmPackages + adapter.mavenArtifacts + adapter.goModules) {
+        if (name == library || name.endsWith(u':' + library) || name.contains(u'/' + library + u'/')
+            || name.endsWith(u'/' + library))
+            return version.startsWith(u'v') ? version.mid(1) : version;
+    }
+    return QString();
+}
+
 ClientCatalog::Status ClientCatalog::status(const Adapter &adapter)
 {
     Status s;
     s.runtimePath = findProgram(adapter.runtime);
     if (s.runtimePath.isEmpty()) {
-        s.problem = QStringLiteral("%1 is not installed (the %2 adapter runs on it)")
-                        .arg(adapter.runtime, adapter.id);
+        const QString hint
+            = adapter.runtimeHint.isEmpty() ? QString() : QStringLiteral(": ") + adapter.runtimeHint;
+        s.problem = QStringLiteral("%1 is not installed (the %2 adapter runs on it)%3")
+                        .arg(adapter.runtime, adapter.id, hint);
         return s;
     }
     const QStringList missing = missingDebianPackages(adapter);
@@ -255,8 +370,23 @@ ClientCatalog::Status ClientCatalog::status(const Adapter &adapter)
                         .arg(packages.join(QStringLiteral(", ")));
         return s;
     }
-    s.libraryInstalled = true;
     QString error;
+    if (adapter.build.isSet()) {
+        if (!unpack(&error)) {
+            s.problem = error;
+            return s;
+        }
+        if (!isBuilt(adapter)) {
+            const QStringList missing = missingTools(adapter);
+            s.problem = missing.isEmpty()
+                ? QStringLiteral("%1 will be downloaded from %2 and the adapter built on first use")
+                      .arg(librariesText(adapter), adapter.build.source)
+                : QStringLiteral("it cannot be built here without %1")
+                      .arg(missing.join(QStringLiteral(" and ")));
+            return s;
+        }
+    }
+    s.libraryInstalled = true;
     if (adapter.versionCommand.isEmpty() || !unpack(&error))
         return s;
     const QStringList argv = substituted(adapter.versionCommand, adapter);
@@ -277,8 +407,10 @@ bool ClientCatalog::prepare(const Adapter &adapter, ExternalClient::Launch *laun
                             const std::function<void(const QString &)> &say)
 {
     if (findProgram(adapter.runtime).isEmpty()) {
-        *error = QStringLiteral("the %1 adapter needs %2, which is not installed")
-                     .arg(adapter.id, adapter.runtime);
+        const QString hint
+            = adapter.runtimeHint.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(adapter.runtimeHint);
+        *error = QStringLiteral("the %1 adapter needs %2, which is not installed%3")
+                     .arg(adapter.id, adapter.runtime, hint);
         return false;
     }
     const QStringList missing = missingDebianPackages(adapter);
@@ -326,6 +458,8 @@ bool ClientCatalog::prepare(const Adapter &adapter, ExternalClient::Launch *laun
             return false;
         }
     }
+    if (adapter.build.isSet() && !isBuilt(adapter) && !build(adapter, error, say))
+        return false;
     launch->argv = substituted(adapter.command, adapter);
     launch->workingDirectory = adapterDir(adapter);
     launch->environment = environmentFor(adapter);

@@ -18,6 +18,7 @@ QStringList Expectation::knownMetrics()
             QStringLiteral("failed_acquires"),
             QStringLiteral("errors"),
             QStringLiteral("renewals"),
+            QStringLiteral("renewal_period_ms"),
             QStringLiteral("expiries"),
             QStringLiteral("fairness_jain"),
             QStringLiteral("counter_lost"),

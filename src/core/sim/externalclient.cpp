@@ -157,7 +157,8 @@ void ExternalClient::readLoop(int fd, int wakeFd, quint64 generation)
         // A line longer than any reply could be is not the protocol's: say so and drop it.
         if (pending.size() > (1 << 20)) {
             if (m_onNotice)
-                m_onNotice(QStringLiteral("the adapter wrote over 1 MiB without a line end; dropped"));
+                m_onNotice(Notice::NotProtocol,
+                           QStringLiteral("the adapter wrote over 1 MiB without a line end; dropped"));
             pending.clear();
         }
     }
@@ -177,7 +178,8 @@ void ExternalClient::handleLine(const QByteArray &line, quint64 generation)
     const QJsonDocument doc = QJsonDocument::fromJson(line, &parseError);
     if (!doc.isObject()) {
         if (m_onNotice)
-            m_onNotice(QStringLiteral("not a protocol line (%1): %2")
+            m_onNotice(Notice::NotProtocol,
+                       QStringLiteral("not a protocol line (%1): %2")
                            .arg(parseError.errorString(), QString::fromUtf8(line.left(300))));
         return;
     }
@@ -206,7 +208,8 @@ void ExternalClient::handleLine(const QByteArray &line, quint64 generation)
         }
     }
     if (m_onNotice) {
-        m_onNotice(id >= 0 ? QStringLiteral("a late reply to request %1, whose outcome stays unknown: %2")
+        m_onNotice(id >= 0 ? Notice::LateReply : Notice::NotProtocol,
+                   id >= 0 ? QStringLiteral("a late reply to request %1, whose outcome stays unknown: %2")
                                  .arg(id)
                                  .arg(QString::fromUtf8(line.left(300)))
                            : QStringLiteral("a line with neither id nor event: %1")

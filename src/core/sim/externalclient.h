@@ -50,7 +50,10 @@ public:
 
     using Clock = std::function<qint64()>; // the run clock, µs
     using EventHandler = std::function<void(const Event &)>; // called on the reader thread
-    using NoticeHandler = std::function<void(const QString &)>; // called on the reader thread
+    // A late reply is no failure (its outcome was already called unknown); the other notices are lines
+    // that break the protocol.
+    enum class Notice { LateReply, NotProtocol };
+    using NoticeHandler = std::function<void(Notice, const QString &)>; // called on the reader thread
 
     ExternalClient(Launch launch, Clock clock);
     ~ExternalClient(); // kills the process if it still runs

@@ -54,7 +54,8 @@ ExternalWorker::ExternalWorker(int index, const QString &name, int process, RunC
     m_leaseMs.fill(0, locks);
     m_client = std::make_unique<ExternalClient>(std::move(launch), [&run] { return run.clock.nowUs(); });
     m_client->setEventHandler([this](const ExternalClient::Event &e) { onEvent(e); });
-    m_client->setNoticeHandler([this](const QString &text) { onNotice(text); });
+    m_client->setNoticeHandler(
+        [this](ExternalClient::Notice notice, const QString &text) { onNotice(notice, text); });
 }
 
 ExternalWorker::~ExternalWorker()
@@ -65,14 +66,23 @@ ExternalWorker::~ExternalWorker()
     m_client->kill();
 }
 
-bool ExternalWorker::prepare(QString *error)
+bool ExternalWorker::launch(QString *error)
 {
-    m_autoRenew = m_run.scenario.algorithm.watchdog;
     QString why;
     if (!m_client->start(&why)) {
         *error = QStringLiteral("%1: %2").arg(m_name, why);
         return false;
     }
+    m_launched = true;
+    return true;
+}
+
+bool ExternalWorker::prepare(QString *error)
+{
+    m_autoRenew = m_run.scenario.algorithm.watchdog;
+    if (!m_launched && !launch(error))
+        return false;
+    QString why;
     if (!hello(&why)) {
         *error = QStringLiteral("%1: %2").arg(m_name, why);
         const QString tail = m_client->stderrTail();
@@ -253,7 +263,7 @@ bool ExternalWorker::aliveOrRestarted()
         return false;
     }
     m_crashed = false;
-    single(Kind::Error, -1, 0, m_run.clock.nowUs(),
+    single(Kind::Note, -1, 0, m_run.clock.nowUs(),
            "a new process of the adapter runs as pid " + QByteArray::number(m_client->pid()));
     return true;
 }
@@ -404,7 +414,7 @@ bool ExternalWorker::acquire(int lock)
 {
     const Scenario::Algorithm &a = m_run.scenario.algorithm;
     const qint64 t0 = m_run.clock.nowUs();
-    const quint32 op = invoke(Kind::Acquire, lock, m_leaseJudged ? a.leaseMs : 0, t0);
+    const quint32 op = invoke(Kind::Acquire, lock, a.leaseMs, t0);
     m_refused = false;
     const ExternalClient::Reply r = call(QJsonObject {{QStringLiteral("op"), QStringLiteral("acquire")},
                                                       {QStringLiteral("lock"), lockName(lock)},
@@ -430,8 +440,12 @@ bool ExternalWorker::acquire(int lock)
             detail += QByteArray(detail.isEmpty() ? "" : "; ") + "no lease: the lock never expires";
         // The lease began when the library's command reached Redis, at the latest when the reply arrived:
         // the checker counts it from there, so a lease it calls spent surely was.
-        complete(op, Kind::Acquire, Phase::Ok, lock, m_leaseJudged ? lease : 0, r.receivedUs, 0, detail, fence,
-                 r.receivedUs);
+        // The lease is the library's, always (0 said "never expires" of a lock Redis expired); a watchdog
+        // that renews it unseen is said so, and the lease is then not judged (HistoryEvent::AcquireOutcome).
+        complete(op, Kind::Acquire, Phase::Ok, lock, lease, r.receivedUs,
+                 quint8(m_leaseJudged ? HistoryEvent::AcquireOutcome::None
+                                      : HistoryEvent::AcquireOutcome::RenewedUnseen),
+                 detail, fence, r.receivedUs);
         enter(lock, r.receivedUs);
         return true;
     }
@@ -613,10 +627,11 @@ void ExternalWorker::onEvent(const ExternalClient::Event &event)
     }
 }
 
-void ExternalWorker::onNotice(const QString &text)
+void ExternalWorker::onNotice(ExternalClient::Notice notice, const QString &text)
 {
     HistoryEvent e;
-    e.kind = Kind::Error;
+    // A late reply is logged and ignored (docs/client-protocol.md): a note, never a failure.
+    e.kind = notice == ExternalClient::Notice::LateReply ? Kind::Note : Kind::Error;
     e.phase = Phase::Ok;
     e.timeUs = m_run.clock.nowUs();
     e.opId = ++m_nextAdapterOp;

@@ -48,7 +48,10 @@ public:
     int index() const { return m_index; }
     const QString &name() const { return m_name; }
 
-    bool prepare(QString *error) override; // starts the adapter and says hello
+    // Starts the adapter's process. prepare() then says hello (and starts it first if this was not called):
+    // every worker's process is started before the first hello, so their runtimes load side by side.
+    bool launch(QString *error);
+    bool prepare(QString *error) override; // starts the adapter if needed and says hello
     void start() override;
     void post(const Scenario::Step &step) override;
     void finish() override;
@@ -93,7 +96,7 @@ private:
     // once it has lasted. False when the run is over.
     bool judge(PersistentErrorTracker::Operation operation, const ExternalClient::Reply &r);
     void onEvent(const ExternalClient::Event &event);
-    void onNotice(const QString &text);
+    void onNotice(ExternalClient::Notice notice, const QString &text);
     QString lockName(int lock) const;
 
     quint32 invoke(HistoryEvent::Kind kind, int lock, qint64 value, qint64 atUs);
@@ -123,6 +126,7 @@ private:
     std::atomic_bool m_idle = true;
     std::atomic_bool m_crashed = false;
     std::atomic_bool m_interrupted = false;
+    bool m_launched = false; // launch() started the process (prepare() then only says hello)
     bool m_autoRenew = false; // the scenario asks for the library's watchdog
     bool m_refused = false; // the last acquire was refused in time (not an error): no back-off before the next
     bool m_leaseJudged = true;

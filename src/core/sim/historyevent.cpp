@@ -45,6 +45,8 @@ QString HistoryEvent::kindName(Kind kind)
         return QStringLiteral("error");
     case Kind::Round:
         return QStringLiteral("round");
+    case Kind::Note:
+        return QStringLiteral("note");
     }
     return {};
 }

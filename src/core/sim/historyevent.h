@@ -14,6 +14,7 @@
 //   Fault    single Ok event (outcome = FaultType, process set, value = duration ms when it has one)
 //   Expire   observed expiry of `lock` (value = lease that ran out)
 //   Error    a failure outside any operation (detail says what)
+//   Note     a remark that is no failure (detail says what: a late reply, a restarted adapter's pid)
 //   Round    one Redlock round inside an acquire: a single Ok (quorum and validity: won) or Fail event
 //            (outcome = RoundOutcome, value = validity left in ms — lease − elapsed − drift, negative when
 //            spent —, effectUs = when the round sent its first command, votes below). Acquire completions of
@@ -40,12 +41,13 @@ struct HistoryEvent
         Fault,
         Expire,
         Error,
-        Round
+        Round,
+        Note
     };
-    enum class AcquireOutcome : quint8 {
-        None,
-        Stopped
-    }; // Stopped: the run ended while it waited (not a failure)
+    // Stopped (Fail): the run ended while it waited (not a failure). RenewedUnseen (Ok): the lease in `value`
+    // is the one the library set, and the library renews it on its own without saying when (an external
+    // client's watchdog with no renewal events): nobody can tell when it would run out.
+    enum class AcquireOutcome : quint8 { None, Stopped, RenewedUnseen };
     enum class ReleaseOutcome : quint8 { None, Released, StillHeld, NotOwner, AlreadyExpired };
     enum class WriteOutcome : quint8 { None, Applied, FencedOut };
     enum class RoundOutcome : quint8 { None, Won, NoQuorum, ValiditySpent };

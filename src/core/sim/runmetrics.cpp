@@ -49,7 +49,10 @@ RunMetrics RunMetrics::compute(const QList<HistoryEvent> &events, int workers, q
     QHash<quint64, qint64> acquireInvokes;
     QHash<quint64, qint64> enters; // worker<<32|lock → enter time
     QHash<int, LastRelease> lastRelease; // per lock
-    QList<qint64> acquireLatencies, handoffs, holds, validities;
+    QHash<quint64, qint64> lastLeaseStart; // worker<<32|lock → its acquisition or its last renewal
+    QList<qint64> acquireLatencies, handoffs, holds, validities, renewalIntervals;
+    const auto holderKey
+        = [](const HistoryEvent &e) { return (quint64(quint32(e.worker)) << 32) | quint32(e.lock); };
     int waiting = 0;
     // A worker that waits across several buckets counts in each of them, not only where it started waiting:
     // the level reached so far is carried into every bucket the history passes through (events are in time
@@ -90,6 +93,7 @@ RunMetrics RunMetrics::compute(const QList<HistoryEvent> &events, int workers, q
                 if (r.okUs >= 0 && r.worker != e.worker && invokeUs <= r.okUs)
                     handoffs << e.timeUs - r.okUs;
                 lastRelease.remove(e.lock);
+                lastLeaseStart.insert(holderKey(e), e.timeUs);
             } else if (e.phase == HistoryEvent::Phase::Fail) {
                 if (HistoryEvent::AcquireOutcome(e.outcome) != HistoryEvent::AcquireOutcome::Stopped)
                     ++m.failedAcquires; // an acquire cut short by the end of the run did not give up
@@ -99,12 +103,18 @@ RunMetrics RunMetrics::compute(const QList<HistoryEvent> &events, int workers, q
             break;
         }
         case HistoryEvent::Kind::Renew:
-            if (e.phase == HistoryEvent::Phase::Ok)
+            if (e.phase == HistoryEvent::Phase::Ok) {
                 ++m.renewals;
-            else if (e.phase == HistoryEvent::Phase::Fail)
+                const auto last = lastLeaseStart.find(holderKey(e));
+                if (last != lastLeaseStart.end()) {
+                    renewalIntervals << e.timeUs - last.value();
+                    last.value() = e.timeUs;
+                }
+            } else if (e.phase == HistoryEvent::Phase::Fail)
                 ++m.renewalFailures;
             break;
         case HistoryEvent::Kind::Release:
+            lastLeaseStart.remove(holderKey(e));
             if (e.phase == HistoryEvent::Phase::Ok
                 && HistoryEvent::ReleaseOutcome(e.outcome) == HistoryEvent::ReleaseOutcome::Released) {
                 ++m.cycles;
@@ -112,10 +122,10 @@ RunMetrics RunMetrics::compute(const QList<HistoryEvent> &events, int workers, q
             }
             break;
         case HistoryEvent::Kind::Enter:
-            enters.insert((quint64(quint32(e.worker)) << 32) | quint32(e.lock), e.timeUs);
+            enters.insert(holderKey(e), e.timeUs);
             break;
         case HistoryEvent::Kind::Exit: {
-            const quint64 key = (quint64(quint32(e.worker)) << 32) | quint32(e.lock);
+            const quint64 key = holderKey(e);
             if (enters.contains(key))
                 holds << e.timeUs - enters.take(key);
             break;
@@ -161,6 +171,7 @@ RunMetrics RunMetrics::compute(const QList<HistoryEvent> &events, int workers, q
     m.acquireLatency = LatencyStats::of(acquireLatencies);
     m.handoffLatency = LatencyStats::of(handoffs);
     m.holdTime = LatencyStats::of(holds);
+    m.renewalInterval = LatencyStats::of(renewalIntervals);
     if (!validities.isEmpty()) {
         std::sort(validities.begin(), validities.end());
         m.validityMinMs = validities.first();

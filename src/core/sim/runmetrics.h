@@ -28,6 +28,10 @@ struct RunMetrics
     LatencyStats acquireLatency; // acquire invoke → ok, waiting included
     LatencyStats handoffLatency; // release by one worker → acquire ok by a worker that was waiting
     LatencyStats holdTime; // enter → exit
+    // Time between a holder's renewals of one lock (from its acquisition for the first): the watchdog's
+    // period as it really ran. Its median is robust to the pauses and step waits a story adds, unlike the
+    // count of renewals, which moves with how long each hold happened to last.
+    LatencyStats renewalInterval;
     QList<qint64> acquisitionsPerWorker;
     qint64 bucketUs = 0;
     QList<int> acquisitionsPerBucket; // time series for charts

@@ -21,6 +21,7 @@ QHash<QString, double> RunReport::expectationValues() const
         {QStringLiteral("failed_acquires"), double(m.failedAcquires)},
         {QStringLiteral("errors"), double(m.errors)},
         {QStringLiteral("renewals"), double(m.renewals)},
+        {QStringLiteral("renewal_period_ms"), double(m.renewalInterval.p50) / 1000.0},
         {QStringLiteral("expiries"), double(m.expiries)},
         {QStringLiteral("fairness_jain"), m.fairnessJain},
         {QStringLiteral("counter_lost"), double(counterLost())},
@@ -95,6 +96,7 @@ QJsonObject RunReport::toJson() const
         {QStringLiteral("algorithm"), algorithm},
         {QStringLiteral("seed"), double(seed)},
         {QStringLiteral("server"), server},
+        {QStringLiteral("pubsub"), pubSub.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(pubSub)},
         {QStringLiteral("duration_s"), double(m.durationUs) / 1e6},
         {QStringLiteral("workers"), m.workers},
         {QStringLiteral("acquisitions"), double(m.acquisitions)},
@@ -108,6 +110,7 @@ QJsonObject RunReport::toJson() const
         {QStringLiteral("fairness_jain"), m.fairnessJain},
         {QStringLiteral("acquisitions_per_worker"), perWorker},
         {QStringLiteral("renewals"), double(m.renewals)},
+        {QStringLiteral("renewal_interval_us"), m.renewalInterval.toJson()},
         {QStringLiteral("expiries"), double(m.expiries)},
         {QStringLiteral("errors"), double(m.errors)},
         {QStringLiteral("commands_per_acquisition"), m.commandsPerAcquisition},
@@ -207,6 +210,9 @@ QString RunReport::summaryText() const
              .arg(double(m.durationUs) / 1e6, 0, 'f', 1)
              .arg(seed)
              .arg(server);
+    if (pubSub == QLatin1String("sharded"))
+        t += QStringLiteral("  waiters listened on sharded pub/sub (SSUBSCRIBE, releases SPUBLISH), as Redisson "
+                            ">= 3.22 does on a Redis >= 7 cluster\n");
     t += QStringLiteral("  %1 acquisitions, %2 cycles/s, %3 gave up, %4 errors\n")
              .arg(m.acquisitions)
              .arg(m.cyclesPerS, 0, 'f', 1)

@@ -19,6 +19,8 @@ struct RunReport
     QString algorithm;
     quint64 seed = 0;
     QString server; // "sandbox 127.0.0.1:port" or the endpoint given
+    // How pub/sub waiters listened: "sharded" (SSUBSCRIBE, SPUBLISH) or "classic"; empty when none wait so.
+    QString pubSub;
     int servers = 1; // independent masters (Redlock's N)
     RunMetrics metrics;
     SafetyChecker::Result safety;

@@ -172,7 +172,10 @@ private:
         // completion says which lease was set (an external library may set none whatever was asked).
         const qint64 lease = e.value;
         const qint64 start = e.effectUs > 0 ? std::max(invoke.timeUs, e.effectUs) : invoke.timeUs;
-        const qint64 until = lease > 0 ? start + lease * 1000 : kForever;
+        // A lease its library renews unseen cannot be called spent: nobody knows when it would run out.
+        const bool unseen
+            = HistoryEvent::AcquireOutcome(e.outcome) == HistoryEvent::AcquireOutcome::RenewedUnseen;
+        const qint64 until = lease > 0 && !unseen ? start + lease * 1000 : kForever;
         const quint64 key = holderKey(e.worker, e.lock);
         int &depth = m_depth[key];
         if (depth == 0) {

@@ -64,6 +64,10 @@ struct Scenario
         int intervalMs = 50;
         int jitterMs = 0;
         int maxMs = 1000; // cap for back-off
+        // How pub/sub waiters listen: auto is sharded (SSUBSCRIBE / SPUBLISH) on a Redis >= 7 cluster, as
+        // Redisson >= 3.22 does there, and classic (SUBSCRIBE / PUBLISH) everywhere else.
+        enum class Channels { Auto, Sharded, Classic };
+        Channels channels = Channels::Auto;
     };
 
     struct Algorithm

@@ -2,6 +2,9 @@
 #include "scenarioparser.h"
 
 #include "clientcatalog.h"
+#include "scenariochecks.h"
+#include "scenarionames.h"
+#include "scenariowriter.h"
 
 #include "locks/lockcatalog.h"
 
@@ -11,6 +14,8 @@
 #include <QSet>
 
 #include <cmath>
+
+using namespace ScenarioNames;
 
 namespace {
 
@@ -259,95 +264,9 @@ private:
 
 namespace {
 
-const QStringList kKinds {QStringLiteral("workload"), QStringLiteral("story")};
-const QStringList kServerModes {QStringLiteral("sandbox"), QStringLiteral("given")};
-const QStringList kStrategies {QStringLiteral("spin"), QStringLiteral("fixed"), QStringLiteral("jitter"),
-                               QStringLiteral("backoff"), QStringLiteral("pubsub")};
-const QStringList kClocks {QStringLiteral("monotonic"), QStringLiteral("cached-5ms")};
-const QStringList kLockChoices {QStringLiteral("random"), QStringLiteral("own")};
-const QStringList kEngines {QStringLiteral("threads"), QStringLiteral("events")};
-const QStringList kDistributions {QStringLiteral("fixed"), QStringLiteral("uniform"),
-                                  QStringLiteral("exponential")};
-const QStringList kFaultTypes {QStringLiteral("pause"),
-                               QStringLiteral("crash"),
-                               QStringLiteral("delay"),
-                               QStringLiteral("server-restart"),
-                               QStringLiteral("server-pause"),
-                               QStringLiteral("server-kill"),
-                               QStringLiteral("failover"),
-                               QStringLiteral("clock-skew"),
-                               QStringLiteral("crash-after-setnx"),
-                               QStringLiteral("get-del-delay"),
-                               QStringLiteral("drop-notifications"),
-                               QStringLiteral("partition"),
-                               QStringLiteral("restart"),
-                               QStringLiteral("drop-connections")};
-const QStringList kWhere {QStringLiteral("before-send"), QStringLiteral("after-receive")};
-const QStringList kDirections {QStringLiteral("both"), QStringLiteral("to-server"),
-                               QStringLiteral("from-server")};
-const QStringList kActions {
-    QStringLiteral("acquire"),      QStringLiteral("release"),     QStringLiteral("work"),
-    QStringLiteral("read"),         QStringLiteral("write"),       QStringLiteral("pause"),
-    QStringLiteral("crash"),        QStringLiteral("delay"),       QStringLiteral("server-restart"),
-    QStringLiteral("server-pause"), QStringLiteral("server-kill"), QStringLiteral("failover"),
-    QStringLiteral("note"),         QStringLiteral("partition"),   QStringLiteral("restart")};
-
 constexpr double kMaxMs = 3600.0 * 1000.0; // an hour: anything longer is a typo in a simulation
 constexpr int kMaxThreadWorkers = 1024; // one OS thread each
 constexpr int kMaxEventWorkers = 10000; // fibers: a connection each, within the server's default maxclients
-
-// What a scenario asks that its workers cannot do: external clients run one worker per process and cannot
-// be made to show LockScope's own implementation flaws; built-in workers cannot restart a process.
-QStringList clientProblems(const Scenario &s)
-{
-    QStringList problems;
-    using T = Scenario::Fault::Type;
-    if (s.servers.proxy && (s.servers.cluster || s.servers.sentinel))
-        problems << QStringLiteral("servers.proxy: a cluster or a Sentinel group tells its clients the servers' own "
-                                   "addresses, which would bypass the proxy; use independent sandbox servers");
-    if (!s.client.isSet()) {
-        for (qsizetype i = 0; i < s.faults.size(); ++i) {
-            if (s.faults.at(i).type == T::Restart)
-                problems << QStringLiteral("faults[%1]: restart starts an external client's process again; "
-                                           "built-in workers run inside LockScope (use a client)")
-                                .arg(i);
-            if (s.faults.at(i).type == T::DropConnections && !s.servers.proxy)
-                problems << QStringLiteral("faults[%1]: drop-connections closes the proxy's connections; set "
-                                           "servers.proxy to true (or use a client)")
-                                .arg(i);
-            if (s.faults.at(i).type == T::Partition && s.faults.at(i).direction != Scenario::Fault::Direction::Both
-                && !s.servers.proxy)
-                problems << QStringLiteral("faults[%1].direction: a one-way partition needs the proxy; set "
-                                           "servers.proxy to true (or use a client)")
-                                .arg(i);
-        }
-        for (qsizetype i = 0; i < s.story.steps.size(); ++i) {
-            if (s.story.steps.at(i).action == Scenario::Step::Action::Restart)
-                problems << QStringLiteral("story.steps[%1]: restart is for external clients' processes").arg(i);
-        }
-        return problems;
-    }
-    if (s.kind == Scenario::Kind::Workload && s.workload.threadsPerProcess != 1)
-        problems << QStringLiteral("workload.threads_per_process: an external client runs one worker per process; "
-                                   "set it to 1 and count workers with workload.processes");
-    if (s.algorithm.poolSize > 0)
-        problems << QStringLiteral("algorithm.pool_size: an external client keeps its own connections; leave it at 0");
-    if (s.servers.cluster || s.servers.sentinel)
-        problems << QStringLiteral("servers: external clients run on independent sandbox servers or a server you "
-                                   "give, not on a sandbox cluster or Sentinel group");
-    if (s.resource.fencedStore)
-        problems << QStringLiteral("resource.fenced_store: the fenced store is LockScope's own; an external client "
-                                   "writes the counter with a plain SET");
-    for (qsizetype i = 0; i < s.faults.size(); ++i) {
-        const T t = s.faults.at(i).type;
-        if (t == T::ClockSkew || t == T::CrashAfterSetnx || t == T::GetDelDelay || t == T::DropNotifications)
-            problems << QStringLiteral("faults[%1]: %2 is a flaw injected into LockScope's own lock code; a real "
-                                       "library's process can be paused, crashed, restarted, delayed or cut off")
-                            .arg(i)
-                            .arg(kFaultTypes.at(int(t)));
-    }
-    return problems;
-}
 
 } // namespace
 
@@ -407,7 +326,7 @@ bool ScenarioParser::parse(const QJsonObject &object, Scenario *out, QStringList
     parseVariants(top, &s, errors);
     parseExpectations(top, &s, errors);
     top.rejectUnknown();
-    checkAcrossSections(s, errors);
+    ScenarioChecks::acrossSections(s, errors);
     if (errors->size() > errorsBefore)
         return false;
     // Every variant must itself be a valid scenario.
@@ -502,6 +421,7 @@ void ScenarioParser::parseAlgorithm(Fields &top, const QJsonObject &object, Scen
         = int(r.integer(QStringLiteral("jitter_ms"), 0, 0, 600000, QStringLiteral("milliseconds")));
     a.retry.maxMs
         = int(r.integer(QStringLiteral("max_ms"), 1000, 1, 600000, QStringLiteral("milliseconds")));
+    a.retry.channels = Scenario::Retry::Channels(r.choice(QStringLiteral("pubsub"), 0, kPubSubChannels));
     r.rejectUnknown();
     f.rejectUnknown();
     if (a.watchdogPeriodMs > 0 && a.watchdogPeriodMs >= a.leaseMs)
@@ -791,119 +711,9 @@ void ScenarioParser::parseExpectations(Fields &top, Scenario *out, QStringList *
     }
 }
 
-// What one section cannot check alone: fault and step numbers against the servers and processes, and
-// what the servers, the algorithm and the client ask of one another.
-void ScenarioParser::checkAcrossSections(const Scenario &s, QStringList *errors)
-{
-    for (qsizetype i = 0; i < s.faults.size(); ++i) {
-        const Scenario::Fault &f = s.faults.at(i);
-        if (f.process >= s.processCount())
-            errors->append(
-                QStringLiteral("faults[%1].process: %2 does not exist; processes are numbered 0 to %3")
-                    .arg(i)
-                    .arg(f.process)
-                    .arg(s.processCount() - 1));
-        for (int server : f.servers) {
-            if (server >= s.servers.count)
-                errors->append(
-                    QStringLiteral("faults[%1].servers: %2 does not exist; servers are numbered 0 to %3")
-                        .arg(i)
-                        .arg(server)
-                        .arg(s.servers.count - 1));
-        }
-        if (f.server >= s.servers.count)
-            errors->append(
-                QStringLiteral("faults[%1].server: %2 does not exist; servers are numbered 0 to %3")
-                    .arg(i)
-                    .arg(f.server)
-                    .arg(s.servers.count - 1));
-        if (f.type == Scenario::Fault::Type::Failover && s.servers.replicas < 1)
-            errors->append(
-                QStringLiteral("faults[%1]: a failover needs servers.replicas of at least 1").arg(i));
-        if (s.servers.mode == Scenario::Servers::Mode::Given
-            && (f.type == Scenario::Fault::Type::ServerRestart || f.type == Scenario::Fault::Type::ServerPause
-                || f.type == Scenario::Fault::Type::ServerKill || f.type == Scenario::Fault::Type::Failover))
-            errors->append(
-                QStringLiteral("faults[%1]: server faults need sandbox servers (servers.mode \"sandbox\"), "
-                               "never a server you gave")
-                    .arg(i));
-    }
-    for (qsizetype i = 0; i < s.story.steps.size(); ++i) {
-        const Scenario::Step &st = s.story.steps.at(i);
-        if (st.server >= s.servers.count)
-            errors->append(
-                QStringLiteral("story.steps[%1].server: %2 does not exist; servers are numbered 0 to %3")
-                    .arg(i)
-                    .arg(st.server)
-                    .arg(s.servers.count - 1));
-        if (st.action == Scenario::Step::Action::Failover && s.servers.replicas < 1)
-            errors->append(
-                QStringLiteral("story.steps[%1]: a failover needs servers.replicas of at least 1").arg(i));
-    }
-    if (s.algorithm.id == QLatin1String("redlock") && s.servers.count < 1)
-        errors->append(QStringLiteral("servers.count: redlock needs at least one server"));
-    if (s.servers.cluster) {
-        if (s.servers.mode == Scenario::Servers::Mode::Given)
-            errors->append(QStringLiteral(
-                "servers.cluster: starts a sandbox cluster, so it goes with mode \"sandbox\"; a cluster of "
-                "yours is given by the connection (lockscope-cli simulate --cluster HOST:PORT)"));
-        if (s.servers.count > 1)
-            errors->append(QStringLiteral("servers.count: counts independent servers (for Redlock); a "
-                                          "sandbox cluster (servers.cluster) "
-                                          "always has 3 masters, so leave count at 1"));
-        if (s.servers.replicas > 0)
-            errors->append(QStringLiteral("servers.replicas: failover stories run on independent sandbox "
-                                          "servers; a sandbox cluster has no replicas here"));
-        errors->append(clusterProblems(s));
-    }
-    if (s.servers.sentinel) {
-        if (s.servers.mode == Scenario::Servers::Mode::Given)
-            errors->append(QStringLiteral(
-                "servers.sentinel: starts a sandbox Sentinel group, so it goes with mode \"sandbox\"; a "
-                "group of yours is given by the connection (lockscope-cli simulate --sentinel HOST:PORT "
-                "--master NAME)"));
-        if (s.servers.count > 1 || s.servers.cluster)
-            errors->append(QStringLiteral("servers.sentinel: a Sentinel group has one master; leave "
-                                          "servers.count at 1 and servers.cluster off"));
-        if (s.servers.replicas < 1)
-            errors->append(QStringLiteral("servers.sentinel: the sentinels need a replica to promote; set "
-                                          "servers.replicas to 1 or 2"));
-    }
-    errors->append(clientProblems(s));
-    if (s.resource.fencedStore && !s.algorithm.fencing)
-        errors->append(
-            QStringLiteral("resource.fenced_store: needs a fencing token; set algorithm.fencing to true "
-                           "(or use the \"fenced\" algorithm)"));
-}
-
 QStringList ScenarioParser::clusterProblems(const Scenario &s)
 {
-    QStringList problems;
-    if (s.algorithm.id == QLatin1String("redlock"))
-        problems << QStringLiteral(
-            "algorithm.id: redlock needs independent masters (servers.count), not a Redis Cluster: a cluster "
-            "keeps each key on exactly one master, so there is no quorum to gather. Run it on independent "
-            "sandbox servers (drop servers.cluster, set servers.count), or pick a single-server algorithm");
-    if (s.algorithm.poolSize > 0)
-        problems << QStringLiteral("algorithm.pool_size: a shared pool talks to one server; on a cluster "
-                                   "each worker routes every lock to its slot's master (leave it at 0)");
-    using T = Scenario::Fault::Type;
-    for (qsizetype i = 0; i < s.faults.size(); ++i) {
-        const T t = s.faults.at(i).type;
-        if (t == T::ServerRestart || t == T::ServerPause || t == T::ServerKill || t == T::Failover)
-            problems << QStringLiteral("faults[%1]: server faults (restart, pause, kill, failover) are not "
-                                       "supported on a cluster; run them on sandbox servers")
-                            .arg(i);
-    }
-    using A = Scenario::Step::Action;
-    for (qsizetype i = 0; i < s.story.steps.size(); ++i) {
-        const A a = s.story.steps.at(i).action;
-        if (a == A::ServerRestart || a == A::ServerPause || a == A::ServerKill || a == A::Failover)
-            problems << QStringLiteral("story.steps[%1]: server actions (restart, pause, kill, failover) "
-                                       "are not supported on a cluster; run them on sandbox servers")
-                            .arg(i);
-    }
-    return problems;
+    return ScenarioChecks::cluster(s);
 }
 
 QJsonObject ScenarioParser::merged(const QJsonObject &base, const QJsonObject &overrides)
@@ -945,140 +755,5 @@ bool ScenarioParser::variant(const Scenario &base, int index, Scenario *out, QSt
 }
 QJsonObject ScenarioParser::toJson(const Scenario &s)
 {
-    QJsonObject servers {{QStringLiteral("mode"), kServerModes.at(int(s.servers.mode))},
-                         {QStringLiteral("count"), s.servers.count},
-                         {QStringLiteral("replicas"), s.servers.replicas},
-                         {QStringLiteral("keyspace_events"), s.servers.keyspaceEvents},
-                         {QStringLiteral("cluster"), s.servers.cluster},
-                         {QStringLiteral("sentinel"), s.servers.sentinel},
-                         {QStringLiteral("restart_delay_ms"), s.servers.restartDelayMs},
-                         {QStringLiteral("proxy"), s.servers.proxy}};
-    QJsonObject retry {{QStringLiteral("strategy"), kStrategies.at(int(s.algorithm.retry.strategy))},
-                       {QStringLiteral("interval_ms"), s.algorithm.retry.intervalMs},
-                       {QStringLiteral("jitter_ms"), s.algorithm.retry.jitterMs},
-                       {QStringLiteral("max_ms"), s.algorithm.retry.maxMs}};
-    QJsonObject algorithm {{QStringLiteral("id"), s.algorithm.id},
-                           {QStringLiteral("lease_ms"), s.algorithm.leaseMs},
-                           {QStringLiteral("watchdog"), s.algorithm.watchdog},
-                           {QStringLiteral("watchdog_period_ms"), s.algorithm.watchdogPeriodMs},
-                           {QStringLiteral("retry"), retry},
-                           {QStringLiteral("acquire_timeout_ms"), s.algorithm.acquireTimeoutMs},
-                           {QStringLiteral("reentrancy"), s.algorithm.reentrancy},
-                           {QStringLiteral("pool_size"), s.algorithm.poolSize},
-                           {QStringLiteral("clock"), kClocks.at(int(s.algorithm.clock))},
-                           {QStringLiteral("fencing"), s.algorithm.fencing}};
-    const Scenario::CriticalSection &cs = s.workload.criticalSection;
-    QJsonObject critical {{QStringLiteral("distribution"), kDistributions.at(int(cs.distribution))},
-                          {QStringLiteral("ms"), cs.ms},
-                          {QStringLiteral("min_ms"), cs.minMs},
-                          {QStringLiteral("max_ms"), cs.maxMs},
-                          {QStringLiteral("mean_ms"), cs.meanMs}};
-    QJsonObject workload {{QStringLiteral("processes"), s.workload.processes},
-                          {QStringLiteral("threads_per_process"), s.workload.threadsPerProcess},
-                          {QStringLiteral("locks"), s.workload.locks},
-                          {QStringLiteral("lock_choice"), kLockChoices.at(int(s.workload.lockChoice))},
-                          {QStringLiteral("engine"), kEngines.at(int(s.workload.engine))},
-                          {QStringLiteral("key_prefix"), s.workload.keyPrefix},
-                          {QStringLiteral("duration_s"), s.workload.durationS},
-                          {QStringLiteral("operations"), double(s.workload.operations)},
-                          {QStringLiteral("critical_section"), critical},
-                          {QStringLiteral("think_ms"), s.workload.thinkMs},
-                          {QStringLiteral("seed"), double(s.workload.seed)}};
-    QJsonObject resource {{QStringLiteral("counter"), s.resource.counter},
-                          {QStringLiteral("counter_initial"), double(s.resource.counterInitial)},
-                          {QStringLiteral("fenced_store"), s.resource.fencedStore}};
-    QJsonArray faults;
-    for (const Scenario::Fault &f : s.faults) {
-        QJsonObject o {{QStringLiteral("type"), kFaultTypes.at(int(f.type))}};
-        if (f.atMs >= 0)
-            o.insert(QStringLiteral("at_ms"), f.atMs);
-        if (f.probability > 0)
-            o.insert(QStringLiteral("probability"), f.probability);
-        if (f.process >= 0)
-            o.insert(QStringLiteral("process"), f.process);
-        if (f.server > 0)
-            o.insert(QStringLiteral("server"), f.server);
-        if (f.replica)
-            o.insert(QStringLiteral("replica"), true);
-        if (f.durationMs > 0)
-            o.insert(QStringLiteral("duration_ms"), f.durationMs);
-        if (f.delayMs > 0) {
-            o.insert(QStringLiteral("delay_ms"), f.delayMs);
-            o.insert(QStringLiteral("where"), kWhere.at(int(f.where)));
-        }
-        if (f.skewMs != 0)
-            o.insert(QStringLiteral("skew_ms"), f.skewMs);
-        if (f.rate != 1.0)
-            o.insert(QStringLiteral("rate"), f.rate);
-        if (f.restartDelayMs > 0)
-            o.insert(QStringLiteral("restart_delay_ms"), f.restartDelayMs);
-        if (f.direction != Scenario::Fault::Direction::Both)
-            o.insert(QStringLiteral("direction"), kDirections.at(int(f.direction)));
-        if (!f.servers.isEmpty()) {
-            QJsonArray list;
-            for (int server : f.servers)
-                list.append(server);
-            o.insert(QStringLiteral("servers"), list);
-        }
-        faults.append(o);
-    }
-    QJsonObject result {{QStringLiteral("lockscope_scenario"), kFormatVersion},
-                        {QStringLiteral("id"), s.id},
-                        {QStringLiteral("title"), s.title},
-                        {QStringLiteral("kind"), kKinds.at(int(s.kind))},
-                        {QStringLiteral("servers"), servers},
-                        {QStringLiteral("algorithm"), algorithm},
-                        {QStringLiteral("workload"), workload},
-                        {QStringLiteral("resource"), resource},
-                        {QStringLiteral("faults"), faults}};
-    if (s.client.isSet()) {
-        QJsonObject client {{QStringLiteral("reply_timeout_ms"), s.client.replyTimeoutMs},
-                            {QStringLiteral("hello_timeout_ms"), s.client.helloTimeoutMs}};
-        if (!s.client.adapter.isEmpty())
-            client.insert(QStringLiteral("adapter"), s.client.adapter);
-        else
-            client.insert(QStringLiteral("command"), QJsonArray::fromStringList(s.client.command));
-        if (!s.client.options.isEmpty())
-            client.insert(QStringLiteral("options"), s.client.options);
-        result.insert(QStringLiteral("client"), client);
-    }
-    if (!s.summary.isEmpty())
-        result.insert(QStringLiteral("summary"), s.summary);
-    if (!s.teaching.isEmpty())
-        result.insert(QStringLiteral("teaching"), s.teaching);
-    if (s.kind == Scenario::Kind::Story) {
-        QJsonArray steps;
-        for (const Scenario::Step &st : s.story.steps) {
-            QJsonObject o {{QStringLiteral("at_ms"), st.atMs},
-                           {QStringLiteral("action"), kActions.at(int(st.action))}};
-            if (!st.actor.isEmpty())
-                o.insert(QStringLiteral("actor"), st.actor);
-            if (st.ms > 0)
-                o.insert(QStringLiteral("ms"), st.ms);
-            if (st.server > 0)
-                o.insert(QStringLiteral("server"), st.server);
-            if (st.replica)
-                o.insert(QStringLiteral("replica"), true);
-            if (!st.note.isEmpty())
-                o.insert(QStringLiteral("note"), st.note);
-            steps.append(o);
-        }
-        result.insert(QStringLiteral("story"),
-                      QJsonObject {{QStringLiteral("actors"), QJsonArray::fromStringList(s.story.actors)},
-                                   {QStringLiteral("steps"), steps}});
-    }
-    QJsonArray expect;
-    for (const Expectation &e : s.expect)
-        expect.append(e.toString());
-    result.insert(QStringLiteral("expect"), expect);
-    if (!s.variants.isEmpty()) {
-        QJsonArray variants;
-        for (const Scenario::Variant &v : s.variants) {
-            QJsonObject o = v.overrides;
-            o.insert(QStringLiteral("name"), v.name);
-            variants.append(o);
-        }
-        result.insert(QStringLiteral("variants"), variants);
-    }
-    return result;
+    return ScenarioWriter::toJson(s);
 }

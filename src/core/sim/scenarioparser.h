@@ -50,7 +50,6 @@ private:
     static void parseStory(Fields &top, Scenario *out, QStringList *errors);
     static void parseVariants(Fields &top, Scenario *out, QStringList *errors);
     static void parseExpectations(Fields &top, Scenario *out, QStringList *errors);
-    static void checkAcrossSections(const Scenario &scenario, QStringList *errors);
 
     QStringList m_algorithmIds;
 };

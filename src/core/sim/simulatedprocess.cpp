@@ -13,6 +13,7 @@ SimulatedProcess::SimulatedProcess(const Options &options)
     co.clockRate = options.clockRate;
     co.clockOffsetMs = options.clockOffsetMs;
     co.eventLoop = options.eventLoop;
+    co.shardedPubSub = options.shardedPubSub;
     m_client = std::make_unique<LockClient>(co);
     m_client->setFaultHooks(makeHooks());
 }
@@ -167,14 +168,9 @@ FaultHooks SimulatedProcess::makeHooks()
             checkpoint();
         };
     }
-    hooks.crashAfterSetnx = [this](qint64 threadId, const QByteArray &) {
-        if (!m_crashAfterSetnx.exchange(false))
-            return false;
-        if (m_crashListener)
-            m_crashListener(threadId);
-        crash();
-        return true;
-    };
+    // Only says "die here": the worker records what it did first (SETNX set the key), then crashes the
+    // process (a crash here would have dropped that record, and the key A set would be missing from the run).
+    hooks.crashAfterSetnx = [this](qint64, const QByteArray &) { return m_crashAfterSetnx.exchange(false); };
     if (m_options.partitions) {
         hooks.cutOff = [this](qint64, const QString &endpoint, int timeoutMs) {
             if (!isCutOff(endpoint))

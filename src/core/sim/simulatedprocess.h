@@ -42,6 +42,8 @@ public:
         // On the event engine: the loop the process's pub/sub listener runs on, so a release wakes a
         // waiting worker without a thread switch. nullptr: the listener is a thread.
         FiberScheduler *eventLoop = nullptr;
+        bool shardedPubSub
+            = false; // waiters SSUBSCRIBE, releases SPUBLISH (Redisson >= 3.22 on Redis 7 Cluster)
     };
 
     explicit SimulatedProcess(const Options &options);
@@ -92,18 +94,13 @@ public:
     void setPartitioned(bool on, const QSet<QString> &servers = {});
     bool isCutOff(const QString &endpoint);
     void setGetDelDelay(double ms) { m_getDelDelayUs = qint64(ms * 1000); }
+    // The next SETNX that takes a lock ends the process before its EXPIRE (its worker records, then crashes).
     void armCrashAfterSetnx() { m_crashAfterSetnx = true; }
     void setDropNotifications(bool drop) { m_dropNotifications = drop; }
 
     // Connections of the process's workers, so a crash can cut them like a dying process does.
     void registerConnection(RedisConnection *connection);
     void unregisterConnection(RedisConnection *connection);
-
-    // Called when the crash-after-SETNX hook fires (on the worker's thread).
-    void setCrashListener(std::function<void(qint64 threadId)> listener)
-    {
-        m_crashListener = std::move(listener);
-    }
 
 private:
     FaultHooks makeHooks();
@@ -126,5 +123,4 @@ private:
     std::atomic_bool m_crashAfterSetnx = false;
     std::atomic_bool m_dropNotifications = false;
     QList<RedisConnection *> m_connections; // guarded by m_mutex
-    std::function<void(qint64)> m_crashListener;
 };

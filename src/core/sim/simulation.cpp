@@ -18,6 +18,7 @@
 #include "redis/clusterconnection.h"
 #include "redis/fiberscheduler.h"
 #include "redis/redisconnection.h"
+#include "redis/serverinfo.h"
 #include "scenarioparser.h"
 
 #include <QTemporaryDir>
@@ -199,6 +200,32 @@ QString Simulation::serverDescription() const
     return m_servers ? m_servers->describe() : QString();
 }
 
+bool Simulation::decidePubSubChannels(QString *error)
+{
+    const Scenario::Retry::Channels asked = m_scenario.algorithm.retry.channels;
+    m_shardedPubSub = false;
+    if (asked == Scenario::Retry::Channels::Classic
+        || (asked == Scenario::Retry::Channels::Auto && !m_servers->isCluster()))
+        return true;
+    // Sharded pub/sub came with Redis 7: ask the (seed) server which it runs.
+    ConnectionSettings seed = m_servers->settings(0);
+    seed.cluster = false;
+    RedisConnection c(seed);
+    RedisError e = c.open();
+    const ServerInfo info = e ? ServerInfo() : ServerInfo::fetch(c, &e);
+    const int major = info.version.section(u'.', 0, 0).toInt();
+    if (asked == Scenario::Retry::Channels::Sharded && major < 7) {
+        *error = QStringLiteral("algorithm.retry.pubsub: sharded pub/sub needs Redis 7 or later, and %1 %2")
+                     .arg(seed.endpoint(),
+                          info.version.isEmpty()
+                              ? QStringLiteral("did not say its version (%1)").arg(e.message())
+                              : QStringLiteral("runs %1").arg(info.version));
+        return false;
+    }
+    m_shardedPubSub = major >= 7; // auto on a cluster: what Redisson >= 3.22 does there
+    return true;
+}
+
 ConnectionSettings Simulation::serverSettings(int server) const
 {
     return m_servers ? m_servers->settings(server) : ConnectionSettings();
@@ -274,7 +301,9 @@ bool Simulation::setup(QString *error)
     m_run->noLock = s.algorithm.id == QLatin1String("none");
     if (s.workload.engine == Scenario::Workload::Engine::Events && !s.client.isSet())
         startEventLoops();
-    if (!m_run->noLock) {
+    // With a client the library is the algorithm: algorithm.id is not used, and its options are the
+    // library's to accept or refuse (lease_ms 0 is a lock without expiry for an adapter announcing no_lease).
+    if (!m_run->noLock && !s.client.isSet()) {
         const LockAlgorithmInfo *info = LockCatalog::find(s.algorithm.id);
         if (!info) {
             *error = QStringLiteral("unknown algorithm '%1'").arg(s.algorithm.id);
@@ -349,6 +378,9 @@ bool Simulation::setup(QString *error)
     errorPolicy.readOnlyIsTransient = m_servers->settings(0).sentinel.enabled(); // until a failover is found
     m_run->persistentErrors.setPolicy(errorPolicy);
 
+    if (!decidePubSubChannels(error))
+        return false;
+
     // Keys: everything under the scenario's prefix, so a run on a given server touches nothing else.
     const int locks = s.lockCount();
     for (int i = 0; i < locks; ++i) {
@@ -382,6 +414,7 @@ bool Simulation::setup(QString *error)
         po.name = s.kind == Scenario::Kind::Story ? s.story.actors.at(p) : QStringLiteral("P%1").arg(p + 1);
         if (!m_run->eventLoops.isEmpty())
             po.eventLoop = m_run->eventLoops.at(p % m_run->eventLoops.size());
+        po.shardedPubSub = m_shardedPubSub;
         for (const Scenario::Fault &f : s.faults) {
             if (f.type == Scenario::Fault::Type::Delay && !f.servers.isEmpty())
                 po.perServerDelays = true;
@@ -466,9 +499,14 @@ bool Simulation::setup(QString *error)
     m_run->clock.restart();
     if (s.kind == Scenario::Kind::Story && m_options.storySnapshots) {
         SimulationServers *servers = m_servers.get();
+        // An external library names its key its own way around the lock's name ("mutex:" + name): found by
+        // SCAN at each reading, so that the Step tab shows the key the library really holds.
+        const QByteArray libraryKeys = s.client.isSet() && !m_run->lockKeys.isEmpty()
+            ? '*' + m_run->lockKeys.first() + '*'
+            : QByteArray();
         auto snapshotter = std::make_unique<StorySnapshotter>(
             servers->count(), [servers](int server) { return servers->settings(server); }, m_storyKeys,
-            m_run->counterKeys, m_run->clock);
+            m_run->counterKeys, m_run->clock, libraryKeys);
         std::lock_guard lock(m_mutex);
         m_snapshotter = std::move(snapshotter);
     }
@@ -517,10 +555,16 @@ bool Simulation::prepareClients(QString *error)
         m_workerProcesses << w;
         auto worker
             = std::make_unique<ExternalWorker>(w, name, w, *m_run, mine, servers, m_run->processLog(w));
-        if (!worker->prepare(error))
+        if (!worker->launch(error))
             return false;
         m_external.push_back(worker.get());
         m_workers.push_back(std::move(worker));
+    }
+    // Every process started, then each says hello: a JVM or an interpreter takes seconds to load, side by
+    // side rather than one after the other. The run's clock starts after the last hello (setup()).
+    for (ExternalWorker *worker : m_external) {
+        if (!worker->prepare(error))
+            return false;
     }
     return true;
 }
@@ -544,7 +588,7 @@ bool Simulation::clearKeys(QString *error)
     LockClient scratchClient;
     for (const QByteArray &key : m_run->lockKeys) {
         std::unique_ptr<DistributedLock> probe;
-        if (!m_run->noLock)
+        if (!m_run->noLock && !s.client.isSet()) // a library's keys are its own: the lock's name is cleared
             probe = LockCatalog::create(s.algorithm.id, scratchClient, key, 1, m_run->lockOptions);
         keys << (probe ? probe->keys() : QList<QByteArray> {key});
     }
@@ -695,7 +739,9 @@ void Simulation::collect()
     report.title = m_scenario.title;
     report.algorithm = m_scenario.client.isSet() ? m_scenario.client.name() : m_scenario.algorithm.id;
     report.seed = m_scenario.workload.seed;
-    report.server = m_servers->describe();
+    report.server = serverDescription();
+    if (m_scenario.algorithm.retry.strategy == Scenario::Retry::Strategy::PubSub && !m_scenario.client.isSet())
+        report.pubSub = m_shardedPubSub ? QStringLiteral("sharded") : QStringLiteral("classic");
     report.servers = m_servers->count();
     report.failedRounds = m_run->failedRounds.load();
     report.countedCycles = m_run->cycles.load();

@@ -110,6 +110,9 @@ private:
     bool prepareClients(QString *error);
     void startEventLoops(); // Scenario::Workload::Engine::Events: the loops, into m_run
     void findStuckClientLocks(RunReport *report) const;
+    // How pub/sub waiters listen on this run's servers (Scenario::Retry::Channels resolved against them):
+    // false with `error` when the scenario asks for sharded pub/sub on a server without it.
+    bool decidePubSubChannels(QString *error);
     qint64 runNowUs() const; // the run clock, as the story and faults schedule on it
 
     Scenario m_scenario;
@@ -119,6 +122,7 @@ private:
     std::unique_ptr<RunContext> m_run;
     std::unique_ptr<EventHistory> m_history;
     std::unique_ptr<SimulationServers> m_servers;
+    bool m_shardedPubSub = false; // waiters SSUBSCRIBE and releases SPUBLISH (decidePubSubChannels)
     std::unique_ptr<StorySnapshotter> m_snapshotter; // Options::storySnapshots, from setup to finish()
     QList<StorySnapshot> m_snapshotsKept; // its readings once it is gone (under m_mutex)
     QList<QByteArray> m_storyKeys; // every key the algorithm writes for the run's locks (clearKeys)

@@ -89,6 +89,14 @@ SimulationRunner::Outcome SimulationRunner::run(const Scenario &scenario, const 
     return outcome;
 }
 
+QList<RunComparison::Row> SimulationRunner::Outcome::comparison() const
+{
+    QList<QPair<QString, RunReport>> list;
+    for (const Run &r : runs)
+        list.append({r.variant, r.report});
+    return RunComparison::rows(list);
+}
+
 QJsonObject SimulationRunner::Outcome::toJson() const
 {
     QJsonArray checkList;
@@ -107,6 +115,8 @@ QJsonObject SimulationRunner::Outcome::toJson() const
             result.insert(QStringLiteral("title"), runs.first().report.title);
         }
         result.insert(QStringLiteral("variants"), variants);
+        // The comparison a reader wants first: one row per variant, with what happened to the data.
+        result.insert(QStringLiteral("comparison"), RunComparison::toJson(comparison()));
     }
     result.insert(QStringLiteral("expect"), expect);
     if (!error.isEmpty())
@@ -126,6 +136,11 @@ QString SimulationRunner::Outcome::summaryText() const
             text += QStringLiteral("── variant %1 ──\n").arg(r.variant);
         text += report.summaryText();
     }
+    if (runs.size() > 1 || (!runs.isEmpty() && !runs.first().variant.isEmpty())) {
+        text += QStringLiteral("── side by side: what each run did to the lock and the data ──\n");
+        for (const QString &line : RunComparison::textTable(comparison()))
+            text += QStringLiteral("  %1\n").arg(line);
+    }
     if (!error.isEmpty())
         text += QStringLiteral("ERROR: %1\n").arg(error);
     if (interrupted)
@@ -136,6 +151,9 @@ QString SimulationRunner::Outcome::summaryText() const
             text += QStringLiteral("expectations not judged: the run did not complete\n");
         return text;
     }
+    // They say what the run must show, which may be a lock failing: not a verdict on the lock.
+    if (!checks.isEmpty())
+        text += QStringLiteral("what the scenario expects the run to show:\n");
     for (const Expectation::Check &c : checks)
         text += QStringLiteral("  %1 expect %2 (actual %3, compared with %4)\n")
                     .arg(c.passed ? QStringLiteral("✔") : QStringLiteral("✘"), c.expectation)

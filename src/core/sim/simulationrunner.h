@@ -2,6 +2,7 @@
 // The CLI uses it directly; the GUI drives Simulation itself (to show each run live) and uses judge().
 #pragma once
 
+#include "runcomparison.h"
 #include "runreport.h"
 #include "scenario.h"
 #include "simulation.h"
@@ -31,6 +32,8 @@ public:
 
         bool ok() const { return error.isEmpty(); }
         bool passed() const;
+        // The runs side by side (one row per variant): what each did to the lock and to the data.
+        QList<RunComparison::Row> comparison() const;
         QJsonObject toJson() const;
         QString summaryText() const;
     };

@@ -558,10 +558,14 @@ bool SimulationWorker::acquire(int lock)
         return false;
     }
     case AcquireResult::Outcome::Crashed:
-        complete(op, Kind::Acquire, Phase::Info, lock, lease, 0, 0, r.commands,
-                 "crashed after SETNX: the key is set and EXPIRE was never sent");
+        // SETNX answered 1: the key is this worker's in Redis, with no TTL (value 0), and the process dies
+        // before EXPIRE. Both are recorded before the crash, after which the process records nothing.
+        record(completion(op, Kind::Acquire, Phase::Ok, lock, 0, 0, 0, r.commands,
+                          m_run.clock.fromMonotonicUs(r.attemptStartUs)),
+               "SETNX set the key; the process died before sending EXPIRE: the key has no TTL");
         single(Kind::Fault, lock, 0, quint8(HistoryEvent::FaultType::Crash),
                QByteArray("the process died between SETNX and EXPIRE"));
+        m_process.crash();
         return false;
     case AcquireResult::Outcome::Interrupted:
         complete(op, Kind::Acquire, m_run.stopping.load() ? Phase::Fail : Phase::Info, lock, -1, 0,

@@ -114,7 +114,7 @@ QString StoryFork::currentValue(const Scenario &story, int stepIndex, Change cha
         return i < 0 ? QString() : seconds(qint64(story.story.steps.at(i).ms));
     }
     case Change::Algorithm:
-        return story.algorithm.id;
+        return story.client.isSet() ? story.client.name() : story.algorithm.id; // a library is its algorithm
     }
     return {};
 }
@@ -183,6 +183,11 @@ bool StoryFork::apply(const Scenario &recorded, int stepIndex, const Choice &cho
         algorithm.insert(QStringLiteral("id"), choice.algorithmId);
         break;
     }
+    // Fencing or another algorithm is one of LockScope's locks instead of the library's (as the fenced
+    // variant of gc-pause-libraries is): with the client kept, the fork could not run ("the fenced store is
+    // LockScope's own").
+    if ((choice.change == Change::Fencing && choice.fencing) || choice.change == Change::Algorithm)
+        json.remove(QStringLiteral("client"));
     json.insert(QStringLiteral("algorithm"), algorithm);
     json.insert(QStringLiteral("resource"), resource);
     QStringList errors;

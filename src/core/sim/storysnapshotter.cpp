@@ -7,6 +7,7 @@
 #include "redis/redisconnection.h"
 #include "runclock.h"
 
+#include <algorithm>
 #include <map>
 
 namespace {
@@ -98,6 +99,29 @@ private:
     std::unique_ptr<RedisConnection> m_single;
 };
 
+// The library's keys on `reader`'s server that are not among `known` (SCAN, a bounded number of pages).
+QList<QByteArray> libraryKeysOn(Reader &reader, const QByteArray &pattern, const QList<QByteArray> &known)
+{
+    constexpr int kMaxPages = 20; // a sandbox answers in one; a big server is not walked whole per step
+    QList<QByteArray> found;
+    QByteArray cursor = "0";
+    for (int page = 0; page < kMaxPages; ++page) {
+        const RedisResult r
+            = reader.run({RedisCommand {"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"}}).value(0);
+        if (!r.ok() || r.reply.isError() || r.reply.elements().size() != 2)
+            break;
+        cursor = r.reply.elements().at(0).bytes();
+        for (const RedisReply &key : r.reply.elements().at(1).elements()) {
+            if (!known.contains(key.bytes()) && !found.contains(key.bytes()))
+                found << key.bytes();
+        }
+        if (cursor == "0" || found.size() >= StorySnapshotter::kMaxLibraryKeys)
+            break;
+    }
+    std::sort(found.begin(), found.end());
+    return found.mid(0, StorySnapshotter::kMaxLibraryKeys);
+}
+
 const RedisResult kNoReply = RedisResult::failure(RedisError(RedisError::Code::Protocol, QStringLiteral("no reply")));
 
 // The snapshot thread's connections, by logical server. Thread-local because only that thread dials them and
@@ -108,11 +132,12 @@ thread_local std::map<int, std::unique_ptr<Reader>> t_readers;
 
 StorySnapshotter::StorySnapshotter(int serverCount, std::function<ConnectionSettings(int)> serverAt,
                                    QList<QByteArray> lockKeys, QList<QByteArray> firstServerKeys,
-                                   const RunClock &clock)
+                                   const RunClock &clock, QByteArray libraryKeys)
     : m_serverCount(serverCount)
     , m_serverAt(std::move(serverAt))
     , m_lockKeys(std::move(lockKeys))
     , m_firstServerKeys(std::move(firstServerKeys))
+    , m_libraryKeys(std::move(libraryKeys))
     , m_clock(clock)
     , m_thread([this] { loop(); })
 {
@@ -219,7 +244,9 @@ StorySnapshot::Server StorySnapshotter::read(int server)
             return out;
         }
     }
-    const QList<QByteArray> keys = server == 0 ? m_lockKeys + m_firstServerKeys : m_lockKeys;
+    QList<QByteArray> keys = server == 0 ? m_lockKeys + m_firstServerKeys : m_lockKeys;
+    if (!m_libraryKeys.isEmpty())
+        keys << libraryKeysOn(*reader, m_libraryKeys, keys);
     QList<RedisCommand> first;
     for (const QByteArray &key : keys)
         first << RedisCommand {"TYPE", key} << RedisCommand {"PTTL", key};

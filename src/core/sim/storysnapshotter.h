@@ -20,8 +20,11 @@ class StorySnapshotter
 public:
     // `serverAt(i)` says where logical server i is now (it may move on a failover); `lockKeys` are read on
     // every server (Redlock's N masters each hold the lock), `firstServerKeys` (the counters) on server 0.
-    StorySnapshotter(int serverCount, std::function<ConnectionSettings(int)> serverAt, QList<QByteArray> lockKeys,
-                     QList<QByteArray> firstServerKeys, const RunClock &clock);
+    // `libraryKeys`: a SCAN MATCH pattern for the keys an external library names its own way ("mutex:" +
+    // the lock's name): those found are read too (at most kMaxLibraryKeys per server). Empty: none.
+    StorySnapshotter(int serverCount, std::function<ConnectionSettings(int)> serverAt,
+                     QList<QByteArray> lockKeys, QList<QByteArray> firstServerKeys, const RunClock &clock,
+                     QByteArray libraryKeys = {});
     ~StorySnapshotter(); // finishes the reading under way, drops the queued ones, stops
     StorySnapshotter(const StorySnapshotter &) = delete;
     StorySnapshotter &operator=(const StorySnapshotter &) = delete;
@@ -41,6 +44,7 @@ public:
     static constexpr int kReadTimeoutMs = 400;
     // Elements shown per value (members of a hash, sorted set, list or set).
     static constexpr int kMaxElements = 12;
+    static constexpr int kMaxLibraryKeys = 8;
 
 private:
     struct Pending
@@ -57,6 +61,7 @@ private:
     const std::function<ConnectionSettings(int)> m_serverAt;
     const QList<QByteArray> m_lockKeys;
     const QList<QByteArray> m_firstServerKeys;
+    const QByteArray m_libraryKeys;
     const RunClock &m_clock;
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;

@@ -1,12 +1,13 @@
-"""Shared helpers for the LockScope Python library fixtures (Debian 12 packages).
+"""Shared helpers for the LockScope Python library fixtures (Debian 12 packages and PyPI ones).
 
 Contract of every driver: ``<driver> --port N [--prefix P]``; prints one JSON object per
 line on stdout ({"made": ...} / {"not_lock": ...}), then {"ready": true}; holds its locks
 until stdin reaches EOF or SIGTERM/SIGINT arrives, then exits 0 within 1 s. On failure:
 one line on stderr, exit 1. The whole setup is capped at 20 s.
 
-The drivers run with Debian's /usr/bin/python3 (the packages live in
-/usr/lib/python3/dist-packages), never with a pyenv/venv interpreter.
+The drivers here run with Debian's /usr/bin/python3 (the packages live in
+/usr/lib/python3/dist-packages), never with a pyenv/venv interpreter. The PyPI drivers
+(tests/libraries/pypi) use this module too, from their own venv.
 """
 
 import argparse
@@ -110,6 +111,17 @@ def ready_and_hold(tick=None, tick_every_s=0.2):
         if tick is not None:
             tick()
     _stop.set()
+
+
+def gives_up(acquire, within_s=5):
+    """A blocked waiter that must give up: runs acquire() (a blocking acquire with a bound of its own) in a
+    thread, and fails the driver unless it returns False within within_s seconds."""
+    result = {}
+    t = threading.Thread(target=lambda: result.update(acquired=acquire()), daemon=True)
+    t.start()
+    t.join(within_s)
+    if result.get("acquired") is not False:
+        fail("the blocked waiter should have given up")
 
 
 def decode(v):
