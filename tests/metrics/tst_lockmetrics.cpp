@@ -64,33 +64,44 @@ void TestLockMetrics::unknownIsAbsentNeverZero()
     LS_OPEN(admin);
     QVERIFY(SampleLocks::plainLock(admin, "lock:stock", "worker-17", 600000));
     QVERIFY(!SampleLocks::redisPyLock(admin, "lock:nightly", -1).isEmpty()); // no TTL
+    // Named like a lock, but no lock's shape: who holds it cannot be told (its holders were exported as 0).
+    QVERIFY(!admin.command({"SET", "billing:lock:7", "x"}).error);
     QVERIFY(TestSupport::addReadOnlyUser(admin, "full", "pw"));
     QVERIFY(TestSupport::addReadOnlyUser(admin, "nopttl", "pw", {"-pttl"}));
     MonitoredTarget full(QStringLiteral("full"), as(server.connectionSettings(), "full"), {}, fastTiming());
-    MonitoredTarget blind(QStringLiteral("blind"), as(server.connectionSettings(), "nopttl"), {}, fastTiming());
+    MonitoredTarget blind(QStringLiteral("blind"), as(server.connectionSettings(), "nopttl"), {},
+                          fastTiming());
     full.start();
     blind.start();
     QTRY_VERIFY_WITH_TIMEOUT(full.scanState().ended && blind.scanState().ended, 10000);
     const QList<MetricSample> s = scrape({&full, &blind});
 
     // The full user reads both TTLs: a countdown, and +Inf for the lock that has none.
-    const double stock = MetricsText::value(s, "lockscope_lock_ttl_seconds", {{"target", "full"}, {"key", "lock:stock"}});
+    const double stock
+        = MetricsText::value(s, "lockscope_lock_ttl_seconds", {{"target", "full"}, {"key", "lock:stock"}});
     QVERIFY2(stock > 590 && stock <= 600, qPrintable(QString::number(stock)));
-    QVERIFY(std::isinf(MetricsText::value(s, "lockscope_lock_ttl_seconds",
-                                          {{"target", "full"}, {"key", "lock:nightly"}})));
+    QVERIFY(std::isinf(
+        MetricsText::value(s, "lockscope_lock_ttl_seconds", {{"target", "full"}, {"key", "lock:nightly"}})));
     QCOMPARE(MetricsText::value(s, "lockscope_lock_diagnosis",
                                 {{"target", "full"}, {"key", "lock:nightly"}, {"code", "no-ttl"}}),
              1.0);
     QCOMPARE(MetricsText::value(s, "lockscope_scan_complete", {{"target", "full"}}), 1.0);
+    QCOMPARE(MetricsText::value(s, "lockscope_lock_holders", {{"target", "full"}, {"key", "lock:stock"}}),
+             1.0);
+    QVERIFY(
+        !MetricsText::find(s, "lockscope_lock_ttl_seconds", {{"target", "full"}, {"key", "billing:lock:7"}})
+             .isEmpty());
+    QVERIFY(MetricsText::find(s, "lockscope_lock_holders", {{"target", "full"}, {"key", "billing:lock:7"}})
+                .isEmpty());
 
     // Without PTTL: the locks are listed, their TTL has no sample at all (not 0, not -1), the unknowns are
     // counted by reason, the scan says it is incomplete, and no-ttl is neither claimed nor denied.
-    QCOMPARE(MetricsText::find(s, "lockscope_locks", {{"target", "blind"}}).size(), 2);
-    QVERIFY(MetricsText::find(s, "lockscope_lock_held_at_least_seconds", {{"target", "blind"}}).size() == 2);
+    QCOMPARE(MetricsText::find(s, "lockscope_locks", {{"target", "blind"}}).size(), 3);
+    QVERIFY(MetricsText::find(s, "lockscope_lock_held_at_least_seconds", {{"target", "blind"}}).size() == 3);
     QVERIFY(MetricsText::find(s, "lockscope_lock_ttl_seconds", {{"target", "blind"}}).isEmpty());
     QCOMPARE(MetricsText::value(s, "lockscope_unknown_values",
                                 {{"target", "blind"}, {"field", "pttl_ms"}, {"reason", "acl"}}),
-             2.0);
+             3.0);
     QVERIFY(MetricsText::find(s, "lockscope_lock_diagnosis", {{"target", "blind"}}).isEmpty());
     QCOMPARE(MetricsText::value(s, "lockscope_target_up", {{"target", "blind"}}), 1.0);
 }
@@ -110,16 +121,18 @@ void TestLockMetrics::aServerThatCannotBeReadIsDownWithoutLockSeries()
     QList<MetricSample> s = scrape({&t});
     QCOMPARE(MetricsText::value(s, "lockscope_target_up"), 1.0);
     QCOMPARE(MetricsText::find(s, "lockscope_lock_ttl_seconds").size(), 1);
-    QCOMPARE(MetricsText::value(s, "lockscope_target_info", {{"address", server.connectionSettings().endpoint()},
-                                                             {"topology", "standalone"}}),
-             1.0);
+    QCOMPARE(
+        MetricsText::value(s, "lockscope_target_info",
+                           {{"address", server.connectionSettings().endpoint()}, {"topology", "standalone"}}),
+        1.0);
 
     server.kill();
     // The heartbeat notices it with no lock to poll in between.
     QTRY_COMPARE_WITH_TIMEOUT(MetricsText::value(scrape({&t}), "lockscope_target_up"), 0.0, 10000);
     s = scrape({&t});
     for (const MetricSample &x : s)
-        QVERIFY2(!x.name.startsWith(QLatin1String("lockscope_lock_")) && x.name != QLatin1String("lockscope_locks"),
+        QVERIFY2(!x.name.startsWith(QLatin1String("lockscope_lock_"))
+                     && x.name != QLatin1String("lockscope_locks"),
                  qPrintable(x.name));
     // What was counted stays counted.
     QVERIFY(!MetricsText::find(s, "lockscope_commands_sent_total").isEmpty());
@@ -140,7 +153,8 @@ void TestLockMetrics::lockSeriesAreBoundedDiagnosedFirst()
     const QList<MetricSample> ttls = MetricsText::find(s, "lockscope_lock_held_at_least_seconds");
     QCOMPARE(ttls.size(), 5);
     QCOMPARE(MetricsText::value(s, "lockscope_locks_not_exported"), 26.0);
-    QVERIFY(!MetricsText::find(s, "lockscope_lock_held_at_least_seconds", {{"key", "lock:nightly"}}).isEmpty());
+    QVERIFY(
+        !MetricsText::find(s, "lockscope_lock_held_at_least_seconds", {{"key", "lock:nightly"}}).isEmpty());
     // Every lock is still counted.
     double locks = 0;
     for (const MetricSample &x : MetricsText::find(s, "lockscope_locks"))
@@ -179,7 +193,8 @@ void TestLockMetrics::holdsSeenWholeFeedThePatternHistogram()
     QCOMPARE(MetricsText::value(s, "lockscope_pattern_hold_seconds_count", pattern), 3.0);
     const double sum = MetricsText::value(s, "lockscope_pattern_hold_seconds_sum", pattern);
     QVERIFY2(sum >= 0.6 && sum < 10, qPrintable(QString::number(sum)));
-    QCOMPARE(MetricsText::value(s, "lockscope_pattern_hold_seconds_bucket", {{"pattern", "orders:*:lock"}, {"le", "+Inf"}}),
+    QCOMPARE(MetricsText::value(s, "lockscope_pattern_hold_seconds_bucket",
+                                {{"pattern", "orders:*:lock"}, {"le", "+Inf"}}),
              3.0);
 }
 
@@ -201,11 +216,13 @@ void TestLockMetrics::aSentinelFailoverIsCountedWithTheNewAddress()
     QTRY_COMPARE_WITH_TIMEOUT(t.monitor().address(), second, 15000);
     const QList<MetricSample> m = scrape({&t});
     QCOMPARE(MetricsText::value(m, "lockscope_sentinel_failovers_total"), 1.0);
-    QCOMPARE(MetricsText::value(m, "lockscope_target_info", {{"address", second}, {"topology", "sentinel"}}), 1.0);
+    QCOMPARE(MetricsText::value(m, "lockscope_target_info", {{"address", second}, {"topology", "sentinel"}}),
+             1.0);
     QVERIFY(MetricsText::value(m, "lockscope_sentinel_last_failover_timestamp_seconds") > 0);
     bool logged = false;
     for (const QList<QVariant> &n : std::as_const(notes))
-        logged = logged || n.at(0).toString().contains(QStringLiteral("moved from %1 to %2").arg(first, second));
+        logged
+            = logged || n.at(0).toString().contains(QStringLiteral("moved from %1 to %2").arg(first, second));
     QVERIFY(logged);
 }
 

@@ -89,7 +89,8 @@ QStringList diagnosesNow(const MonitoredTarget &t, const LockRecord &r, const Di
 {
     const LockHistory *h = t.monitor().history(r.key);
     const bool timed = (h && h->renewals() > 0)
-        || std::any_of(r.owners.cbegin(), r.owners.cend(), [](const LockOwner &o) { return o.untilEpochMs > 0; });
+        || std::any_of(r.owners.cbegin(), r.owners.cend(),
+                       [](const LockOwner &o) { return o.untilEpochMs > 0; });
     QStringList codes;
     if (!timed) {
         for (const LockDiagnosis &d : r.diagnoses)
@@ -131,9 +132,12 @@ LockRow rowOf(const MonitoredTarget &t, const LockRecord &r, const Age &age, con
     }
     if (count >= 0)
         row.holdCount = double(count);
+    // A key only named like a lock, and a counter without holder identities, have no owners to count: their
+    // holders are unknown, not 0.
+    const bool ownersDecoded = r.kind != LockKind::Named && r.kind != LockKind::Synchronizer;
     if (r.holderCount >= 0)
         row.holders = double(r.holderCount);
-    else if (r.unknownReason(QStringLiteral("owners")).isEmpty() && !r.isTruncated())
+    else if (ownersDecoded && r.unknownReason(QStringLiteral("owners")).isEmpty() && !r.isTruncated())
         row.holders = double(r.owners.size());
     if (r.waiters() >= 0)
         row.waiters = double(r.waiters());
@@ -169,7 +173,8 @@ TargetView viewOf(const MonitoredTarget &t, int maxLockSeries, qint64 nowMs, qin
         ++v.locks[{LockKinds::name(r.kind), r.library}];
         for (const LockUnknown &u : r.unknowns)
             ++v.unknowns[{u.field, MonitoredTarget::reasonCode(u.reason, u.refused)}];
-        candidates.push_back({diagnosesNow(t, r, base, nowMs, nowEpochMs), ageOf(t, r, nowMs, nowEpochMs), &r});
+        candidates.push_back(
+            {diagnosesNow(t, r, base, nowMs, nowEpochMs), ageOf(t, r, nowMs, nowEpochMs), &r});
     }
     // The diagnosed first, then the longest held (what an operator looks at first), then by key so the same
     // locks keep their series from one scrape to the next.
@@ -184,7 +189,8 @@ TargetView viewOf(const MonitoredTarget &t, int maxLockSeries, qint64 nowMs, qin
     std::partial_sort(candidates.begin(), candidates.begin() + qsizetype(kept), candidates.end(), before);
     v.notExported = qint64(candidates.size() - kept);
     for (size_t i = 0; i < kept; ++i)
-        v.rows.append(rowOf(t, *candidates[i].record, candidates[i].age, candidates[i].diagnoses, base, nowMs));
+        v.rows.append(
+            rowOf(t, *candidates[i].record, candidates[i].age, candidates[i].diagnoses, base, nowMs));
     return v;
 }
 
@@ -202,9 +208,10 @@ QString topologyOf(const ConnectionSettings &s)
 
 void writeTargets(OpenMetricsWriter &w, const QList<TargetView> &views)
 {
-    w.family("lockscope_target_up", Type::Gauge,
-             QStringLiteral("1 when the target's server can be read now, 0 when it cannot (its lock series are "
-                            "then withdrawn)"));
+    w.family(
+        "lockscope_target_up", Type::Gauge,
+        QStringLiteral("1 when the target's server can be read now, 0 when it cannot (its lock series are "
+                       "then withdrawn)"));
     for (const TargetView &v : views)
         w.sample(targetLabel(v), v.up ? 1 : 0);
 
@@ -346,8 +353,8 @@ void writeLocks(OpenMetricsWriter &w, const QList<TargetView> &views)
         {"lockscope_lock_holds", "Reentrant holds (the owners' hold counts summed)", "", &LockRow::holdCount},
         {"lockscope_lock_holders", "Holders: owners of a lock, readers, a semaphore's permits held", "",
          &LockRow::holders},
-        {"lockscope_lock_waiters", "Clients waiting for the lock (a fair queue, or the channel's subscribers)",
-         "", &LockRow::waiters},
+        {"lockscope_lock_waiters",
+         "Clients waiting for the lock (a fair queue, or the channel's subscribers)", "", &LockRow::waiters},
         {"lockscope_lock_since_renewal_seconds", "Time since the lock's last renewal was seen", "seconds",
          &LockRow::sinceRenewal},
         {"lockscope_lock_renewal_period_seconds",
@@ -435,7 +442,8 @@ QByteArray LockMetrics::render(const QList<const MonitoredTarget *> &targets, co
         views.append(viewOf(*t, options.maxLockSeries, nowMs, nowEpochMs));
 
     OpenMetricsWriter w(format);
-    w.family("lockscope_build_info", Type::Gauge, QStringLiteral("The LockScope version serving these metrics"));
+    w.family("lockscope_build_info", Type::Gauge,
+             QStringLiteral("The LockScope version serving these metrics"));
     w.sample({{"version", QStringLiteral(LOCKSCOPE_VERSION)}}, 1);
     writeTargets(w, views);
     writeScans(w, views);
