@@ -96,10 +96,11 @@ bool MetricsServer::handleRequest(const QHttpServerRequest &request, QTcpSocket 
         return true;
     }
     if (path == QLatin1String("/")) {
-        responder.write(QByteArrayLiteral("<!DOCTYPE html><html><head><title>LockScope exporter</title></head>"
-                                          "<body><h1>LockScope exporter</h1><p><a href=\"/metrics\">Metrics"
-                                          "</a> &middot; <a href=\"/healthz\">Health</a></p></body></html>\n"),
-                        {{"Content-Type", "text/html; charset=utf-8"}});
+        responder.write(
+            QByteArrayLiteral("<!DOCTYPE html><html><head><title>LockScope exporter</title></head>"
+                              "<body><h1>LockScope exporter</h1><p><a href=\"/metrics\">Metrics"
+                              "</a> &middot; <a href=\"/healthz\">Health</a></p></body></html>\n"),
+            {{"Content-Type", "text/html; charset=utf-8"}});
         return true;
     }
     return false;
@@ -108,6 +109,6 @@ bool MetricsServer::handleRequest(const QHttpServerRequest &request, QTcpSocket 
 void MetricsServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)
 {
     makeResponder(request, socket)
-        .write(QByteArrayLiteral("Not found: try /metrics\n"), {{"Content-Type", "text/plain; charset=utf-8"}},
-               QHttpServerResponder::StatusCode::NotFound);
+        .write(QByteArrayLiteral("Not found: try /metrics\n"),
+               {{"Content-Type", "text/plain; charset=utf-8"}}, QHttpServerResponder::StatusCode::NotFound);
 }

@@ -22,10 +22,11 @@ void addTargetOptions(QCommandLineParser &parser)
 {
     ConnectionOptions::addTo(parser);
     InspectArguments::addScanOptions(parser);
-    parser.addOption({QStringLiteral("name"),
-                      QStringLiteral("The target's name, its `target` label (default: the profile's name, the "
-                                     "Sentinel master's name, or host:port)."),
-                      QStringLiteral("NAME")});
+    parser.addOption(
+        {QStringLiteral("name"),
+         QStringLiteral("The target's name, its `target` label (default: the profile's name, the "
+                        "Sentinel master's name, or host:port)."),
+         QStringLiteral("NAME")});
 }
 
 void addServeOptions(QCommandLineParser &parser)
@@ -41,8 +42,9 @@ void addServeOptions(QCommandLineParser &parser)
                         "man lockscope-cli. Instead of connection options."),
          QStringLiteral("FILE")},
         {QStringLiteral("listen"),
-         QStringLiteral("Address and port to serve on (default 127.0.0.1:%1: this machine only; :%1 for every "
-                        "address; port 0 for any free one).")
+         QStringLiteral(
+             "Address and port to serve on (default 127.0.0.1:%1: this machine only; :%1 for every "
+             "address; port 0 for any free one).")
              .arg(ServeArguments::kDefaultPort),
          QStringLiteral("HOST:PORT")},
         {QStringLiteral("web-config"),
@@ -55,7 +57,8 @@ void addServeOptions(QCommandLineParser &parser)
              .arg(LockMetrics::kDefaultMaxLockSeries),
          QStringLiteral("N")},
         {QStringLiteral("hash-password"),
-         QStringLiteral("Read a password from standard input and print its bcrypt hash for basic_auth_users.")},
+         QStringLiteral(
+             "Read a password from standard input and print its bcrypt hash for basic_auth_users.")},
     });
 }
 
@@ -68,7 +71,8 @@ void warnIfLoose(const QCommandLineParser &parser, QStringList *warnings)
             continue;
         const QFileInfo info(path);
         if (info.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther))
-            *warnings << QStringLiteral("warning: %1 can be read by other users than its owner (chmod 600 it)")
+            *warnings << QStringLiteral(
+                             "warning: %1 can be read by other users than its owner (chmod 600 it)")
                              .arg(path);
     }
 }
@@ -215,8 +219,9 @@ ServeArguments ServeArguments::parse(const QStringList &arguments)
         static const QStringList serving {"config", "listen", "web-config", "max-lock-series"};
         for (const QString &name : parser.optionNames()) {
             if (!serving.contains(name)) {
-                out.error = QStringLiteral("--%1: with --config, each target's options are in the config file")
-                                .arg(name);
+                out.error
+                    = QStringLiteral("--%1: with --config, each target's options are in the config file")
+                          .arg(name);
                 return out;
             }
         }

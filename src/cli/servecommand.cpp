@@ -82,7 +82,8 @@ bool prepare(ServeTarget &t, std::vector<std::unique_ptr<SandboxServer>> *sandbo
         }
         t.connection.settings.host = sandbox->connectionSettings().host;
         t.connection.settings.port = sandbox->connectionSettings().port;
-        logLine(QStringLiteral("target '%1': a sandbox redis-server on %2").arg(t.name, t.connection.settings.endpoint()));
+        logLine(QStringLiteral("target '%1': a sandbox redis-server on %2")
+                    .arg(t.name, t.connection.settings.endpoint()));
         sandboxes->push_back(std::move(sandbox));
     }
     if (const QString warning = ConnectionOptions::securityWarning(t.connection.settings); !warning.isEmpty())
@@ -131,10 +132,9 @@ int runServeCommand(const QStringList &arguments)
         view << targets.back().get();
     }
     const LockMetrics::Options options {args.maxLockSeries};
-    MetricsServer server(web ? &*web : nullptr,
-                         [&view, options](OpenMetricsWriter::Format format) {
-                             return LockMetrics::render(view, options, format);
-                         });
+    MetricsServer server(web ? &*web : nullptr, [&view, options](OpenMetricsWriter::Format format) {
+        return LockMetrics::render(view, options, format);
+    });
     if (!server.listenOn(args.listen, &error)) {
         CliIo::err() << kName << ": " << error << "\n" << Qt::flush;
         return CliIo::Failure;
@@ -143,9 +143,8 @@ int runServeCommand(const QStringList &arguments)
     for (const ServeTarget &t : std::as_const(args.targets))
         names << QStringLiteral("%1 (%2)").arg(t.name, t.connection.settings.describe());
     logLine(QStringLiteral("serving %1/metrics%2 for %3")
-            .arg(server.url(),
-                 web && web->authRequired() ? QStringLiteral(" (basic auth)") : QString(),
-                 names.join(QStringLiteral(", "))));
+                .arg(server.url(), web && web->authRequired() ? QStringLiteral(" (basic auth)") : QString(),
+                     names.join(QStringLiteral(", "))));
     InterruptWatcher interrupts;
     interrupts.quitEventLoopWhenInterrupted();
     for (const auto &t : targets)

@@ -71,22 +71,25 @@ QString readTls(const QJsonObject &tls, QSslConfiguration *ssl)
         c.setProtocol(QSsl::TlsV1_3OrLater);
     else
         return QStringLiteral("tls_server_config: min_version %1: give TLS12 or TLS13").arg(minVersion);
-    const QString clientAuth = tls.value(QLatin1String("client_auth_type")).toString(QStringLiteral("NoClientCert"));
+    const QString clientAuth
+        = tls.value(QLatin1String("client_auth_type")).toString(QStringLiteral("NoClientCert"));
     const QString caFile = tls.value(QLatin1String("client_ca_file")).toString();
     if (clientAuth == QLatin1String("NoClientCert")) {
         c.setPeerVerifyMode(QSslSocket::VerifyNone);
     } else if (clientAuth == QLatin1String("RequireAndVerifyClientCert")
                || clientAuth == QLatin1String("VerifyClientCertIfGiven")) {
         if (caFile.isEmpty())
-            return QStringLiteral("tls_server_config: client_auth_type %1 needs client_ca_file").arg(clientAuth);
+            return QStringLiteral("tls_server_config: client_auth_type %1 needs client_ca_file")
+                .arg(clientAuth);
         if (QString e = readFile(QStringLiteral("client_ca_file"), caFile, &pem); !e.isEmpty())
             return e;
         const QList<QSslCertificate> cas = QSslCertificate::fromData(pem, QSsl::Pem);
         if (cas.isEmpty())
             return QStringLiteral("client_ca_file %1: no PEM certificate in it").arg(caFile);
         c.setCaCertificates(cas);
-        c.setPeerVerifyMode(clientAuth == QLatin1String("RequireAndVerifyClientCert") ? QSslSocket::VerifyPeer
-                                                                                      : QSslSocket::QueryPeer);
+        c.setPeerVerifyMode(clientAuth == QLatin1String("RequireAndVerifyClientCert")
+                                ? QSslSocket::VerifyPeer
+                                : QSslSocket::QueryPeer);
     } else {
         return QStringLiteral("tls_server_config: client_auth_type %1: give NoClientCert, "
                               "VerifyClientCertIfGiven or RequireAndVerifyClientCert")
@@ -171,7 +174,8 @@ bool WebConfig::authorize(const QByteArray &authorization) const
 bool WebConfig::verifyBcrypt(const QByteArray &password, const QByteArray &hash)
 {
     auto data = std::make_unique<crypt_data>();
-    const char *result = crypt_rn(password.constData(), hash.constData(), data.get(), int(sizeof(crypt_data)));
+    const char *result
+        = crypt_rn(password.constData(), hash.constData(), data.get(), int(sizeof(crypt_data)));
     // crypt_rn gives NULL (or a "*"-led failure token) for a hash it cannot use.
     if (!result || result[0] == '*')
         return false;

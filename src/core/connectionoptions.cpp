@@ -22,8 +22,9 @@ void ConnectionOptions::addTo(QCommandLineParser &parser)
                         "command line)."),
          QStringLiteral("VAR")},
         {QStringLiteral("password-file"),
-         QStringLiteral("File holding the password (its first line; keep it readable by you alone), instead of "
-                        "--password-env."),
+         QStringLiteral(
+             "File holding the password (its first line; keep it readable by you alone), instead of "
+             "--password-env."),
          QStringLiteral("FILE")},
         {QStringLiteral("db"), QStringLiteral("Database number (default 0)."), QStringLiteral("n")},
         {QStringLiteral("sandbox"),
@@ -279,8 +280,9 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
     if (parser.isSet(QStringLiteral("sentinel-user")) || parser.isSet(QStringLiteral("sentinel-password-env"))
         || parser.isSet(QStringLiteral("sentinel-password-file"))) {
         if (!s.sentinel.enabled()) {
-            *error = QStringLiteral("--sentinel-user, --sentinel-password-env and --sentinel-password-file are "
-                                    "the sentinels' login: give --sentinel host:port too");
+            *error
+                = QStringLiteral("--sentinel-user, --sentinel-password-env and --sentinel-password-file are "
+                                 "the sentinels' login: give --sentinel host:port too");
             return false;
         }
         if (parser.isSet(QStringLiteral("sentinel-user")))
@@ -300,9 +302,10 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
                                  error))
             return false;
         if (!s.sentinel.user.isEmpty() && s.sentinel.password.isEmpty()) {
-            *error = QStringLiteral("--sentinel-user %1 needs a password: give --sentinel-password-env VAR or "
-                                    "--sentinel-password-file FILE")
-                         .arg(s.sentinel.user);
+            *error
+                = QStringLiteral("--sentinel-user %1 needs a password: give --sentinel-password-env VAR or "
+                                 "--sentinel-password-file FILE")
+                      .arg(s.sentinel.user);
             return false;
         }
     }

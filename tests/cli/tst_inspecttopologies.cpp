@@ -420,10 +420,10 @@ void TestInspectTopologies::sentinelWatchNamesTheMasterAndEachFailover()
     QCOMPARE(failover.value("from").toString(), first);
     QCOMPARE(failover.value("to").toString(), second);
     // The notifications are then heard from the new master.
-    QTRY_VERIFY_WITH_TIMEOUT((err += cli.readAllStandardError())
-                                 .contains(QStringLiteral("on master '%1' at %2").arg(group.masterName(), second)
-                                               .toUtf8()),
-                             15000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (err += cli.readAllStandardError())
+            .contains(QStringLiteral("on master '%1' at %2").arg(group.masterName(), second).toUtf8()),
+        15000);
     // And the lock, replicated before the failover, is not reported gone.
     out += cli.readAllStandardOutput();
     QVERIFY2(!out.contains("\"released\"") && !out.contains("\"lost\""), out.constData());

@@ -2,12 +2,12 @@
 // a minute of healthy renewers from five libraries (each with its own renewal rhythm) raises no stall, a
 // frozen Redisson-format holder is flagged within 1.5 of its renewal periods, a reload or a restart is never
 // turned into releases, and a fair lock that expires with waiters queued is an expiry.
+#include "fixturedriver.h"
 #include "inspect/inspectclock.h"
 #include "inspect/lockmonitor.h"
 #include "inspect/samplelocks.h"
-#include "testsupport.h"
-#include "fixturedriver.h"
 #include "sandboxfixture.h"
+#include "testsupport.h"
 
 #include <QElapsedTimer>
 #include <QFile>

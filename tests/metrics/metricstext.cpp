@@ -8,8 +8,10 @@
 
 QList<MetricSample> MetricsText::parse(const QByteArray &text)
 {
-    static const QRegularExpression line(QStringLiteral("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)\\})? (\\S+)$"));
-    static const QRegularExpression label(QStringLiteral("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\""));
+    static const QRegularExpression line(
+        QStringLiteral("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)\\})? (\\S+)$"));
+    static const QRegularExpression label(
+        QStringLiteral("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\""));
     QList<MetricSample> out;
     for (const QByteArray &raw : text.split('\n')) {
         if (raw.isEmpty() || raw.startsWith('#'))
@@ -35,7 +37,8 @@ QList<MetricSample> MetricsText::parse(const QByteArray &text)
             s.labels.insert(l.captured(1), v);
         }
         const QString number = m.captured(3);
-        s.value = number == QLatin1String("+Inf") ? std::numeric_limits<double>::infinity() : number.toDouble();
+        s.value
+            = number == QLatin1String("+Inf") ? std::numeric_limits<double>::infinity() : number.toDouble();
         out << s;
     }
     return out;

@@ -20,6 +20,7 @@ QList<MetricSample> parse(const QByteArray &text);
 QList<MetricSample> find(const QList<MetricSample> &samples, const QString &name,
                          const QHash<QString, QString> &labels = {});
 // The one sample's value; NaN when there is none or several.
-double value(const QList<MetricSample> &samples, const QString &name, const QHash<QString, QString> &labels = {});
+double value(const QList<MetricSample> &samples, const QString &name,
+             const QHash<QString, QString> &labels = {});
 
 } // namespace MetricsText

@@ -55,8 +55,9 @@ void TestOpenMetricsWriter::prometheusText()
     w.family("x_seconds", OpenMetricsWriter::Type::Gauge, QStringLiteral("Time"), "seconds");
     const QByteArray text = w.finish();
     // The counter's header names the sample; no UNIT lines and no # EOF in the older format.
-    QCOMPARE(text, QByteArray("# HELP y_total Things\n# TYPE y_total counter\ny_total 3\n"
-                              "# HELP x_seconds Time\n# TYPE x_seconds gauge\n"));
+    QCOMPARE(text,
+             QByteArray("# HELP y_total Things\n# TYPE y_total counter\ny_total 3\n"
+                        "# HELP x_seconds Time\n# TYPE x_seconds gauge\n"));
 }
 
 void TestOpenMetricsWriter::negotiates()

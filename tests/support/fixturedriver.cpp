@@ -6,8 +6,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
-std::unique_ptr<FixtureDriver> FixtureDriver::start(const QString &librariesDir, const QString &name, int port,
-                                                    const QString &prefix, QString *error)
+std::unique_ptr<FixtureDriver> FixtureDriver::start(const QString &librariesDir, const QString &name,
+                                                    int port, const QString &prefix, QString *error)
 {
     QFile list(librariesDir + QStringLiteral("/drivers.json"));
     if (!list.open(QIODevice::ReadOnly)) {

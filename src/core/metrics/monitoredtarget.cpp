@@ -4,7 +4,8 @@
 #include "inspect/inspectclock.h"
 
 MonitoredTarget::MonitoredTarget(const QString &name, const ConnectionSettings &settings,
-                                 const ScanOptions &options, const LockMonitor::Timing &timing, QObject *parent)
+                                 const ScanOptions &options, const LockMonitor::Timing &timing,
+                                 QObject *parent)
     : QObject(parent)
     , m_name(name)
     , m_tally(std::make_shared<std::atomic<quint64>>(0))
@@ -43,8 +44,9 @@ MonitoredTarget::MonitoredTarget(const QString &name, const ConnectionSettings &
                 const bool ended = !s.reasons.isEmpty()
                     && (s.reasons.first() == QLatin1String("failed")
                         || s.reasons.first() == QLatin1String("cancelled"));
-                ++s.endings[s.complete ? QStringLiteral("complete")
-                                       : ended ? s.reasons.first() : QStringLiteral("incomplete")];
+                ++s.endings[s.complete  ? QStringLiteral("complete")
+                                : ended ? s.reasons.first()
+                                        : QStringLiteral("incomplete")];
                 if (!error.isEmpty())
                     emit note(QStringLiteral("target '%1': scan failed: %2").arg(m_name, error));
                 else if (!progress.missing.isEmpty())
@@ -66,7 +68,8 @@ MonitoredTarget::MonitoredTarget(const QString &name, const ConnectionSettings &
             return;
         }
         m_lastFailoverEpochMs = InspectClock::wallMs();
-        emit note(QStringLiteral("target '%1': failover: %2 moved from %3 to %4").arg(m_name, what, from, to));
+        emit note(
+            QStringLiteral("target '%1': failover: %2 moved from %3 to %4").arg(m_name, what, from, to));
     });
     connect(&m_monitor, &LockMonitor::watchStateChanged, this,
             [this](KeyspaceWatcher::State state, const QString &text) {

@@ -46,7 +46,9 @@ void OpenMetricsWriter::family(const QByteArray &name, Type type, const QString 
 {
     m_name = name;
     m_type = type;
-    const QByteArray typeName = type == Type::Gauge ? "gauge" : type == Type::Counter ? "counter" : "histogram";
+    const QByteArray typeName = type == Type::Gauge ? "gauge"
+        : type == Type::Counter                     ? "counter"
+                                                    : "histogram";
     const QByteArray headerName
         = type == Type::Counter && m_format == Format::PrometheusText ? name + "_total" : name;
     QByteArray escapedHelp = help.toUtf8();

@@ -28,8 +28,8 @@ public:
     // empty). Values print as Prometheus reads them (+Inf, whole numbers without a fraction).
     void sample(const Labels &labels, double value, const QByteArray &suffix = {});
     // One histogram's samples from non-cumulative `buckets` (one per bound, then +Inf).
-    void histogram(const Labels &labels, const QList<double> &bounds, const QList<quint64> &buckets, double sum,
-                   quint64 count);
+    void histogram(const Labels &labels, const QList<double> &bounds, const QList<quint64> &buckets,
+                   double sum, quint64 count);
     // The whole text, ended as the format requires.
     QByteArray finish();
 
