@@ -4,6 +4,7 @@
 // lines and config files refused with a reason, and SIGTERM ending it cleanly.
 #include "inspect/samplelocks.h"
 #include "metricstext.h"
+#include "processready.h"
 #include "testsupport.h"
 #include "tlsfixture.h"
 
@@ -70,25 +71,13 @@ void TestServeCommand::initTestCase()
 QString TestServeCommand::startServe(QProcess &serve, const QStringList &arguments,
                                      const QProcessEnvironment &env)
 {
-    serve.setProcessEnvironment(env);
-    serve.start(TestSupport::cliPath(), QStringList {"serve", "--listen", "127.0.0.1:0"} + arguments);
-    if (!serve.waitForStarted())
+    QRegularExpressionMatch m;
+    if (!ProcessReady::start(
+            serve, TestSupport::cliPath(), QStringList {"serve", "--listen", "127.0.0.1:0"} + arguments,
+            QRegularExpression(QStringLiteral("serving (https?://127\\.0\\.0\\.1:\\d+)/metrics")), env, &m,
+            &m_startLog, 20000))
         return {};
-    QByteArray err;
-    const QRegularExpression serving(QStringLiteral("serving (https?://127\\.0\\.0\\.1:\\d+)/metrics"));
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < 20000 && serve.state() == QProcess::Running) {
-        serve.waitForReadyRead(200);
-        err += serve.readAllStandardError();
-        const QRegularExpressionMatch m = serving.match(QString::fromUtf8(err));
-        if (m.hasMatch()) {
-            m_startLog = err;
-            return m.captured(1);
-        }
-    }
-    qWarning("serve did not start: %s", err.constData());
-    return {};
+    return m.captured(1);
 }
 
 TestServeCommand::Reply TestServeCommand::get(const QString &url, const QByteArray &accept,
@@ -133,11 +122,13 @@ void TestServeCommand::servesMetricsAndHealth()
     const QString target = m_server.connectionSettings().endpoint();
     // What Prometheus asks for: OpenMetrics, ended by # EOF.
     Reply r;
-    QTRY_VERIFY_WITH_TIMEOUT((r = get(url + "/metrics", "application/openmetrics-text;version=1.0.0,*/*;q=0.1"))
-                                 .body.contains("lockscope_lock_ttl_seconds{target=\"" + target.toUtf8()),
-                             15000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (r = get(url + "/metrics", "application/openmetrics-text;version=1.0.0,*/*;q=0.1"))
+            .body.contains("lockscope_lock_ttl_seconds{target=\"" + target.toUtf8()),
+        15000);
     QCOMPARE(r.status, 200);
-    QVERIFY2(r.contentType.startsWith("application/openmetrics-text; version=1.0.0"), r.contentType.constData());
+    QVERIFY2(r.contentType.startsWith("application/openmetrics-text; version=1.0.0"),
+             r.contentType.constData());
     QVERIFY(r.body.endsWith("# EOF\n"));
     const QList<MetricSample> s = MetricsText::parse(r.body);
     QCOMPARE(MetricsText::value(s, "lockscope_target_up", {{"target", target}}), 1.0);
@@ -219,15 +210,16 @@ void TestServeCommand::tlsAndBasicAuth()
     QCOMPARE(hasher.exitCode(), 0);
     const QByteArray hash = hasher.readAllStandardOutput().trimmed();
     QVERIFY2(hash.startsWith("$2b$10$") && hash.size() == 60, hash.constData());
-    const QJsonObject web {{"tls_server_config",
-                            QJsonObject {{"cert_file", tls.serverCert()}, {"key_file", tls.serverKey()}}},
-                           {"basic_auth_users", QJsonObject {{"prometheus", QString::fromUtf8(hash)}}}};
+    const QJsonObject web {
+        {"tls_server_config", QJsonObject {{"cert_file", tls.serverCert()}, {"key_file", tls.serverKey()}}},
+        {"basic_auth_users", QJsonObject {{"prometheus", QString::fromUtf8(hash)}}}};
     QFile webFile(m_dir.filePath("web.json"));
     QVERIFY(webFile.open(QIODevice::WriteOnly));
     webFile.write(QJsonDocument(web).toJson());
     webFile.close();
     QProcess serve;
-    const QString url = startServe(serve, {"--port", QString::number(m_server.port()), "--web-config", webFile.fileName()});
+    const QString url
+        = startServe(serve, {"--port", QString::number(m_server.port()), "--web-config", webFile.fileName()});
     QVERIFY(url.startsWith("https://"));
     m_trusted = QSslCertificate::fromPath(tls.caFile());
     const auto basic = [](const QByteArray &userPassword) { return "Basic " + userPassword.toBase64(); };
@@ -252,24 +244,27 @@ void TestServeCommand::badCommandLinesAreRefused_data()
     QTest::addColumn<QByteArray>("config");
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QString>("message");
-    QTest::newRow("listen") << QStringList {"--listen", "somewhere"} << QByteArray() << 2 << "--listen somewhere";
+    QTest::newRow("listen") << QStringList {"--listen", "somewhere"} << QByteArray() << 2
+                            << "--listen somewhere";
     QTest::newRow("read-write") << QStringList {"--read-write"} << QByteArray() << 2 << "only ever reads";
-    QTest::newRow("sentinel without master") << QStringList {"--sentinel", "127.0.0.1:26379"} << QByteArray() << 2
-                                             << "needs --master";
+    QTest::newRow("sentinel without master")
+        << QStringList {"--sentinel", "127.0.0.1:26379"} << QByteArray() << 2 << "needs --master";
     QTest::newRow("config and host") << QStringList {"--host", "10.0.0.1"} << QByteArray("{}") << 2
                                      << "--host: with --config";
     QTest::newRow("password in config")
         << QStringList() << QByteArray(R"({"targets": [{"port": 6379, "password": "x"}]})") << 2
         << "never written in the config file";
-    QTest::newRow("unknown key") << QStringList() << QByteArray(R"({"targets": [{"port": 6379}], "lisen": "x"})")
-                                 << 2 << "unknown key \"lisen\"";
-    QTest::newRow("unknown target option") << QStringList()
-                                           << QByteArray(R"({"targets": [{"port": 6379, "colour": "red"}]})") << 2
-                                           << "targets[0]";
-    QTest::newRow("same name twice")
-        << QStringList() << QByteArray(R"({"targets": [{"port": 6379}, {"port": 6379}]})") << 2
-        << "two targets are named '127.0.0.1:6379'";
-    QTest::newRow("no targets") << QStringList() << QByteArray(R"({"targets": []})") << 2 << "lists no target";
+    QTest::newRow("unknown key") << QStringList()
+                                 << QByteArray(R"({"targets": [{"port": 6379}], "lisen": "x"})") << 2
+                                 << "unknown key \"lisen\"";
+    QTest::newRow("unknown target option")
+        << QStringList() << QByteArray(R"({"targets": [{"port": 6379, "colour": "red"}]})") << 2
+        << "targets[0]";
+    QTest::newRow("same name twice") << QStringList()
+                                     << QByteArray(R"({"targets": [{"port": 6379}, {"port": 6379}]})") << 2
+                                     << "two targets are named '127.0.0.1:6379'";
+    QTest::newRow("no targets") << QStringList() << QByteArray(R"({"targets": []})") << 2
+                                << "lists no target";
     QTest::newRow("web config with a plain password")
         << QStringList {"--web-config", "WEB"} << QByteArray(R"({"basic_auth_users": {"p": "plain"}})") << 1
         << "not a bcrypt hash";

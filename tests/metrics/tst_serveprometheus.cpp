@@ -1,17 +1,19 @@
 // End to end with the real Prometheus (Debian's, started here on a loopback port): it scrapes
 // `lockscope-cli serve` every second over TLS with basic auth and evaluates resources/monitoring's rules,
 // while real libraries hold locks (node-redisson's watchdog, BullMQ's lock extender). Healthy renewers fire
-// nothing for a minute; a holder frozen with SIGSTOP fires LockScopeRenewerStalled in Prometheus's own
-// /api/v1/alerts within two renewal periods plus the rule's `for:`; an ACL user without PTTL gets no TTL
-// sample and a nonzero unknown count; every query of the Grafana dashboard runs; a killed server turns
+// nothing; a holder frozen with SIGSTOP fires LockScopeRenewerStalled in Prometheus's own /api/v1/alerts
+// within two renewal periods plus the rule's `for:`; an ACL user without PTTL gets no TTL sample and a
+// nonzero unknown count; every query of the Grafana dashboard runs; a killed server turns
 // lockscope_target_up to 0, withdraws its lock series and fires LockScopeTargetDown.
 //
-// Why a minute of healthy renewals, not three: the server publishes no key changes, so LockScope polls and
-// rescans every 30 s. A minute holds two full rescans, six renewals of the slowest watchdog (node-redisson's
-// 30 s lock, renewed every 10 s) and thirty of the fastest (its 6 s lock, every 2 s), and twice the longest
-// `for:` a rule could meet on these locks (30 s, LockScopeTargetDown); a rule that misfires on any renewal
-// cycle does so within it. Three minutes would repeat the same cycles three times over.
+// The three minutes of "healthy renewers fire nothing" run beside the other cases, not before them: a
+// second server (target "quiet") holds its own renewing locks from the start and is never frozen or killed;
+// the last case waits until it has been watched for three minutes, then asks Prometheus whether any alert
+// was ever pending or firing for it. The server publishes no key changes, so LockScope polls and rescans
+// every 30 s: three minutes hold six full rescans, eighteen renewals of the slowest watchdog (node-redisson's
+// 30 s lock, renewed every 10 s) and ninety of the fastest (its 6 s lock, every 2 s).
 #include "fixturedriver.h"
+#include "processready.h"
 #include "testsupport.h"
 #include "tlsfixture.h"
 
@@ -42,6 +44,7 @@ private slots:
     void withoutPttlThereIsNoTtlSample();
     void everyDashboardQueryRuns();
     void aKilledServerIsDownAndFiresTargetDown();
+    void healthyRenewersFireNothingInThreeMinutes();
     void cleanupTestCase();
 
 private:
@@ -56,7 +59,10 @@ private:
     QTemporaryDir m_dir;
     TlsFixture m_tls;
     std::unique_ptr<SandboxServer> m_server;
-    std::vector<std::unique_ptr<FixtureDriver>> m_drivers;
+    std::unique_ptr<SandboxServer> m_quietServer; // never frozen nor killed: three minutes of no alarm
+    std::vector<std::unique_ptr<FixtureDriver>> m_drivers; // on m_server; the first is frozen later
+    std::vector<std::unique_ptr<FixtureDriver>> m_quietDrivers;
+    QElapsedTimer m_quietSince; // since Prometheus first scraped the quiet target up
     QProcess m_serve;
     QProcess m_prometheus;
     QString m_prometheusUrl;
@@ -87,23 +93,9 @@ QString labelOf(const QJsonValue &alertOrSample, const QString &name)
 QString TestServePrometheus::startProcess(QProcess &p, const QString &program, const QStringList &args,
                                           const QRegularExpression &ready, const QProcessEnvironment &env)
 {
-    p.setProcessEnvironment(env);
-    p.setProcessChannelMode(QProcess::SeparateChannels);
-    p.start(program, args);
-    if (!p.waitForStarted())
-        return {};
-    QByteArray err;
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < 30000 && p.state() == QProcess::Running) {
-        p.waitForReadyRead(200);
-        err += p.readAllStandardError();
-        const QRegularExpressionMatch m = ready.match(QString::fromUtf8(err));
-        if (m.hasMatch())
-            return m.captured(m.lastCapturedIndex());
-    }
-    qWarning("%s did not start: %s", qPrintable(program), err.constData());
-    return {};
+    QRegularExpressionMatch m;
+    return ProcessReady::start(p, program, args, ready, env, &m) ? m.captured(m.lastCapturedIndex())
+                                                                 : QString();
 }
 
 QJsonObject TestServePrometheus::api(const QString &path, const QUrlQuery &query)
@@ -126,14 +118,16 @@ QJsonArray TestServePrometheus::query(const QString &promql)
     q.addQueryItem(QStringLiteral("query"), QString::fromUtf8(QUrl::toPercentEncoding(promql)));
     const QJsonObject o = api(QStringLiteral("/api/v1/query"), q);
     if (o.value("status").toString() != QLatin1String("success"))
-        qWarning("query %s: %s", qPrintable(promql), QJsonDocument(o).toJson(QJsonDocument::Compact).constData());
+        qWarning("query %s: %s", qPrintable(promql),
+                 QJsonDocument(o).toJson(QJsonDocument::Compact).constData());
     return o.value("data").toObject().value("result").toArray();
 }
 
 QJsonArray TestServePrometheus::alerts(const QString &state)
 {
     QJsonArray out;
-    for (const QJsonValue &a : api(QStringLiteral("/api/v1/alerts")).value("data").toObject().value("alerts").toArray()) {
+    for (const QJsonValue &a :
+         api(QStringLiteral("/api/v1/alerts")).value("data").toObject().value("alerts").toArray()) {
         if (state.isEmpty() || a.toObject().value("state").toString() == state)
             out.append(a);
     }
@@ -155,12 +149,18 @@ void TestServePrometheus::initTestCase()
     LS_OPEN(admin);
     QVERIFY(TestSupport::addReadOnlyUser(admin, "exporter", "exporter-pw"));
     QVERIFY(TestSupport::addReadOnlyUser(admin, "nopttl", "nopttl-pw", {"-pttl"}));
+    m_quietServer = std::make_unique<SandboxServer>();
+    LS_START(*m_quietServer);
     for (const char *name : {"node-redisson", "bullmq"}) {
-        QString error;
-        auto d = FixtureDriver::start(m_librariesDir, QString::fromLatin1(name), m_server->port(),
-                                      QStringLiteral("e2e:"), &error);
-        QVERIFY2(d, qPrintable(error));
-        m_drivers.push_back(std::move(d));
+        for (auto *where : {&m_drivers, &m_quietDrivers}) {
+            const bool quiet = where == &m_quietDrivers;
+            QString error;
+            auto d = FixtureDriver::start(m_librariesDir, QString::fromLatin1(name),
+                                          (quiet ? m_quietServer : m_server)->port(),
+                                          quiet ? QStringLiteral("quiet:") : QStringLiteral("e2e:"), &error);
+            QVERIFY2(d, qPrintable(error));
+            where->push_back(std::move(d));
+        }
     }
     // node-redisson's lock with the default 30 s watchdog, renewed every 10 s: the one frozen later.
     for (const QJsonObject &m : m_drivers.front()->made) {
@@ -180,18 +180,19 @@ void TestServePrometheus::initTestCase()
     QVERIFY(hasher.waitForFinished(30000));
     const QString hash = QString::fromUtf8(hasher.readAllStandardOutput().trimmed());
     writeFile(m_dir.filePath("web.json"),
-              QJsonDocument(QJsonObject {{"tls_server_config", QJsonObject {{"cert_file", m_tls.serverCert()},
-                                                                             {"key_file", m_tls.serverKey()}}},
+              QJsonDocument(QJsonObject {{"tls_server_config",
+                                          QJsonObject {{"cert_file", m_tls.serverCert()},
+                                                       {"key_file", m_tls.serverKey()}}},
                                          {"basic_auth_users", QJsonObject {{"prometheus", hash}}}})
                   .toJson());
-    const QJsonArray targets {QJsonObject {{"name", "main"},
-                                           {"port", m_server->port()},
-                                           {"user", "exporter"},
-                                           {"password_file", m_dir.filePath("exporter.pw")}},
-                              QJsonObject {{"name", "blind"},
-                                           {"port", m_server->port()},
-                                           {"user", "nopttl"},
-                                           {"password_env", "NOPTTL_PW"}}};
+    const QJsonArray targets {
+        QJsonObject {{"name", "main"},
+                     {"port", m_server->port()},
+                     {"user", "exporter"},
+                     {"password_file", m_dir.filePath("exporter.pw")}},
+        QJsonObject {
+            {"name", "blind"}, {"port", m_server->port()}, {"user", "nopttl"}, {"password_env", "NOPTTL_PW"}},
+        QJsonObject {{"name", "quiet"}, {"port", m_quietServer->port()}}};
     writeFile(m_dir.filePath("serve.json"),
               QJsonDocument(QJsonObject {{"listen", "127.0.0.1:0"},
                                          {"web_config_file", m_dir.filePath("web.json")},
@@ -199,8 +200,9 @@ void TestServePrometheus::initTestCase()
                   .toJson());
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("NOPTTL_PW", "nopttl-pw");
-    const QString port = startProcess(m_serve, TestSupport::cliPath(), {"serve", "--config", m_dir.filePath("serve.json")},
-                                      QRegularExpression("serving https://127\\.0\\.0\\.1:(\\d+)/metrics"), env);
+    const QString port
+        = startProcess(m_serve, TestSupport::cliPath(), {"serve", "--config", m_dir.filePath("serve.json")},
+                       QRegularExpression("serving https://127\\.0\\.0\\.1:(\\d+)/metrics"), env);
     QVERIFY(!port.isEmpty());
 
     // Prometheus: scrapes every second, evaluates the rules every second.
@@ -229,12 +231,17 @@ scrape_configs:
         m_prometheus, prometheus,
         {"--config.file=" + m_dir.filePath("prometheus.yml"), "--storage.tsdb.path=" + m_dir.filePath("data"),
          QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(promPort), "--log.level=info"},
-        QRegularExpression("(Server is ready to receive web requests)"), QProcessEnvironment::systemEnvironment());
+        QRegularExpression("(Server is ready to receive web requests)"),
+        QProcessEnvironment::systemEnvironment());
     QVERIFY(!ready.isEmpty());
     // Scraped, and the first scans done.
     QTRY_VERIFY_WITH_TIMEOUT(!query("up{job=\"lockscope\"} == 1").isEmpty(), 30000);
     QTRY_VERIFY_WITH_TIMEOUT(query("lockscope_scan_complete{target=\"main\"}").size() == 1, 30000);
-    QTRY_VERIFY_WITH_TIMEOUT(query("lockscope_target_up == 1").size() == 2, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(query("lockscope_target_up == 1").size() == 3, 30000);
+    m_quietSince.start();
+    // A target is up 0 until its server first answered: a LockScopeTargetDown pending from those first
+    // seconds is gone at the next evaluation, before any case looks.
+    QTRY_VERIFY_WITH_TIMEOUT(alerts(QString()).isEmpty(), 10000);
 }
 
 void TestServePrometheus::healthyRenewersFireNothing()
@@ -258,8 +265,9 @@ void TestServePrometheus::healthyRenewersFireNothing()
     qInfo("%.0f renewals seen by Prometheus in the last minute", n);
     QVERIFY2(n >= 20, qPrintable(QString::number(n)));
     // The frozen lock's period, as exported.
-    const QJsonArray period = query(QStringLiteral("lockscope_lock_renewal_period_seconds{target=\"main\",key=\"%1\"}")
-                                        .arg(QString::fromUtf8(m_frozenKey)));
+    const QJsonArray period
+        = query(QStringLiteral("lockscope_lock_renewal_period_seconds{target=\"main\",key=\"%1\"}")
+                    .arg(QString::fromUtf8(m_frozenKey)));
     QCOMPARE(period.size(), 1);
     m_renewalPeriodS = qRound(period.first().toObject().value("value").toArray().at(1).toString().toDouble());
     QVERIFY2(m_renewalPeriodS >= 9 && m_renewalPeriodS <= 11, qPrintable(QString::number(m_renewalPeriodS)));
@@ -302,7 +310,8 @@ void TestServePrometheus::withoutPttlThereIsNoTtlSample()
     QVERIFY(!query("lockscope_lock_held_at_least_seconds{target=\"blind\"}").isEmpty());
     // …but not one TTL sample (never a 0), and the unknowns counted with their reason.
     QVERIFY(query("lockscope_lock_ttl_seconds{target=\"blind\"}").isEmpty());
-    const QJsonArray unknown = query("lockscope_unknown_values{target=\"blind\",field=\"pttl_ms\",reason=\"acl\"}");
+    const QJsonArray unknown
+        = query("lockscope_unknown_values{target=\"blind\",field=\"pttl_ms\",reason=\"acl\"}");
     QCOMPARE(unknown.size(), 1);
     QVERIFY(unknown.first().toObject().value("value").toArray().at(1).toString().toDouble() > 0);
     QVERIFY(!query("lockscope_lock_ttl_seconds{target=\"main\"}").isEmpty());
@@ -350,13 +359,50 @@ void TestServePrometheus::aKilledServerIsDownAndFiresTargetDown()
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
             for (const QJsonValue &a : alerts()) {
-                if (labelOf(a, "alertname") == QLatin1String("LockScopeTargetDown") && labelOf(a, "target") == "main")
+                if (labelOf(a, "alertname") == QLatin1String("LockScopeTargetDown")
+                    && labelOf(a, "target") == "main")
                     return true;
             }
             return false;
         }(),
         50000);
     qInfo("LockScopeTargetDown fired %lld ms after the kill (for: 30 s)", killed.elapsed());
+}
+
+void TestServePrometheus::healthyRenewersFireNothingInThreeMinutes()
+{
+    constexpr qint64 kWindowS = 180;
+    QStringList seen;
+    const auto look = [&] {
+        for (const QJsonValue &a : alerts(QString())) {
+            if (labelOf(a, "target") == QLatin1String("quiet"))
+                seen << QStringLiteral("%1 %2 (%3)")
+                            .arg(labelOf(a, "alertname"), labelOf(a, "key"),
+                                 a.toObject().value("state").toString());
+        }
+    };
+    while (m_quietSince.elapsed() < kWindowS * 1000) {
+        look();
+        QTest::qWait(1000);
+    }
+    look();
+    seen.removeDuplicates();
+    QVERIFY2(seen.isEmpty(), qPrintable(seen.join(u'\n')));
+    // Prometheus's own record agrees: no ALERTS sample (pending or firing) for the quiet target at all.
+    const QString window = QStringLiteral("[%1s]").arg(kWindowS);
+    QVERIFY(query("count_over_time(ALERTS{target=\"quiet\"}" + window + ")").isEmpty());
+    // The same question finds the alerts of the target that was frozen and killed: it can answer yes.
+    QVERIFY(!query("count_over_time(ALERTS{target=\"main\"}" + window + ")").isEmpty());
+    // The target was read the whole time, and its renewals were seen: the silence is a judgement.
+    const QJsonArray down = query("min_over_time(lockscope_target_up{target=\"quiet\"}" + window + ")");
+    QCOMPARE(down.size(), 1);
+    QCOMPARE(down.first().toObject().value("value").toArray().at(1).toString(), QStringLiteral("1"));
+    const QJsonArray renewals
+        = query("sum(increase(lockscope_pattern_renewals_total{target=\"quiet\"}" + window + "))");
+    QCOMPARE(renewals.size(), 1);
+    const double n = renewals.first().toObject().value("value").toArray().at(1).toString().toDouble();
+    qInfo("the quiet target: %.0f renewals seen by Prometheus in %lld s, no alert", n, kWindowS);
+    QVERIFY2(n >= 60, qPrintable(QString::number(n)));
 }
 
 void TestServePrometheus::cleanupTestCase()
@@ -368,9 +414,11 @@ void TestServePrometheus::cleanupTestCase()
                 p->kill();
         }
     }
-    for (auto &d : m_drivers) {
-        if (d->process->state() == QProcess::Running)
-            d->stop();
+    for (auto *drivers : {&m_drivers, &m_quietDrivers}) {
+        for (auto &d : *drivers) {
+            if (d->process->state() == QProcess::Running)
+                d->stop();
+        }
     }
 }
 
