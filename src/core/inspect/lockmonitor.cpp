@@ -5,6 +5,8 @@
 
 #include "inspectclock.h"
 
+#include <algorithm>
+
 LockMonitor::LockMonitor(QObject *parent)
     : QObject(parent)
 {
@@ -49,6 +51,8 @@ LockMonitor::LockMonitor(QObject *parent)
         }
         m_unobserved.clear();
         m_lastFullScanAtMs = InspectClock::monotonicMs();
+        m_lastFullScanDurationMs = progress.elapsedMs;
+        updateCadence();
         emit scanEnded(progress, true, QString());
         if (m_rescanPending) {
             m_rescanPending = false;
@@ -123,6 +127,7 @@ void LockMonitor::setConnectionSettings(const ConnectionSettings &settings)
     m_tracker.clear();
     m_dirty.clear();
     m_lastFullScanAtMs = -1;
+    m_lastFullScanDurationMs = -1;
     m_lastReadAtMs = -1;
     m_address.clear();
     m_addressChanges = 0;
@@ -210,7 +215,11 @@ bool LockMonitor::hearsNotifications() const
 
 int LockMonitor::rescanIntervalMs() const
 {
-    return hearsNotifications() ? m_timing.rescanWithEventsMs : m_timing.rescanMs;
+    const int fixed = hearsNotifications() ? m_timing.rescanWithEventsMs : m_timing.rescanMs;
+    if (m_timing.rescanShare <= 0 || m_lastFullScanDurationMs <= 0)
+        return fixed;
+    const double share = std::min(1.0, m_timing.rescanShare);
+    return int(std::clamp<double>(double(m_lastFullScanDurationMs) / share, fixed, 24 * 3600 * 1000.0));
 }
 
 DiagnosticContext LockMonitor::baseContext() const
