@@ -201,14 +201,11 @@ void TestServeCommand::tlsAndBasicAuth()
     TlsFixture tls;
     QVERIFY2(tls.create(), qPrintable(tls.errorString()));
     // The hash comes from serve itself, the password from standard input.
-    QProcess hasher;
-    hasher.start(TestSupport::cliPath(), {"serve", "--hash-password"});
-    QVERIFY(hasher.waitForStarted());
-    hasher.write("scrape-pw\n");
-    hasher.closeWriteChannel();
-    QVERIFY(hasher.waitForFinished(30000));
-    QCOMPARE(hasher.exitCode(), 0);
-    const QByteArray hash = hasher.readAllStandardOutput().trimmed();
+    int exitCode = -1;
+    const QByteArray hash = ProcessReady::runWithInput(TestSupport::cliPath(), {"serve", "--hash-password"},
+                                                       "scrape-pw\n", &exitCode)
+                                .trimmed();
+    QCOMPARE(exitCode, 0);
     QVERIFY2(hash.startsWith("$2b$10$") && hash.size() == 60, hash.constData());
     const QJsonObject web {
         {"tls_server_config", QJsonObject {{"cert_file", tls.serverCert()}, {"key_file", tls.serverKey()}}},

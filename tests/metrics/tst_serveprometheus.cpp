@@ -172,13 +172,12 @@ void TestServePrometheus::initTestCase()
     // serve: two targets from a config file, passwords from a file and the environment; TLS and basic auth.
     writeFile(m_dir.filePath("exporter.pw"), "exporter-pw\n");
     writeFile(m_dir.filePath("scrape.pw"), "scrape-pw\n");
-    QProcess hasher;
-    hasher.start(TestSupport::cliPath(), {"serve", "--hash-password"});
-    QVERIFY(hasher.waitForStarted());
-    hasher.write("scrape-pw\n");
-    hasher.closeWriteChannel();
-    QVERIFY(hasher.waitForFinished(30000));
-    const QString hash = QString::fromUtf8(hasher.readAllStandardOutput().trimmed());
+    int exitCode = -1;
+    const QString hash
+        = QString::fromUtf8(ProcessReady::runWithInput(TestSupport::cliPath(), {"serve", "--hash-password"},
+                                                       "scrape-pw\n", &exitCode)
+                                .trimmed());
+    QCOMPARE(exitCode, 0);
     writeFile(m_dir.filePath("web.json"),
               QJsonDocument(QJsonObject {{"tls_server_config",
                                           QJsonObject {{"cert_file", m_tls.serverCert()},

@@ -28,3 +28,23 @@ bool ProcessReady::start(QProcess &process, const QString &program, const QStrin
         qWarning("%s did not start: %s", qPrintable(program), err.constData());
     return matched;
 }
+
+QByteArray ProcessReady::runWithInput(const QString &program, const QStringList &arguments,
+                                      const QByteArray &input, int *exitCode)
+{
+    QProcess process;
+    process.start(program, arguments);
+    *exitCode = -1;
+    if (!process.waitForStarted())
+        return {};
+    process.write(input);
+    process.closeWriteChannel();
+    if (!process.waitForFinished(30000)) {
+        process.kill();
+        process.waitForFinished();
+        return {};
+    }
+    if (process.exitStatus() == QProcess::NormalExit)
+        *exitCode = process.exitCode();
+    return process.readAllStandardOutput();
+}
