@@ -21,8 +21,13 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6svg6")
 # desktop keychain (it loads it at run time, so shlibdeps cannot see it).
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "redis-server, openssh-client, libsecret-1-0")
 # A JDK and Maven build the Redisson and Jedis client adapters on first use (the Simulator's real-library workers).
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "gnome-keyring | kwalletmanager, redis-tools, default-jdk-headless, maven")
+# Prometheus evaluates serve's alert rules (/usr/share/lockscope/monitoring).
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS
+    "gnome-keyring | kwalletmanager, redis-tools, default-jdk-headless, maven, prometheus")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+# /etc/lockscope/serve.json is the administrator's: an upgrade keeps their edits (dpkg asks before replacing).
+file(WRITE "${CMAKE_BINARY_DIR}/debian-control/conffiles" "/etc/lockscope/serve.json\n")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${CMAKE_BINARY_DIR}/debian-control/conffiles")
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${PROJECT_HOMEPAGE_URL}")
 set(CPACK_STRIP_FILES ON)
 include(CPack)

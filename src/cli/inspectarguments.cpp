@@ -19,6 +19,28 @@ void addInspectOptions(QCommandLineParser &parser)
         "Read-only: SCAN with pipelined TYPE/PTTL and bounded reads, never KEYS, never a write."));
     parser.addHelpOption();
     ConnectionOptions::addTo(parser);
+    InspectArguments::addScanOptions(parser);
+    parser.addOption(
+        {QStringLiteral("json"), QStringLiteral("Print one JSON object (with --watch: one per line).")});
+    parser.addOption(
+        {QStringLiteral("watch"), QStringLiteral("Keep printing what happens to the locks until Ctrl-C.")});
+    parser.addOption({QStringLiteral("interval"),
+                      QStringLiteral("With --watch, how often TTLs are read again, in ms (default 1000)."),
+                      QStringLiteral("ms")});
+    parser.addOption(
+        {QStringLiteral("fail-on"),
+         QStringLiteral(
+             "Exit with 3 when a lock has one of these diagnoses (comma-separated codes: "
+             "no-ttl, watchdog-stalled, orphan-queue, job-missing, "
+             "ttl-above-threshold, malformed, contended, or \"any\"). An inspection that could not "
+             "see everything exits 4, never 0."),
+         QStringLiteral("codes")});
+}
+
+} // namespace
+
+void InspectArguments::addScanOptions(QCommandLineParser &parser)
+{
     parser.addOption(
         {QStringLiteral("pattern"),
          QStringLiteral("SCAN MATCH pattern; repeat for several (default \"*\": every key, listing those "
@@ -51,39 +73,52 @@ void addInspectOptions(QCommandLineParser &parser)
              "user's folder ~/.config/LockScope/formats is always read."),
          QStringLiteral("FILE")});
     parser.addOption(
-        {QStringLiteral("json"), QStringLiteral("Print one JSON object (with --watch: one per line).")});
-    parser.addOption(
-        {QStringLiteral("watch"), QStringLiteral("Keep printing what happens to the locks until Ctrl-C.")});
-    parser.addOption({QStringLiteral("interval"),
-                      QStringLiteral("With --watch, how often TTLs are read again, in ms (default 1000)."),
-                      QStringLiteral("ms")});
-    parser.addOption(
         {QStringLiteral("ttl-threshold"),
          QStringLiteral("Diagnose TTLs longer than this many seconds (default 600; 0 turns it off)."),
          QStringLiteral("s")});
-    parser.addOption(
-        {QStringLiteral("fail-on"),
-         QStringLiteral(
-             "Exit with 3 when a lock has one of these diagnoses (comma-separated codes: "
-             "no-ttl, watchdog-stalled, orphan-queue, job-missing, "
-             "ttl-above-threshold, malformed, contended, or \"any\"). An inspection that could not "
-             "see everything exits 4, never 0."),
-         QStringLiteral("codes")});
 }
 
-// Reads the scan settings (the profile's, then the flags over them). Empty when they are good, else why not.
-QString readScanOptions(const QCommandLineParser &parser, InspectArguments *out)
+namespace {
+
+// Reads the inspect-only options (--interval, --fail-on). Empty when they are good, else why not.
+QString readWatchAndFailOn(const QCommandLineParser &parser, InspectArguments *out)
 {
-    ScanOptions &options = out->scan;
-    if (out->connection.profile) {
+    if (parser.isSet(QStringLiteral("interval"))) {
+        bool ok = false;
+        out->intervalMs = parser.value(QStringLiteral("interval")).toInt(&ok);
+        if (!ok || out->intervalMs < 100 || out->intervalMs > 3'600'000)
+            return QStringLiteral("--interval expects milliseconds from 100 to 3600000");
+    }
+    if (parser.isSet(QStringLiteral("fail-on"))) {
+        QStringList known {QStringLiteral("any")};
+        for (const LockDiagnosis &d : LockDiagnostics::catalog())
+            known << d.code;
+        for (const QString &code : parser.value(QStringLiteral("fail-on")).split(u',', Qt::SkipEmptyParts)) {
+            if (!known.contains(code.trimmed()))
+                return QStringLiteral("--fail-on: unknown diagnosis '%1' (known: %2)")
+                    .arg(code, known.join(QStringLiteral(", ")));
+            out->failOn << code.trimmed();
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+QString InspectArguments::readScanOptions(const QCommandLineParser &parser,
+                                          const std::optional<ConnectionProfile> &profile, ScanOptions *out,
+                                          QStringList *skippedFormats)
+{
+    ScanOptions &options = *out;
+    if (profile) {
         // The profile's scan settings; the flags below override them.
-        if (!out->connection.profile->lockPatterns.isEmpty()) {
+        if (!profile->lockPatterns.isEmpty()) {
             options.patterns.clear();
-            for (const QString &p : out->connection.profile->lockPatterns)
+            for (const QString &p : profile->lockPatterns)
                 options.patterns << p.toUtf8();
         }
-        options.count = out->connection.profile->scanCount;
-        options.maxOpsPerSecond = out->connection.profile->scanMaxOps;
+        options.count = profile->scanCount;
+        options.maxOpsPerSecond = profile->scanMaxOps;
     }
     if (parser.isSet(QStringLiteral("pattern"))) {
         options.patterns.clear();
@@ -109,23 +144,6 @@ QString readScanOptions(const QCommandLineParser &parser, InspectArguments *out)
             return QStringLiteral("--ttl-threshold expects a whole number of seconds, 0 or more");
         options.ttlThresholdMs = seconds * 1000;
     }
-    if (parser.isSet(QStringLiteral("interval"))) {
-        bool ok = false;
-        out->intervalMs = parser.value(QStringLiteral("interval")).toInt(&ok);
-        if (!ok || out->intervalMs < 100 || out->intervalMs > 3'600'000)
-            return QStringLiteral("--interval expects milliseconds from 100 to 3600000");
-    }
-    if (parser.isSet(QStringLiteral("fail-on"))) {
-        QStringList known {QStringLiteral("any")};
-        for (const LockDiagnosis &d : LockDiagnostics::catalog())
-            known << d.code;
-        for (const QString &code : parser.value(QStringLiteral("fail-on")).split(u',', Qt::SkipEmptyParts)) {
-            if (!known.contains(code.trimmed()))
-                return QStringLiteral("--fail-on: unknown diagnosis '%1' (known: %2)")
-                    .arg(code, known.join(QStringLiteral(", ")));
-            out->failOn << code.trimmed();
-        }
-    }
     if (parser.isSet(QStringLiteral("max-ops"))) {
         bool ok = false;
         options.maxOpsPerSecond = parser.value(QStringLiteral("max-ops")).toInt(&ok);
@@ -139,11 +157,9 @@ QString readScanOptions(const QCommandLineParser &parser, InspectArguments *out)
             return QStringLiteral("bad format file:\n  ") + formatErrors.join(QStringLiteral("\n  "));
     }
     // Skipped files are warned about before validate() can refuse the options, as the user meets them.
-    out->skippedFormats = options.formats->errors();
+    *skippedFormats = options.formats->errors();
     return options.validate();
 }
-
-} // namespace
 
 InspectArguments InspectArguments::parse(const QStringList &arguments)
 {
@@ -160,6 +176,8 @@ InspectArguments InspectArguments::parse(const QStringList &arguments)
         return out;
     out.json = parser.isSet(QStringLiteral("json"));
     out.watch = parser.isSet(QStringLiteral("watch"));
-    out.error = readScanOptions(parser, &out);
+    out.error = readScanOptions(parser, out.connection.profile, &out.scan, &out.skippedFormats);
+    if (out.error.isEmpty())
+        out.error = readWatchAndFailOn(parser, &out);
     return out;
 }

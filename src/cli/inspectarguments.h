@@ -7,9 +7,22 @@
 
 #include <QStringList>
 
+#include <optional>
+
+class QCommandLineParser;
+
 class InspectArguments
 {
 public:
+    // The scan options (--pattern, --lock-pattern, --count, --max-ops, --formats, --ttl-threshold), shared
+    // with `serve`, which follows servers with the same scans.
+    static void addScanOptions(QCommandLineParser &parser);
+    // Reads them into `out`: the profile's scan settings first, the flags over them. Format files that could
+    // not be read go to `skippedFormats`. Empty when the options are good, else why not.
+    static QString readScanOptions(const QCommandLineParser &parser,
+                                   const std::optional<ConnectionProfile> &profile, ScanOptions *out,
+                                   QStringList *skippedFormats);
+
     // Reads `arguments`; the first one is the command's name ("lockscope-cli inspect"), as QCommandLineParser
     // expects. Never fails: a bad command line comes back with `error` set.
     static InspectArguments parse(const QStringList &arguments);

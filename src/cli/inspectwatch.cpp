@@ -50,6 +50,7 @@ InspectWatch::InspectWatch(const ConnectionSettings &settings, const ScanOptions
                          << Qt::flush;
         }
     });
+    connect(&m_monitor, &LockMonitor::addressChanged, this, &InspectWatch::printAddress);
     connect(&m_monitor, &LockMonitor::watchStateChanged, this,
             [this](KeyspaceWatcher::State state, const QString &text) {
                 if (state == KeyspaceWatcher::State::Stopped)
@@ -114,4 +115,35 @@ void InspectWatch::printDiagnosis(const LockRecord &record, const LockDiagnosis 
         << ": " << d.text << "\n"
         << "      evidence: " << d.evidence << "\n"
         << Qt::flush;
+}
+
+void InspectWatch::printAddress(const QString &from, const QString &to)
+{
+    const ConnectionSettings &s = m_monitor.connectionSettings();
+    const QString master = s.sentinel.masterName;
+    if (from.isEmpty()) {
+        // Through Sentinel, the address is the sentinels' answer: say which master is read, and where.
+        if (s.sentinel.enabled())
+            CliIo::err() << "live: reading master '" << master << "' at " << to << " (via sentinel "
+                         << s.sentinel.nodes.join(QStringLiteral(", ")) << ")\n"
+                         << Qt::flush;
+        return;
+    }
+    ++m_printed;
+    if (m_json) {
+        QJsonObject o {{QStringLiteral("event"), QStringLiteral("failover")},
+                       {QStringLiteral("from"), from},
+                       {QStringLiteral("to"), to}};
+        if (s.sentinel.enabled())
+            o.insert(QStringLiteral("master"), master);
+        CliIo::out() << QJsonDocument(o).toJson(QJsonDocument::Compact) << "\n" << Qt::flush;
+        return;
+    }
+    const QString what = s.sentinel.enabled()
+        ? QStringLiteral("master '%1' moved from %2 to %3").arg(master, from, to)
+        : QStringLiteral("the server moved from %1 to %2").arg(from, to);
+    CliIo::out() << InspectFormat::clockTime(InspectClock::wallMs()) << "  "
+                 << QStringLiteral("failover").leftJustified(10) << what
+                 << ": checking which locks survived the move\n"
+                 << Qt::flush;
 }

@@ -8,6 +8,7 @@
 #include "presetscommand.h"
 #include "redis/redisconnection.h"
 #include "sandboxcommand.h"
+#include "servecommand.h"
 #include "simulatecommand.h"
 #include "version.h"
 
@@ -31,6 +32,8 @@ const QList<Subcommand> &subcommands()
         {"ping", "connect to a server and measure the round trip", runPingCommand},
         {"inspect", "find every lock: kind, owners, TTL, waiters, diagnoses (--watch: live)",
          runInspectCommand},
+        {"serve", "follow servers' locks live and serve them as Prometheus metrics (/metrics)",
+         runServeCommand},
         {"sandbox", "start a private redis-server and keep it until Ctrl-C", runSandboxCommand},
         {"algorithms", "list the lock algorithms (id, title, origin, flaw); one in full",
          runAlgorithmsCommand},
@@ -58,14 +61,16 @@ void printUsage(QTextStream &stream)
         stream << "  " << QString::fromLatin1(c.name).leftJustified(12) << c.summary << "\n";
     stream
         << "\nRun 'lockscope-cli <command> --help' for the options of one command.\n"
-        << "Connection options (every command): --host, --port, --socket, --user, --password-env VAR, --db,\n"
-        << "  --sandbox (private server for this run), --read-write, --connect-timeout, --timeout,\n"
+        << "Connection options (every command): --host, --port, --socket, --user, --password-env VAR,\n"
+        << "  --password-file FILE, --db, --sandbox (private server for this run), --read-write,\n"
+        << "  --connect-timeout, --timeout,\n"
         << "  TLS: --tls, --cacert FILE, --cert FILE, --key FILE, --sni NAME, --insecure,\n"
         << "  SSH tunnel: --ssh [user@]bastion[:port], --ssh-identity FILE, --ssh-jump HOSTS, --ssh-config "
            "FILE.\n"
         << "Connections are read-only unless --read-write is given. Passwords come from an environment "
            "variable\n"
-        << "  (--password-env VAR), never from the command line. See also: man lockscope-cli.\n"
+        << "  (--password-env VAR) or a file (--password-file FILE), never from the command line.\n"
+        << "  See also: man lockscope-cli.\n"
         << "Exit codes: 0 success, 1 failure (connection, server, output), 2 bad arguments, 3 expectation "
            "not\n"
         << "  met (a --fail-on diagnosis found), 4 incomplete (the server would not show everything asked "

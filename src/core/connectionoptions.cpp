@@ -1,11 +1,12 @@
-// ConnectionOptions: parsing and validation. Passwords come from an environment variable only, never argv,
-// because process arguments are visible to every user of the machine (ps, /proc).
+// ConnectionOptions: parsing and validation. Passwords come from an environment variable or a file, never
+// argv, because process arguments are visible to every user of the machine (ps, /proc).
 #include "connectionoptions.h"
 
 #include "profiles/profilestore.h"
 #include "profiles/secretstore.h"
 
 #include <QCommandLineParser>
+#include <QFile>
 
 void ConnectionOptions::addTo(QCommandLineParser &parser)
 {
@@ -20,6 +21,11 @@ void ConnectionOptions::addTo(QCommandLineParser &parser)
          QStringLiteral("Name of the environment variable holding the password (never give a password on the "
                         "command line)."),
          QStringLiteral("VAR")},
+        {QStringLiteral("password-file"),
+         QStringLiteral(
+             "File holding the password (its first line; keep it readable by you alone), instead of "
+             "--password-env."),
+         QStringLiteral("FILE")},
         {QStringLiteral("db"), QStringLiteral("Database number (default 0)."), QStringLiteral("n")},
         {QStringLiteral("sandbox"),
          QStringLiteral("Start a private redis-server on a free loopback port for this run.")},
@@ -77,12 +83,34 @@ void ConnectionOptions::addTo(QCommandLineParser &parser)
         {QStringLiteral("sentinel-password-env"),
          QStringLiteral("Read the sentinels' password (their requirepass) from environment variable VAR."),
          QStringLiteral("VAR")},
+        {QStringLiteral("sentinel-password-file"),
+         QStringLiteral("Read the sentinels' password from the first line of FILE."), QStringLiteral("FILE")},
         {QStringLiteral("profile"),
          QStringLiteral(
              "Connect as the saved connection profile NAME says (made in the app: Connection > Profiles); "
              "its password comes from the system keychain, or --password-env."),
          QStringLiteral("NAME")},
     });
+}
+
+// The password in `path`: its first line, without the line end. False with `error` set (never the content).
+static bool readPasswordFile(const QString &option, const QString &path, QString *password, QString *error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("--%1 %2: %3").arg(option, path, file.errorString());
+        return false;
+    }
+    const QByteArray content = file.read(64 * 1024);
+    QByteArray line = content.left(content.indexOf('\n'));
+    if (line.endsWith('\r'))
+        line.chop(1);
+    if (line.isEmpty()) {
+        *error = QStringLiteral("--%1 %2: the file's first line is empty").arg(option, path);
+        return false;
+    }
+    *password = QString::fromUtf8(line);
+    return true;
 }
 
 static bool readInt(const QCommandLineParser &parser, const QString &name, int min, int max, int *out,
@@ -153,10 +181,20 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
         }
         s.password = qEnvironmentVariable(var.toLocal8Bit().constData());
     }
+    if (parser.isSet(QStringLiteral("password-file"))) {
+        if (parser.isSet(QStringLiteral("password-env"))) {
+            *error = QStringLiteral("give the password one way: --password-env or --password-file");
+            return false;
+        }
+        if (!readPasswordFile(QStringLiteral("password-file"), parser.value(QStringLiteral("password-file")),
+                              &s.password, error))
+            return false;
+    }
     // A profile's own read-only flag holds unless --read-write; without a profile, read-only unless
     // --read-write.
     s.readOnly = (o.profile ? s.readOnly : true) && !parser.isSet(QStringLiteral("read-write"));
-    o.passwordGiven = parser.isSet(QStringLiteral("password-env"));
+    o.passwordGiven
+        = parser.isSet(QStringLiteral("password-env")) || parser.isSet(QStringLiteral("password-file"));
     if (o.profile) {
         o.serverGiven = true;
         if (!o.passwordGiven && o.profile->needsPassword())
@@ -239,12 +277,12 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
         o.serverGiven = true;
     }
     // The sentinels' login, for --sentinel or a profile that goes through sentinels.
-    if (parser.isSet(QStringLiteral("sentinel-user"))
-        || parser.isSet(QStringLiteral("sentinel-password-env"))) {
+    if (parser.isSet(QStringLiteral("sentinel-user")) || parser.isSet(QStringLiteral("sentinel-password-env"))
+        || parser.isSet(QStringLiteral("sentinel-password-file"))) {
         if (!s.sentinel.enabled()) {
             *error
-                = QStringLiteral("--sentinel-user and --sentinel-password-env are the sentinels' login: give "
-                                 "--sentinel host:port too");
+                = QStringLiteral("--sentinel-user, --sentinel-password-env and --sentinel-password-file are "
+                                 "the sentinels' login: give --sentinel host:port too");
             return false;
         }
         if (parser.isSet(QStringLiteral("sentinel-user")))
@@ -258,9 +296,16 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
             }
             s.sentinel.password = qEnvironmentVariable(var.toLocal8Bit().constData());
         }
+        if (parser.isSet(QStringLiteral("sentinel-password-file"))
+            && !readPasswordFile(QStringLiteral("sentinel-password-file"),
+                                 parser.value(QStringLiteral("sentinel-password-file")), &s.sentinel.password,
+                                 error))
+            return false;
         if (!s.sentinel.user.isEmpty() && s.sentinel.password.isEmpty()) {
-            *error = QStringLiteral("--sentinel-user %1 needs a password: give --sentinel-password-env VAR")
-                         .arg(s.sentinel.user);
+            *error
+                = QStringLiteral("--sentinel-user %1 needs a password: give --sentinel-password-env VAR or "
+                                 "--sentinel-password-file FILE")
+                      .arg(s.sentinel.user);
             return false;
         }
     }
@@ -270,7 +315,8 @@ bool ConnectionOptions::read(const QCommandLineParser &parser, ConnectionOptions
         return false;
     }
     if (!s.user.isEmpty() && s.password.isEmpty()) {
-        *error = QStringLiteral("--user %1 needs a password: give --password-env VAR").arg(s.user);
+        *error = QStringLiteral("--user %1 needs a password: give --password-env VAR or --password-file FILE")
+                     .arg(s.user);
         return false;
     }
     if (o.sandbox && (s.tls.enabled || s.ssh.enabled)) {

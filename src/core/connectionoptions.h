@@ -1,6 +1,6 @@
-// The connection options every executable shares (--host, --port, --socket, --user, --password-env, --db,
-// --sandbox, --read-write, timeouts, TLS, SSH tunnel), so `lockscope` and each `lockscope-cli` subcommand
-// read them alike.
+// The connection options every executable shares (--host, --port, --socket, --user, --password-env or
+// --password-file, --db, --sandbox, --read-write, timeouts, TLS, SSH tunnel), so `lockscope` and each
+// `lockscope-cli` subcommand read them alike.
 #pragma once
 
 #include "profiles/connectionprofile.h"
@@ -31,5 +31,5 @@ public:
     bool sandbox = false; // start a private server for this run
     bool serverGiven = false; // --host, --port, --socket or --profile was given
     std::optional<ConnectionProfile> profile; // --profile: the saved profile the settings come from
-    bool passwordGiven = false; // --password-env was given
+    bool passwordGiven = false; // --password-env or --password-file was given
 };

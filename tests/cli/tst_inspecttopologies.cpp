@@ -1,7 +1,7 @@
 // `lockscope-cli inspect` and `sandbox` on real topologies: a 3-master cluster with a replica each (started
 // once for this executable) where every lock is listed once with its node and slot, a cluster of its own with
 // a master killed (incomplete: exit 4, or 3 when --fail-on matched, never 0), and a Sentinel group reached
-// through its sentinels.
+// through its sentinels, whose --watch names the master it reads and reports a failover (from, to).
 #include "inspect/samplelocks.h"
 #include "redis/clusterconnection.h"
 #include "redis/clusterslot.h"
@@ -32,6 +32,7 @@ private slots:
     void sandboxClusterServesInspect();
     void sandboxSentinelServesInspect();
     void clusterWatchFollowsEveryMaster();
+    void sentinelWatchNamesTheMasterAndEachFailover();
 
 private:
     // Checks the inspect --json output against the locks written in initTestCase.
@@ -367,6 +368,67 @@ void TestInspectTopologies::clusterWatchFollowsEveryMaster()
     ::kill(pid_t(cli.processId()), SIGINT);
     QVERIFY(cli.waitForFinished(10000));
     QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(cli.exitCode(), 0);
+}
+
+// Through Sentinel, --watch said "Connecting to 127.0.0.1:6379…" (the default address, not the master) and
+// nothing when a failover moved the master. It names the master it reads, and a failover is an event.
+void TestInspectTopologies::sentinelWatchNamesTheMasterAndEachFailover()
+{
+    SandboxSentinelGroup::Options options;
+    options.nodeConfigLines << QStringLiteral("notify-keyspace-events KEA");
+    SandboxSentinelGroup group(options);
+    LS_START(group);
+    {
+        RedisConnection c(group.settings());
+        LS_OPEN(c);
+        QVERIFY(SampleLocks::plainLock(c, "lock:sentinel", "me", 600000));
+    }
+    const QString first = endpointOf(group.node(group.currentMaster()));
+    QStringList sentinels;
+    for (const QString &address : group.sentinelAddresses())
+        sentinels << "--sentinel" << address;
+    QProcess cli;
+    cli.start(TestSupport::cliPath(),
+              QStringList {"inspect", "--master", group.masterName(), "--watch", "--json"} + sentinels);
+    QVERIFY(cli.waitForStarted());
+    QByteArray err;
+    const QByteArray reading = QStringLiteral("live: reading master '%1' at %2 (via sentinel ")
+                                   .arg(group.masterName(), first)
+                                   .toUtf8();
+    QTRY_VERIFY_WITH_TIMEOUT((err += cli.readAllStandardError()).contains(reading), 15000);
+    QVERIFY2(!err.contains("127.0.0.1:6379"), err.constData());
+
+    QString error;
+    QVERIFY2(group.failover(&error), qPrintable(error));
+    const QString second = endpointOf(group.node(group.currentMaster()));
+    QVERIFY(second != first);
+    QByteArray out;
+    QJsonObject failover;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            out += cli.readAllStandardOutput();
+            for (const QByteArray &line : out.split('\n')) {
+                const QJsonObject o = QJsonDocument::fromJson(line).object();
+                if (o.value("event").toString() == QLatin1String("failover"))
+                    failover = o;
+            }
+            return !failover.isEmpty();
+        }(),
+        20000);
+    QCOMPARE(failover.value("master").toString(), group.masterName());
+    QCOMPARE(failover.value("from").toString(), first);
+    QCOMPARE(failover.value("to").toString(), second);
+    // The notifications are then heard from the new master.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (err += cli.readAllStandardError())
+            .contains(QStringLiteral("on master '%1' at %2").arg(group.masterName(), second).toUtf8()),
+        15000);
+    // And the lock, replicated before the failover, is not reported gone.
+    out += cli.readAllStandardOutput();
+    QVERIFY2(!out.contains("\"released\"") && !out.contains("\"lost\""), out.constData());
+    ::kill(pid_t(cli.processId()), SIGINT);
+    QVERIFY(cli.waitForFinished(10000));
     QCOMPARE(cli.exitCode(), 0);
 }
 

@@ -2,11 +2,12 @@
 // a minute of healthy renewers from five libraries (each with its own renewal rhythm) raises no stall, a
 // frozen Redisson-format holder is flagged within 1.5 of its renewal periods, a reload or a restart is never
 // turned into releases, and a fair lock that expires with waiters queued is an expiry.
+#include "fixturedriver.h"
 #include "inspect/inspectclock.h"
 #include "inspect/lockmonitor.h"
 #include "inspect/samplelocks.h"
-#include "testsupport.h"
 #include "sandboxfixture.h"
+#include "testsupport.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -33,63 +34,12 @@ private slots:
     void aReloadIsNotAReleaseSpree();
     void aRestartLosesLocksItDoesNotReleaseThem();
     void aFairLockThatExpiresWithWaitersIsAnExpiry();
+    void rescansTakeAtMostTheirShareOfTheTime();
 };
 
 namespace {
 
 const QString kDir = QStringLiteral(LOCKSCOPE_LIBRARIES_DIR);
-
-struct Driver
-{
-    QString name;
-    std::unique_ptr<QProcess> process;
-    QList<QJsonObject> made;
-};
-
-// Starts a fixture driver and waits for its {"ready": true}.
-std::unique_ptr<Driver> startDriver(const QString &name, int port, const QString &prefix, QString *error)
-{
-    QFile list(kDir + QStringLiteral("/drivers.json"));
-    if (!list.open(QIODevice::ReadOnly)) {
-        *error = list.errorString();
-        return nullptr;
-    }
-    for (const QJsonValue &v :
-         QJsonDocument::fromJson(list.readAll()).object().value(QLatin1String("drivers")).toArray()) {
-        if (v.toObject().value(QLatin1String("name")).toString() != name)
-            continue;
-        auto d = std::make_unique<Driver>();
-        d->name = name;
-        QStringList argv;
-        for (const QJsonValue &a : v.toObject().value(QLatin1String("argv")).toArray())
-            argv << a.toString().replace(QLatin1String("${dir}"), kDir);
-        argv << QStringLiteral("--port") << QString::number(port) << QStringLiteral("--prefix") << prefix;
-        d->process = std::make_unique<QProcess>();
-        d->process->start(argv.takeFirst(), argv);
-        QByteArray pending;
-        QElapsedTimer timer;
-        timer.start();
-        while (timer.elapsed() < 60000) {
-            if (!d->process->waitForReadyRead(500) && d->process->state() == QProcess::NotRunning)
-                break;
-            pending += d->process->readAllStandardOutput();
-            qsizetype nl;
-            while ((nl = pending.indexOf('\n')) >= 0) {
-                const QJsonObject o = QJsonDocument::fromJson(pending.left(nl)).object();
-                pending.remove(0, nl + 1);
-                if (o.contains(QLatin1String("made")))
-                    d->made << o.value(QLatin1String("made")).toObject();
-                if (o.value(QLatin1String("ready")).toBool())
-                    return d;
-            }
-        }
-        *error = QStringLiteral("%1 never became ready: %2")
-                     .arg(name, QString::fromUtf8(d->process->readAllStandardError()));
-        return nullptr;
-    }
-    *error = QStringLiteral("no driver %1").arg(name);
-    return nullptr;
-}
 
 } // namespace
 
@@ -106,13 +56,13 @@ void TestLockMonitor::healthyRenewersAreNeverStalledAndAFrozenOneIs()
     // Libraries that renew on their own, each with its rhythm: Redisson's watchdog format (node-redisson) at
     // a third of the lease, BullMQ and Bull at half, redis-semaphore when a fifth is left, redlock's using()
     // with 500 ms left, redlock-universal at 80 %, RQ's scheduler every second.
-    std::vector<std::unique_ptr<Driver>> drivers;
+    std::vector<std::unique_ptr<FixtureDriver>> drivers;
     int n = 0;
     for (const char *name : {"node-redisson", "bullmq", "bull", "redis-semaphore", "redlock-v5",
                              "sesamecare-redlock", "redlock-universal", "rq"}) {
         QString error;
-        auto d = startDriver(QString::fromLatin1(name), server.port(), QStringLiteral("mon%1:").arg(n++),
-                             &error);
+        auto d = FixtureDriver::start(kDir, QString::fromLatin1(name), server.port(),
+                                      QStringLiteral("mon%1:").arg(n++), &error);
         QVERIFY2(d, qPrintable(error));
         drivers.push_back(std::move(d));
     }
@@ -151,7 +101,7 @@ void TestLockMonitor::healthyRenewersAreNeverStalledAndAFrozenOneIs()
 
     // Freeze the Redisson-format holder: its 30 s watchdog lock (renewed every 10 s) must be flagged
     // within 1.5 renewal periods of its last renewal.
-    Driver &frozen = *drivers.front();
+    FixtureDriver &frozen = *drivers.front();
     QByteArray watched;
     for (const QJsonObject &m : frozen.made) {
         if (m.value(QLatin1String("lease_ms")).toInt() == 30000)
@@ -182,11 +132,8 @@ void TestLockMonitor::healthyRenewersAreNeverStalledAndAFrozenOneIs()
     QVERIFY2(sinceRenewal <= period * 3 / 2, qPrintable(QString::number(sinceRenewal)));
 
     monitor.stop();
-    for (auto &d : drivers) {
-        d->process->closeWriteChannel();
-        if (!d->process->waitForFinished(5000))
-            d->process->kill();
-    }
+    for (auto &d : drivers)
+        d->stop();
 }
 
 // Issue 31, watching: a lock no catalog library made (SET NX with worker:pid), renewed by PEXPIRE every
@@ -406,6 +353,42 @@ void TestLockMonitor::aFairLockThatExpiresWithWaitersIsAnExpiry()
     }
     QVERIFY(monitor.locks().contains("fair:1")); // still listed: its orphan queue
     QVERIFY(!monitor.locks().value("fair:1").exists());
+}
+
+// Without notifications the monitor rescans the whole keyspace every 30 s: on 1,000,000 keys (a 10 s scan)
+// the server was scanned a third of the time (bench_serve). With a share, the wait between two starts is at
+// least the last scan's duration divided by it; without one, the fixed interval holds.
+void TestLockMonitor::rescansTakeAtMostTheirShareOfTheTime()
+{
+    SandboxFixture server;
+    LS_SANDBOX(server);
+    QVERIFY(TestSupport::writePlainLocks(server.admin(), 20000)); // a scan of many pages: tens of ms at least
+    for (const double share : {0.0, 0.001}) {
+        LockMonitor monitor;
+        LockMonitor::Timing timing;
+        timing.rescanMs = 1000;
+        timing.rescanShare = share;
+        monitor.setTiming(timing);
+        monitor.setConnectionSettings(server.connectionSettings());
+        QCOMPARE(monitor.rescanIntervalMs(), 1000); // nothing scanned yet: the fixed interval
+        qint64 elapsedMs = -1;
+        connect(&monitor, &LockMonitor::scanEnded, this,
+                [&](const ScanProgress &p, bool complete, const QString &) {
+                    if (complete)
+                        elapsedMs = p.elapsedMs;
+                });
+        monitor.start();
+        QTRY_VERIFY_WITH_TIMEOUT(elapsedMs >= 0, 20000);
+        monitor.stop();
+        QVERIFY2(elapsedMs >= 2, qPrintable(QString::number(elapsedMs)));
+        if (share == 0.0)
+            QCOMPARE(monitor.rescanIntervalMs(), 1000);
+        else
+            QVERIFY2(monitor.rescanIntervalMs() >= elapsedMs * 1000 - 1,
+                     qPrintable(QStringLiteral("%1 ms after a scan of %2 ms")
+                                    .arg(monitor.rescanIntervalMs())
+                                    .arg(elapsedMs)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestLockMonitor)

@@ -228,7 +228,11 @@ void KeyspaceWatcher::start(const ConnectionSettings &settings)
     ConnectionSettings s = settings;
     s.readOnly = true;
     s.clientName = QStringLiteral("lockscope-watch");
-    setState(State::Connecting, tr("Connecting to %1…").arg(s.endpoint()), {}, false);
+    // Through Sentinel the master is not known until the sentinels are asked: say which master, not the
+    // default address the settings still hold.
+    setState(State::Connecting,
+             tr("Connecting to %1…").arg(s.sentinel.enabled() ? s.topologyDescription() : s.endpoint()), {},
+             false);
 
     m_shared = std::make_shared<Shared>(this, m_worker.nextGeneration());
     m_worker.post([shared = m_shared, s] {
@@ -356,13 +360,17 @@ void KeyspaceWatcher::watchNode(Shared &shared, const ConnectionSettings &s, con
             continue;
         }
         QString missing;
+        // Through Sentinel: which master the subscription is on (a failover moves it).
+        const QString on = s.sentinel.enabled()
+            ? QStringLiteral(" on master '%1' at %2").arg(s.sentinel.masterName, c.endpoint())
+            : QString();
         if (readable) {
             const bool enough = flagsSuffice(flags, &missing);
             report(State::Listening,
-                   enough ? QStringLiteral("Live: keyspace notifications (%1)").arg(flags)
-                          : QStringLiteral("Live: keyspace notifications (%1) — not published: %2; polling "
+                   enough ? QStringLiteral("Live: keyspace notifications (%1)%2").arg(flags, on)
+                          : QStringLiteral("Live: keyspace notifications (%1)%2 — not published: %3; polling "
                                            "fills the gaps")
-                                .arg(flags, missing),
+                                .arg(flags, on, missing),
                    flags, true);
         } else {
             report(State::ListeningUnconfirmed,

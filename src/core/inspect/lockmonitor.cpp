@@ -5,6 +5,8 @@
 
 #include "inspectclock.h"
 
+#include <algorithm>
+
 LockMonitor::LockMonitor(QObject *parent)
     : QObject(parent)
 {
@@ -21,6 +23,9 @@ LockMonitor::LockMonitor(QObject *parent)
     m_due.setSingleShot(true);
     m_due.setTimerType(Qt::PreciseTimer);
     connect(&m_due, &QTimer::timeout, this, &LockMonitor::readDueLocks);
+    connect(&m_heartbeat, &QTimer::timeout, this, &LockMonitor::heartbeat);
+    connect(&m_scanner, &LockScanner::pinged, this, [this] { setLive(true, QString()); });
+    connect(&m_scanner, &LockScanner::readingFrom, this, &LockMonitor::noteAddress);
 
     connect(&m_scanner, &LockScanner::scanStarted, this, [this] {
         m_seenThisScan.clear();
@@ -49,6 +54,8 @@ LockMonitor::LockMonitor(QObject *parent)
         }
         m_unobserved.clear();
         m_lastFullScanAtMs = InspectClock::monotonicMs();
+        m_lastFullScanDurationMs = progress.elapsedMs;
+        updateCadence();
         emit scanEnded(progress, true, QString());
         if (m_rescanPending) {
             m_rescanPending = false;
@@ -124,6 +131,10 @@ void LockMonitor::setConnectionSettings(const ConnectionSettings &settings)
     m_dirty.clear();
     m_dueAt.clear();
     m_lastFullScanAtMs = -1;
+    m_lastFullScanDurationMs = -1;
+    m_lastReadAtMs = -1;
+    m_address.clear();
+    m_addressChanges = 0;
     m_scanner.setConnectionSettings(settings);
     if (m_running)
         m_watcher.start(settings);
@@ -139,6 +150,13 @@ void LockMonitor::setTiming(const Timing &timing)
 {
     m_timing = timing;
     m_flush.setInterval(timing.flushMs);
+    if (timing.heartbeatMs > 0) {
+        m_heartbeat.setInterval(std::max(100, timing.heartbeatMs / 2));
+        if (m_running && !m_heartbeat.isActive())
+            m_heartbeat.start();
+    } else {
+        m_heartbeat.stop();
+    }
     updateCadence();
 }
 
@@ -149,6 +167,8 @@ void LockMonitor::start(bool scanNow)
     updateCadence();
     m_poll.start();
     m_rescan.start();
+    if (m_timing.heartbeatMs > 0)
+        m_heartbeat.start();
     if (scanNow)
         rescan();
 }
@@ -166,6 +186,7 @@ void LockMonitor::stop()
     m_rescan.stop();
     m_flush.stop();
     m_due.stop();
+    m_heartbeat.stop();
     m_watcher.stop();
     m_scanner.cancel();
 }
@@ -199,7 +220,11 @@ bool LockMonitor::hearsNotifications() const
 
 int LockMonitor::rescanIntervalMs() const
 {
-    return hearsNotifications() ? m_timing.rescanWithEventsMs : m_timing.rescanMs;
+    const int fixed = hearsNotifications() ? m_timing.rescanWithEventsMs : m_timing.rescanMs;
+    if (m_timing.rescanShare <= 0 || m_lastFullScanDurationMs <= 0)
+        return fixed;
+    const double share = std::min(1.0, m_timing.rescanShare);
+    return int(std::clamp<double>(double(m_lastFullScanDurationMs) / share, fixed, 24 * 3600 * 1000.0));
 }
 
 DiagnosticContext LockMonitor::baseContext() const
@@ -228,6 +253,8 @@ void LockMonitor::updateCadence()
 
 void LockMonitor::setLive(bool live, const QString &reason)
 {
+    if (live)
+        m_lastReadAtMs = InspectClock::monotonicMs();
     if (live == m_live && (live || reason == m_notLiveReason))
         return;
     m_live = live;
@@ -385,4 +412,34 @@ void LockMonitor::flush()
     }
     if (!m_dirty.isEmpty())
         m_flush.start();
+}
+
+void LockMonitor::heartbeat()
+{
+    // Only when nothing else read the server lately: polls, probes and scans are proof enough.
+    if (!m_running || m_scanner.refreshesInFlight() > 0)
+        return;
+    if (m_live && m_lastReadAtMs >= 0 && InspectClock::monotonicMs() - m_lastReadAtMs < m_timing.heartbeatMs)
+        return;
+    m_scanner.ping();
+}
+
+void LockMonitor::noteAddress(const QString &address)
+{
+    const QString from = m_address;
+    if (address == from)
+        return;
+    m_address = address;
+    if (!from.isEmpty()) {
+        ++m_addressChanges;
+        // A failover: the new master may lack what the old one had not yet replicated. Whatever is gone at
+        // the next reading was not seen going; the scan finds out which locks survived the move, and the
+        // keyspace notifications must come from the new master.
+        m_unobserved = QStringLiteral("not seen going: the server moved from %1 to %2").arg(from, address);
+        if (m_running) {
+            m_watcher.start(m_settings);
+            rescan();
+        }
+    }
+    emit addressChanged(from, address);
 }

@@ -30,6 +30,13 @@ public:
         int rescanWithEventsMs = 120000; // with notifications: new keys are announced; rescan rarely
         int flushMs = 100; // notifications are coalesced this long before their keys are read
         int maxRefresh = 200; // locks read again per poll
+        // When above 0: the server is asked a PING when nothing was read from it for this long, so a server
+        // that died or froze is noticed even with no lock to poll (an exporter's `up`). Off by default.
+        int heartbeatMs = 0;
+        // When above 0: full rescans may take at most this share of the time, so the wait between two
+        // starts is at least the last full scan's duration divided by it (a 10 s scan of 1,000,000 keys
+        // every 30 s keeps a server scanned a third of the time). 0: the fixed intervals above.
+        double rescanShare = 0;
     };
 
     explicit LockMonitor(QObject *parent = nullptr);
@@ -72,6 +79,13 @@ public:
     // False while the server cannot be read: then the readings shown are the last ones, not live ones.
     bool isLive() const { return m_live; }
     QString notLiveReason() const { return m_notLiveReason; }
+    // InspectClock::monotonicMs() when the server last answered a read; -1 before it ever did.
+    qint64 lastReadAtMs() const { return m_lastReadAtMs; }
+    // The address read from ("127.0.0.1:7001"): through Sentinel the master the sentinels named, which a
+    // failover moves. Empty until the first connection opens.
+    QString address() const { return m_address; }
+    // How many times the address changed since the first connection (failovers, through Sentinel).
+    int addressChanges() const { return m_addressChanges; }
     // Whether keyspace notifications are flowing (then changes arrive within milliseconds).
     bool hearsNotifications() const;
     // Without notifications a lock that appears is found only by the next full rescan: how often one runs.
@@ -97,6 +111,9 @@ signals:
     void diagnosisRaised(const LockRecord &record, const LockDiagnosis &diagnosis);
     // The server became unreadable (with why) or readable again.
     void liveChanged(bool live, const QString &reason);
+    // The address read from: `from` is empty the first time; later a move (a failover through Sentinel),
+    // after which the locks are checked again by a full scan (what vanished meanwhile was not seen going).
+    void addressChanged(const QString &from, const QString &to);
     void watchStateChanged(KeyspaceWatcher::State state, const QString &text);
 
 private:
@@ -110,6 +127,8 @@ private:
     // against its own rhythm however fast it is; the timer waits for the earliest such deadline.
     void scheduleDueCheck(const LockRecord &record, const DiagnosticContext &base);
     void readDueLocks();
+    void heartbeat();
+    void noteAddress(const QString &address);
 
     ConnectionSettings m_settings;
     ScanOptions m_options;
@@ -127,6 +146,7 @@ private:
     QTimer m_flush;
     QTimer m_due;
     QHash<QByteArray, qint64> m_dueAt; // monotonic ms by which a renewal is due, per renewed lock
+    QTimer m_heartbeat;
     int m_pollOffset = 0;
     bool m_running = false;
     bool m_rescanPending = false;
@@ -136,4 +156,8 @@ private:
     QString m_unobserved; // set after an outage: locks found gone at the next reading were not seen going
     ScanProgress m_lastProgress;
     qint64 m_lastFullScanAtMs = -1;
+    qint64 m_lastFullScanDurationMs = -1;
+    qint64 m_lastReadAtMs = -1;
+    QString m_address;
+    int m_addressChanges = 0;
 };

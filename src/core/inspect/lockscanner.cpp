@@ -66,6 +66,16 @@ struct LockScanner::Shared
     QHash<QString, std::shared_ptr<RedisConnection>> nodeConnections;
     std::atomic<quint64> cancelGeneration = 0; // scans with a generation ≤ this stop
     std::atomic_bool interrupted = false; // the socket was shut down from the GUI thread: reopen it
+    QString reportedEndpoint; // what readingFrom() said last
+
+    // The address the open connection reads from, when it changed since it was last reported; else empty.
+    QString endpointChange()
+    {
+        if (!connection || !connection->isOpen() || connection->endpoint() == reportedEndpoint)
+            return {};
+        reportedEndpoint = connection->endpoint();
+        return reportedEndpoint;
+    }
 
     // The GUI thread reads `job` (to interrupt it) under the mutex; the old job is destroyed outside it,
     // since stopping its probe threads may take a moment.
@@ -221,6 +231,7 @@ void LockScanner::setConnectionSettings(const ConnectionSettings &settings)
         QMutexLocker lock(&shared.mutex);
         shared.connection.reset();
         shared.settings = settings;
+        shared.reportedEndpoint.clear();
     });
 }
 
@@ -276,7 +287,7 @@ bool LockScanner::start(const ScanOptions &options)
                 emit scanFinished(progress);
         });
     };
-    post([this, generation, options, page](Shared &shared) {
+    post([this, generation, epoch = m_settingsEpoch, options, page](Shared &shared) {
         if (const RedisError e = shared.ensureConnection()) {
             m_worker.deliver(this, generation, [this, e] {
                 m_scanning = false;
@@ -284,6 +295,7 @@ bool LockScanner::start(const ScanOptions &options)
             });
             return;
         }
+        reportEndpoint(shared, epoch);
         if (shared.cluster) {
             ConnectionSettings seed = shared.connection->settings();
             seed.cluster = true;
@@ -387,6 +399,8 @@ bool LockScanner::submitProbe(const QList<ProbeTarget> &targets, const QList<QBy
                 }
             }
         }
+        if (!error)
+            reportEndpoint(shared, epoch);
         QList<QByteArray> gone;
         QList<QPair<QByteArray, QString>> unreadKeys;
         if (!error) {
@@ -417,4 +431,52 @@ bool LockScanner::submitProbe(const QList<ProbeTarget> &targets, const QList<QBy
             Qt::QueuedConnection);
     });
     return true;
+}
+
+bool LockScanner::ping()
+{
+    if (m_refreshes >= kMaxRefreshesInFlight)
+        return false;
+    ++m_refreshes;
+    const quint64 epoch = m_settingsEpoch;
+    post([this, epoch](Shared &shared) {
+        RedisError error = shared.ensureConnection();
+        if (!error) {
+            // Any answer says the server is there and reads, even an ACL's NOPERM (a user limited to +@read);
+            // a broken connection, a timeout or LOADING do not.
+            const RedisResult r = shared.connection->command({"PING"});
+            if (r.error.breaksConnection() || r.error.code() == RedisError::Code::Timeout
+                || r.error.code() == RedisError::Code::Loading)
+                error = r.error;
+        }
+        if (!error)
+            reportEndpoint(shared, epoch);
+        QMetaObject::invokeMethod(
+            this,
+            [this, epoch, error] {
+                if (epoch != m_settingsEpoch)
+                    return;
+                m_refreshes = std::max(0, m_refreshes - 1);
+                if (error)
+                    emit probeFailed(error);
+                else
+                    emit pinged();
+            },
+            Qt::QueuedConnection);
+    });
+    return true;
+}
+
+void LockScanner::reportEndpoint(Shared &shared, quint64 epoch)
+{
+    const QString endpoint = shared.endpointChange();
+    if (endpoint.isEmpty())
+        return;
+    QMetaObject::invokeMethod(
+        this,
+        [this, epoch, endpoint] {
+            if (epoch == m_settingsEpoch)
+                emit readingFrom(endpoint);
+        },
+        Qt::QueuedConnection);
 }

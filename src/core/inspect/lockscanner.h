@@ -40,6 +40,9 @@ public:
     bool refresh(const QList<LockRecord> &records);
     // Probes keys that may have become locks (from keyspace events). Ends with probed().
     bool probeKeys(const QList<QByteArray> &keys);
+    // Asks the server the cheapest question (PING) to learn whether it can be read now, even with no lock to
+    // read again. Ends with pinged() or probeFailed(); false when too many requests are already waiting.
+    bool ping();
     int refreshesInFlight() const { return m_refreshes; }
 
     // Targets that read `records` again: each member key, and Redisson locks through their queue too.
@@ -58,10 +61,17 @@ signals:
     // Asked keys whose type the server would not give (LOADING during a restart or DEBUG RELOAD, an ACL,
     // CLUSTERDOWN): neither present nor gone, with the server's words.
     void probeUnread(const QList<QPair<QByteArray, QString>> &keys);
+    // The server answered a ping(): it can be read.
+    void pinged();
+    // The address the connection reads from ("127.0.0.1:7001"), when it first opens and whenever it changes:
+    // through Sentinel, the master the sentinels named, which a failover moves.
+    void readingFrom(const QString &endpoint);
 
 private:
     struct Shared;
     void post(std::function<void(Shared &)> job);
+    // On the worker: reports the connection's address when it changed since the last report.
+    void reportEndpoint(Shared &shared, quint64 epoch);
     bool submitProbe(const QList<ProbeTarget> &targets, const QList<QByteArray> &asked);
 
     // Its generation is the scans': a result of an older scan (or of older settings) is dropped.

@@ -6,6 +6,9 @@
 #include <QString>
 #include <QStringList>
 
+#include <atomic>
+#include <memory>
+
 struct ConnectionSettings
 {
     // TLS to the server (redis-server --tls-port). Provided by LockScope's own transport (TlsBridge),
@@ -67,6 +70,16 @@ struct ConnectionSettings
     Tls tls;
     Ssh ssh;
     Sentinel sentinel;
+    // Counts the commands sent on every connection made from these settings or their copies (the probe,
+    // subscriber, cluster-node and sentinel connections an inspector opens), for an exporter's commands per
+    // second. Not part of what the settings mean: settings that differ only here compare equal. Null: nothing
+    // is counted.
+    struct CommandTally
+    {
+        std::shared_ptr<std::atomic<quint64>> count;
+        bool operator==(const CommandTally &) const { return true; }
+    };
+    CommandTally tally;
     // host:port is one node (a seed) of a Redis Cluster: ClusterConnection routes commands by slot from
     // there, and the inspector scans every master. A plain RedisConnection just talks to that node.
     bool cluster = false;

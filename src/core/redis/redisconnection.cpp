@@ -426,6 +426,8 @@ QList<RedisResult> RedisConnection::pipeline(const QList<RedisCommand> &commands
     if (!commands.isEmpty()) {
         m_pending += int(commands.size());
         m_commandsSent += quint64(commands.size());
+        if (m_settings.tally.count)
+            m_settings.tally.count->fetch_add(quint64(commands.size()), std::memory_order_relaxed);
         if (lcRedis().isDebugEnabled()) {
             for (const RedisCommand &c : commands)
                 qCDebug(lcRedis) << "->" << commandName(c);
@@ -461,6 +463,8 @@ RedisError RedisConnection::appendChecked(const RedisCommand &args)
     appendResp(args, m_unsent); // written when a reply is waited for: appended commands leave in one write
     ++m_pending;
     ++m_commandsSent;
+    if (m_settings.tally.count)
+        m_settings.tally.count->fetch_add(1, std::memory_order_relaxed);
     qCDebug(lcRedis) << "->" << commandName(args);
     return {};
 }
