@@ -152,46 +152,12 @@ const QHash<QString, QString> kKnownGaps = {
      QStringLiteral("as majority-2-key-0")},
     {QStringLiteral("rueidislock/majority-1-key-0"),
      QStringLiteral("one key of 24 raw random bytes, extended every 3 s: as majority-2-key-0")},
-    {QStringLiteral("ts-safe-redis-leader/report-scheduler"),
-     QStringLiteral("key and value both 'leader: <sha1 hex>' (with a space): no format knows them and "
-                    "'leader' is no lock word; renewed every 2 s")},
-    {QStringLiteral("ts-safe-redis-leader/mailer"),
-     QStringLiteral("as report-scheduler, renewed every 3 s")},
     {QStringLiteral("sherlock/namespaced"),
      QStringLiteral("a uuid4 under 'billing_<name>': uuid-lock needs a name with a lock word")},
     {QStringLiteral("sherlock/bare-name"),
      QStringLiteral("a uuid4 under the bare name: as namespaced")},
     {QStringLiteral("sherlock/renewed"),
      QStringLiteral("a uuid4 under 'search_<name>', renewed every 2 s: as namespaced")},
-    {QStringLiteral("in-house/leader"),
-     QStringLiteral("'<host>:<pid>' under 'scheduler/leader', renewed every 2 s: 'leader' is no lock word "
-                    "and a host:pid value is not taken as an owner")},
-    {QStringLiteral("in-house/multi-sku-1001"),
-     QStringLiteral("one base64 token (A-Za-z0-9+/) on three 'inventory:sku-<n>' keys with one TTL: the "
-                    "multi-resource grouping knows only hex tokens, no lock word")},
-    {QStringLiteral("in-house/multi-sku-1002"),
-     QStringLiteral("as multi-sku-1001")},
-    {QStringLiteral("in-house/multi-sku-1003"),
-     QStringLiteral("as multi-sku-1001")},
-    {QStringLiteral("in-house/semaphore"),
-     QStringLiteral("a zset of '<host>:<pid>:<n>' -> ms under 'pool:gpu-slots', refreshed every 3 s: no "
-                    "lock word, no format for it")},
-    {QStringLiteral("in-house/json-owner"),
-     QStringLiteral("JSON {\"owner\": \"<host>:<pid>\", …} under 'exports/nightly': no lock word, the JSON "
-                    "owner is not read")},
-    {QStringLiteral("in-house/redis-py-lock-renewed"),
-     QStringLiteral("redis-py's Lock(timeout=20) extended every 10 s by its holder: listed right, but the "
-                    "format's notes say timeout=None sets no TTL and that it never renews, against a PTTL and "
-                    "renewals")},
-    {QStringLiteral("in-house/throttle"),
-     QStringLiteral("a counter '4' with a 1 h TTL under 'throttle:password-lock:user-7' is alarmed "
-                    "ttl-above-threshold: the lock word in the name is taken as evidence of a lock")},
-    {QStringLiteral("limits/password-lock"),
-     QStringLiteral("limits' fixed-window counter under 'LIMITS:LIMITER/password-lock/user-7/5/1/hour' (1 "
-                    "h TTL) is alarmed ttl-above-threshold: as in-house/throttle")},
-    {QStringLiteral("rate-limiter-flexible/login-lock"),
-     QStringLiteral("RateLimiterRedis counter '3' under 'rlflx:login-lock:user-9' (1 h window as TTL) is "
-                    "alarmed ttl-above-threshold: as in-house/throttle")},
 };
 
 // A note or diagnosis that says the opposite of the reading: no TTL while the key has one, never renewed
@@ -211,9 +177,14 @@ QStringList contradictions(const LockRecord &r, const QJsonObject &made)
         out << QStringLiteral("says no TTL (\"%1\") while PTTL is %2")
                    .arg(noTtl.match(text).captured(0))
                    .arg(r.pttlMs);
+    // A library that does not renew on its own (rule none) is no contradiction when its text says who may
+    // (the application's extend() or refresh()): that is a fact about the library, true of a renewed key.
+    const QRegularExpression byTheApplication(QStringLiteral("application|caller|holder|extend|refresh"),
+                                              QRegularExpression::CaseInsensitiveOption);
+    const bool saysNone = r.renewal.rule == RenewalPolicy::Rule::None
+        && !byTheApplication.match(r.renewal.text).hasMatch();
     const QJsonValue renewal = made.value(QLatin1String("renewal"));
-    if (renewal.isObject()
-        && (r.renewal.rule == RenewalPolicy::Rule::None || noRenewal.match(text).hasMatch()))
+    if (renewal.isObject() && (saysNone || noRenewal.match(text + u' ' + r.renewal.text).hasMatch()))
         out << QStringLiteral("says never renewed while the holder renews every %1 ms")
                    .arg(renewal.toObject().value(QLatin1String("every_ms")).toInt());
     return out;

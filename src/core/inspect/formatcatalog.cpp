@@ -21,6 +21,14 @@
 #include <cstring>
 
 namespace {
+// A holder's id in a semaphore: a random id, or a process named host:pid (the member pattern has placed it).
+bool isHolderId(const QByteArray &id)
+{
+    const qsizetype colon = id.lastIndexOf(':');
+    return OwnerEvidence::isRandomId(id)
+        || (colon > 0 && LockNames::isDigits(id.mid(colon + 1)) && OwnerEvidence::isOwnerLike(id));
+}
+
 
 int lineAt(const QByteArray &text, qsizetype offset)
 {
@@ -333,8 +341,8 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
         if (k.members.isEmpty())
             return false;
         bool any = false;
-        // Owner-like holders: each member's id is a random id, and its score a time already past (a
-        // leaderboard's points or a schedule's future times are no holders).
+        // Owner-like holders: each member's id is a random id or a process (host:pid), and its score a time
+        // already past (a leaderboard's points or a schedule's future times are no holders).
         const bool ownerLike = f.valueIs == QLatin1String("owner-like");
         constexpr double kYear2000Ms = 946684800000.0;
         const double latestMs = ownerLike ? double(QDateTime::currentMSecsSinceEpoch() + 60000) : 0;
@@ -347,7 +355,7 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
             if (!m.hasMatch())
                 return false;
             if (ownerLike
-                && (!OwnerEvidence::isRandomId(m.captured(QStringLiteral("id")).toUtf8())
+                && (!isHolderId(m.captured(QStringLiteral("id")).toUtf8())
                     || (f.time == LockFormat::Time::AcquiredMs && (score < kYear2000Ms || score > latestMs))))
                 return false;
             if (!any)

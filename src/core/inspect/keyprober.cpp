@@ -8,6 +8,7 @@
 #include "inspectclock.h"
 #include "lockclassifier.h"
 #include "locknames.h"
+#include "ownerevidence.h"
 #include "redis/redisconnection.h"
 #include "scanpacer.h"
 
@@ -392,6 +393,9 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
         }
         if (ttlUnread && k.exists()
             && (m || k.lockNamed || k.explicitPattern
+                // A random token under any name may be one key of a lock on several resources: the
+                // keys sharing it are one lock only if their TTLs agree (LockAssembler::pairSharedToken).
+                || (k.type == "string" && OwnerEvidence::isRandomId(k.value))
                 || LockNames::companionOf(k.key).role != LockNames::CompanionRole::None
                 || catalog.companionOf(k.key)))
             third.add(i, Read::Ttl, {QByteArrayLiteral("PTTL"), k.key});
