@@ -146,16 +146,13 @@ const QHash<QString, QString> kKnownGaps = {
      QStringLiteral("24 raw random bytes (binary) under 'rueidislock:<i>:<name>': no format reads a binary "
                     "token, 'rueidislock' is not taken as a lock word, and three keys with one token and "
                     "one TTL are not grouped")},
-    {QStringLiteral("rueidislock/majority-2-key-1"),
-     QStringLiteral("as majority-2-key-0")},
-    {QStringLiteral("rueidislock/majority-2-key-2"),
-     QStringLiteral("as majority-2-key-0")},
+    {QStringLiteral("rueidislock/majority-2-key-1"), QStringLiteral("as majority-2-key-0")},
+    {QStringLiteral("rueidislock/majority-2-key-2"), QStringLiteral("as majority-2-key-0")},
     {QStringLiteral("rueidislock/majority-1-key-0"),
      QStringLiteral("one key of 24 raw random bytes, extended every 3 s: as majority-2-key-0")},
     {QStringLiteral("sherlock/namespaced"),
      QStringLiteral("a uuid4 under 'billing_<name>': uuid-lock needs a name with a lock word")},
-    {QStringLiteral("sherlock/bare-name"),
-     QStringLiteral("a uuid4 under the bare name: as namespaced")},
+    {QStringLiteral("sherlock/bare-name"), QStringLiteral("a uuid4 under the bare name: as namespaced")},
     {QStringLiteral("sherlock/renewed"),
      QStringLiteral("a uuid4 under 'search_<name>', renewed every 2 s: as namespaced")},
 };
@@ -181,8 +178,8 @@ QStringList contradictions(const LockRecord &r, const QJsonObject &made)
     // (the application's extend() or refresh()): that is a fact about the library, true of a renewed key.
     const QRegularExpression byTheApplication(QStringLiteral("application|caller|holder|extend|refresh"),
                                               QRegularExpression::CaseInsensitiveOption);
-    const bool saysNone = r.renewal.rule == RenewalPolicy::Rule::None
-        && !byTheApplication.match(r.renewal.text).hasMatch();
+    const bool saysNone
+        = r.renewal.rule == RenewalPolicy::Rule::None && !byTheApplication.match(r.renewal.text).hasMatch();
     const QJsonValue renewal = made.value(QLatin1String("renewal"));
     if (renewal.isObject() && (saysNone || noRenewal.match(text + u' ' + r.renewal.text).hasMatch()))
         out << QStringLiteral("says never renewed while the holder renews every %1 ms")

@@ -29,7 +29,6 @@ bool isHolderId(const QByteArray &id)
         || (colon > 0 && LockNames::isDigits(id.mid(colon + 1)) && OwnerEvidence::isOwnerLike(id));
 }
 
-
 int lineAt(const QByteArray &text, qsizetype offset)
 {
     return int(std::count(text.cbegin(), text.cbegin() + std::clamp<qsizetype>(offset, 0, text.size()), '\n'))

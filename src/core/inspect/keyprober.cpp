@@ -392,7 +392,8 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
             k.plannedBasis = k.matchBasis();
         }
         if (ttlUnread && k.exists()
-            && (m || k.lockNamed || k.explicitPattern
+            && (m || k.lockNamed
+                || k.explicitPattern
                 // A random token under any name may be one key of a lock on several resources: the
                 // keys sharing it are one lock only if their TTLs agree (LockAssembler::pairSharedToken).
                 || (k.type == "string" && OwnerEvidence::isRandomId(k.value))
