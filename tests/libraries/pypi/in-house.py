@@ -93,7 +93,9 @@ fx.made(**base, case="host-pid", key=keys["hostpid"], owner=ME, owner_meaning="'
         lease_ms=300000, api="SET key '<host>:<pid>' NX EX 300")
 
 # 6. redis-py's Lock with a 20 s timeout, extended every 10 s by its holder.
-pylock = r.lock(keys["pylock"], timeout=20)
+# thread_local=False: the holder's renewer thread extends it (redis-py keeps the token per thread by default,
+# and extend() from another thread then fails: the fixture's renewals stopped after 10 s before this).
+pylock = r.lock(keys["pylock"], timeout=20, thread_local=False)
 must(pylock.acquire(blocking=False), "lock " + keys["pylock"])
 fx.made(**dict(base, library="redis-py"), case="redis-py-lock-renewed", key=keys["pylock"],
         owner=pylock.local.token.decode(), owner_meaning="redis-py Lock token: uuid1().hex", lease_ms=20000,
