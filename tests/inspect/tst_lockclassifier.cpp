@@ -632,6 +632,10 @@ void TestLockClassifier::aLockWordIsNoHolder_data()
                                     << QStringLiteral("not an owner");
     QTest::newRow("a word") << QByteArray("feature:lock-v2") << QByteArray("enabled") << LockKind::Mutex
                             << QStringLiteral("no evidence of a holder");
+    // ts-safe-redis-leader's value: no token (a space in it), but a sha1 after a word is no word either.
+    QTest::newRow("an id after a word")
+        << QByteArray("leader:lock:mailer") << QByteArray("leader: f64766f8adf56865f28fdc4747377fd084187e65")
+        << LockKind::Mutex << QStringLiteral("mixes letters and digits as owner ids do");
 }
 
 void TestLockClassifier::aLockWordIsNoHolder()
@@ -649,9 +653,13 @@ void TestLockClassifier::aLockWordIsNoHolder()
     c.ttlThresholdMs = 10 * 60 * 1000;
     LockDiagnostics::diagnose(r, c);
     QVERIFY2(r.diagnoses.isEmpty(), qPrintable(r.diagnoses.value(0).code));
-    // A word is shown as what it is, never as an owner beyond doubt.
+    // A word is shown as what it is, never as an owner beyond doubt; nor is an id no format reads.
+    QVERIFY2(!r.reason.contains(QLatin1String("is a word")) || !OwnerEvidence::isOwnerLike(value),
+             qPrintable(r.reason));
     for (const LockOwner &o : std::as_const(r.owners))
-        QVERIFY2(o.note.contains(QLatin1String("not evidence of a holder")), qPrintable(o.note));
+        QVERIFY2(o.note.contains(QLatin1String("not evidence of a holder"))
+                     || o.note.contains(QLatin1String("no format reads it as one")),
+                 qPrintable(o.note));
     // An owner-like value under the same name still is a lock that may alarm.
     LockRecord owned = classify(stringKey(key, "worker-7:4711", 3600 * 1000, true));
     QCOMPARE(owned.kind, LockKind::Mutex);

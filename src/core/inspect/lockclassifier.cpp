@@ -156,7 +156,9 @@ void readOwners(LockRecord &r, const LockFormat &f, const ScannedKey &k, const Q
         fillOwner(o, f, g);
         // Shown, since it is all there is, but said to be no evidence: a word may name a holder or be a flag.
         if (f.valueIs == QLatin1String("no-owner"))
-            o.note = QStringLiteral("a word, not evidence of a holder: it may name one, or be a flag");
+            o.note = OwnerEvidence::isOwnerLike(k.value)
+                ? QStringLiteral("looks like an owner id, but no format reads it as one")
+                : QStringLiteral("a word, not evidence of a holder: it may name one, or be a flag");
         if (f.decode == QLatin1String("uuid1"))
             decodeUuid1(o);
         else if (f.decode == QLatin1String("json-owner"))
@@ -493,11 +495,20 @@ QString evidence(const LockFormat &f, bool keyMatched, const ScannedKey &k)
     const QString token = f.valueIs == QLatin1String("owner-like") && k.type == "string"
         ? OwnerEvidence::describeRandomToken(k.value)
         : QString();
+    // A value under a lock name that no owner format reads may still look like an owner id (letters and
+    // digits: "leader: 27fd2e…", "worker 7"): it is not called a word then, only not a token any format
+    // knows.
+    const bool ownerLikeValue = f.valueIs == QLatin1String("no-owner") && OwnerEvidence::isOwnerLike(k.value);
     if (!token.isEmpty())
         what += QStringLiteral("; the owner is %1").arg(token);
-    else if (!f.ownerMeaning.isEmpty())
+    else if (!f.ownerMeaning.isEmpty() && !ownerLikeValue)
         what += QStringLiteral("; the owner is %1").arg(f.ownerMeaning);
-    if (f.valueIs == QLatin1String("no-owner"))
+    if (ownerLikeValue)
+        what += QStringLiteral(
+                    "; its value %1 mixes letters and digits as owner ids do, but no format reads it "
+                    "as one, so it is shown as the owner it seems to be and nothing is alarmed on")
+                    .arg(quoted(k.value));
+    else if (f.valueIs == QLatin1String("no-owner"))
         what += QStringLiteral("; its value %1 is a word, no evidence of a holder, so nothing is alarmed on")
                     .arg(quoted(k.value));
     if (k.explicitPattern && !keyMatched && !f.dataIdentifies)
