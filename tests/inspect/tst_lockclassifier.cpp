@@ -43,6 +43,11 @@ private slots:
     void aLockWordIsNoHolder();
     void randomTokensAreLabelledByTheirAlphabet_data();
     void randomTokensAreLabelledByTheirAlphabet();
+    void aRandomIdThatExpiresIsAPossibleLease_data();
+    void aRandomIdThatExpiresIsAPossibleLease();
+    void rawRandomBytes_data();
+    void rawRandomBytes();
+    void oneBinaryTokenOnSeveralKeysIsOneLock();
     void nonIntegerCounts();
     void unknownsStayUnknown();
     void orphanQueue();
@@ -494,7 +499,6 @@ void TestLockClassifier::namedLikeALockIsNeverAlarmedOn()
 void TestLockClassifier::notLocksWithoutALockName_data()
 {
     QTest::addColumn<QByteArray>("value");
-    QTest::newRow("uuid") << QByteArray("0b7d3b1c-6a0f-4b8e-9d52-5c1d2f3e4a5b");
     QTest::newRow("number") << QByteArray("42");
     QTest::newRow("text") << QByteArray("hello world");
     QTest::newRow("empty") << QByteArray();
@@ -525,7 +529,11 @@ void TestLockClassifier::oneTokenOnSeveralKeysIsOneLock()
     {
         LockAssembler a {ScanOptions {}};
         QList<LockRecord> out = a.add({keyAt("inventory:sku-42", token, 30000, false)}, 0);
-        QVERIFY(out.isEmpty()); // one key with a token: a session id as much as a lock
+        // One key with a token and a TTL: a possible lease, never alarmed on (a session id as much as a
+        // lock); its group is not known yet.
+        QCOMPARE(out.size(), 1);
+        QCOMPARE(out.first().format, QStringLiteral("random-id-lease"));
+        QVERIFY(out.first().groupKeys.isEmpty());
         out = a.add({keyAt("inventory:sku-43", token, 29800, false), keyAt("session:9", "x", 30000, false)},
                     0);
         QCOMPARE(out.size(), 1);
@@ -705,6 +713,125 @@ void TestLockClassifier::randomTokensAreLabelledByTheirAlphabet()
     for (const char *word : {"feature-flag-rendering", "HelloWorldThisIsMyName", "production_database",
                              "ABCDEFGHIJKLMNOPQRSTUV", "aaaaaaaaaaaaaaaaaaaaaaaa0"})
         QVERIFY2(OwnerEvidence::randomTokenAlphabet(word).isEmpty(), word);
+}
+
+// Issue 31, locks not listed: sherlock's uuid4 under '<namespace>_<name>' or a bare name, rueidislock's 24
+// raw random bytes under 'rueidislock:<i>:<name>': no lock word, only a random id that expires. Listed as a
+// possible lease (never certain, never alarmed on: a session id looks the same), unless the name says what
+// else it is. (Before: not listed at all, so a watch could never see them renewed.)
+void TestLockClassifier::aRandomIdThatExpiresIsAPossibleLease_data()
+{
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<qint64>("pttl");
+    QTest::addColumn<bool>("listed");
+    const QByteArray uuid4 = "3f0c9a4e-8b1d-4c7e-9a2f-5d6e7f8a9b0c";
+    const QByteArray raw = QByteArray::fromHex("9c1be47f03a2d85e6b10f4c7293ae8d15f06b7c4e2a9013d");
+    QTest::newRow("uuid4, namespaced") << QByteArray("billing_invoices") << uuid4 << qint64(600000) << true;
+    QTest::newRow("uuid4, bare name") << QByteArray("nightly-report") << uuid4 << qint64(600000) << true;
+    QTest::newRow("raw random bytes") << QByteArray("rueidislock:0:billing") << raw << qint64(6000) << true;
+    QTest::newRow("base64url token") << QByteArray("jobs/reindex") << QByteArray("xgg_WTtzyEXdfWrw-QkPmAhJsN")
+                                     << qint64(30000) << true;
+    QTest::newRow("no TTL: an id, not a lease")
+        << QByteArray("nightly-report") << uuid4 << qint64(-1) << false;
+    QTest::newRow("a session's name") << QByteArray("sid:3f0c9a4e") << uuid4 << qint64(1800000) << false;
+    QTest::newRow("a session's name, camel case")
+        << QByteArray("userSession:42") << uuid4 << qint64(1800000) << false;
+    QTest::newRow("a nonce") << QByteArray("oauth:state:7") << QByteArray("xgg_WTtzyEXdfWrw-QkPmAhJsN")
+                             << qint64(300000) << false;
+    QTest::newRow("a cache entry") << QByteArray("cache:user:7") << raw << qint64(60000) << false;
+    QTest::newRow("a word") << QByteArray("feature") << QByteArray("production_database") << qint64(60000)
+                            << false;
+}
+
+void TestLockClassifier::aRandomIdThatExpiresIsAPossibleLease()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(QByteArray, value);
+    QFETCH(qint64, pttl);
+    QFETCH(bool, listed);
+    LockRecord r = classify(stringKey(key, value, pttl, false));
+    if (!listed) {
+        QCOMPARE(r.kind, LockKind::None);
+        return;
+    }
+    QCOMPARE(r.kind, LockKind::Mutex);
+    QCOMPARE(r.format, QStringLiteral("random-id-lease"));
+    QVERIFY(!r.certain);
+    QVERIFY(r.library.startsWith(QLatin1String("unknown")));
+    QCOMPARE(r.owners.value(0).id, value);
+    QCOMPARE(r.pttlMs, pttl);
+    // The note says what the listing rests on, and what else such a key may be.
+    QVERIFY2(r.formatNote.contains(QLatin1String("session id")), qPrintable(r.formatNote));
+    QVERIFY2(r.reason.contains(QLatin1String("a random token of")) || r.reason.contains(QLatin1String("uuid"))
+                 || r.reason.contains(QLatin1String("random bytes")),
+             qPrintable(r.reason));
+    // Never alarmed on from a scan, however long its TTL.
+    DiagnosticContext c;
+    c.ttlThresholdMs = 1000;
+    LockDiagnostics::diagnose(r, c);
+    QVERIFY(r.diagnoses.isEmpty());
+}
+
+void TestLockClassifier::rawRandomBytes_data()
+{
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<bool>("random");
+    // Three draws of os.urandom / crypto/rand, of the lengths libraries use.
+    QTest::newRow("16 random bytes") << QByteArray::fromHex("5be1f2a09d4c38e7106fa2b3c4d59e81") << true;
+    QTest::newRow("24 random bytes") << QByteArray::fromHex(
+        "9c1be47f03a2d85e6b10f4c7293ae8d15f06b7c4e2a9013d")
+                                     << true;
+    QTest::newRow("32 random bytes") << QByteArray::fromHex(
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+                                     << true;
+    // What small binary values usually are instead.
+    QTest::newRow("a pickle") << QByteArray(
+        "\x80\x04\x95\x0f\x00\x00\x00\x00\x00\x00\x00}\x94\x8c\x02id\x94K\x07s.", 22)
+                              << false;
+    QTest::newRow("zlib") << QByteArray::fromHex("789c2b492d2e51c8482cce5048cbcc49550400432c06e2") << false;
+    QTest::newRow("zero padded") << QByteArray::fromHex("0100000000000000020000000000000003000000") << false;
+    QTest::newRow("msgpack map") << QByteArray::fromHex("82a46e616d65a6776f726b6572a3706964cd1267") << false;
+    QTest::newRow("utf-8 text") << QStringLiteral("分布式锁的持有者是谁").toUtf8() << false;
+    QTest::newRow("too short") << QByteArray::fromHex("9c1be47f03a2d85e") << false;
+    QTest::newRow("printable") << QByteArray("xgg_WTtzyEXdfWrw-QkPmAhJsN") << false;
+}
+
+void TestLockClassifier::rawRandomBytes()
+{
+    QFETCH(QByteArray, value);
+    QFETCH(bool, random);
+    QCOMPARE(OwnerEvidence::isRandomBytes(value), random);
+    if (!random)
+        return;
+    QVERIFY(OwnerEvidence::isRandomId(value));
+    const LockRecord r = classify(stringKey("jobs/reindex", value, 5000, false));
+    QCOMPARE(r.format, QStringLiteral("random-id-lease"));
+    // Shown as hex, the way its library prints it, and described as bytes, not as text.
+    QCOMPARE(r.owners.value(0).display, QString::fromLatin1(value.toHex()));
+    QVERIFY2(r.reason.contains(QStringLiteral("%1 random bytes").arg(value.size())), qPrintable(r.reason));
+}
+
+// Issue 31: rueidislock's lock on three keys holds one value of 24 raw random bytes with one TTL: one lock on
+// several resources, as a text token is. (Before: no key listed.)
+void TestLockClassifier::oneBinaryTokenOnSeveralKeysIsOneLock()
+{
+    const QByteArray raw = QByteArray::fromHex("9c1be47f03a2d85e6b10f4c7293ae8d15f06b7c4e2a9013d");
+    QList<ScannedKey> keys;
+    for (const char *key : {"rueidislock:0:orders", "rueidislock:1:orders", "rueidislock:2:orders"}) {
+        ScannedKey k = stringKey(key, raw, 5000, false);
+        k.readAtMs = 1000000;
+        keys << k;
+    }
+    LockAssembler a {ScanOptions {}};
+    const QList<LockRecord> out = a.add(keys, 0);
+    QCOMPARE(out.size(), 1);
+    const LockRecord &r = out.first();
+    QCOMPARE(r.key, QByteArray("rueidislock:0:orders"));
+    QCOMPARE(r.groupKeys, (QList<QByteArray> {"rueidislock:1:orders", "rueidislock:2:orders"}));
+    QCOMPARE(r.format, QStringLiteral("shared-token-lock"));
+    QCOMPARE(r.owners.value(0).display, QString::fromLatin1(raw.toHex()));
+    QVERIFY(r.diagnoses.isEmpty());
 }
 
 void TestLockClassifier::nonIntegerCounts()

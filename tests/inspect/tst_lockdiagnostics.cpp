@@ -21,6 +21,7 @@ private slots:
     void contended();
     void malformed();
     void shapeOnlyMatchesAreNotAlarmedOn();
+    void aSteadyRhythmMakesAShapeALease();
     void healthyLockHasNone();
 };
 
@@ -253,6 +254,49 @@ void TestLockDiagnostics::shapeOnlyMatchesAreNotAlarmedOn()
     // Named like a lock without a lock's shape: never.
     r.kind = LockKind::Named;
     LockDiagnostics::diagnose(r, context());
+    QVERIFY(r.diagnoses.isEmpty());
+}
+
+// Issue 31: a key listed for its shape alone (a random id that expires, a semaphore of random ids under a
+// name with no lock word) is alarmed on once the watch has seen it renewed on a steady rhythm, and then only
+// for a stall against that rhythm. (Before: the frozen in-house semaphore 'pool:gpu-slots', renewed every 3
+// s, was never flagged; sherlock's renewed lock was not even listed.)
+void TestLockDiagnostics::aSteadyRhythmMakesAShapeALease()
+{
+    LockRecord r = lock(LockKind::Semaphore, 26'000);
+    r.certain = false;
+    r.nameSaysLock = false;
+    r.ttlPolicy = QStringLiteral("always");
+    DiagnosticContext c = context();
+    c.ttlThresholdMs = 1'000; // would be ttl-above-threshold on a lock known as one
+    c.readingGranularityMs = 100;
+    c.observedLeaseMs = 30'000;
+    c.renewalsSeen = 5;
+    c.renewalIntervalMs = 3'000;
+    c.renewalJitterMs = 5;
+    c.sinceLastRenewalMs = 3'500;
+    LockDiagnostics::diagnose(r, c);
+    QVERIFY(r.diagnoses.isEmpty());
+    // Two periods after the last renewal at the latest (here 3.8 s: a period and a margin), a stall.
+    c.sinceLastRenewalMs = 4'000;
+    LockDiagnostics::diagnose(r, c);
+    QCOMPARE(codes(r), QStringList {QStringLiteral("watchdog-stalled")});
+    QVERIFY2(r.diagnoses.first().evidence.contains(QLatin1String("renewed every 3.0 s")),
+             qPrintable(r.diagnoses.first().evidence));
+    // An unsteady rhythm (a session touched by requests) is no lease: nothing.
+    c.renewalJitterMs = 1'500;
+    LockDiagnostics::diagnose(r, c);
+    QVERIFY(r.diagnoses.isEmpty());
+    // Two renewals are no rhythm yet.
+    c.renewalJitterMs = -1;
+    c.renewalsSeen = 2;
+    LockDiagnostics::diagnose(r, c);
+    QVERIFY(r.diagnoses.isEmpty());
+    // A word under a lock name names no holder: never, whatever the rhythm.
+    c.renewalsSeen = 5;
+    c.renewalJitterMs = 5;
+    r.holderEvidence = false;
+    LockDiagnostics::diagnose(r, c);
     QVERIFY(r.diagnoses.isEmpty());
 }
 

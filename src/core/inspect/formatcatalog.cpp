@@ -262,7 +262,16 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
     case LockFormat::Shape::Counter: {
         // Only a value read whole can fit a pattern; the cheap checks first.
         if (k.valueLength > k.value.size() || k.value.isEmpty() || !f.valueLength.contains(k.value.size())
-            || (!f.valueStarts.isEmpty() && !k.value.startsWith(f.valueStarts)) || valueText.isNull())
+            || (!f.valueStarts.isEmpty() && !k.value.startsWith(f.valueStarts)))
+            return false;
+        // A random id is judged on the bytes (raw random bytes are no text), before any pattern.
+        if (f.valueIs == QLatin1String("random-id")) {
+            if (!OwnerEvidence::isRandomId(k.value))
+                return false;
+            if (f.value.pattern().isEmpty())
+                return true;
+        }
+        if (valueText.isNull())
             return false;
         const QRegularExpressionMatch m = f.value.match(valueText);
         if (!m.hasMatch())
@@ -431,10 +440,14 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
         const LockFormat &f = m_formats.at(i);
         const bool hasKey = !f.key.pattern().isEmpty();
         const int s = score(f, hasKey);
-        if (bestScore >= 0 && s < bestScore)
-            break; // sorted: nothing further can tie or beat it
+        // Sorted: nothing further can tie or beat it (scores go below zero with a negative priority).
+        if (best.format && s < bestScore)
+            break;
         if ((f.needsLockName && !k.lockNamed) || (f.needsTtl && k.pttlMs < 0)
             || (f.needsSharedValue && k.sameValueKeys.isEmpty()))
+            continue;
+        if (std::any_of(f.unlessNamed.cbegin(), f.unlessNamed.cend(),
+                        [&](const QByteArray &word) { return LockNames::hasNamePart(k.key, word); }))
             continue;
         // A string value must have the format's length and start before its key's pattern is worth trying
         // (dataFits checks the same; here it saves the key pattern on most keys of a keyspace).
@@ -472,7 +485,7 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
             }
             continue;
         }
-        if (s == bestScore) {
+        if (best.format && s == bestScore) {
             if (!best.alsoLibraries.contains(f.library) && f.library != best.format->library)
                 best.alsoLibraries << f.library;
             continue;

@@ -185,10 +185,11 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
             continue; // not remembered: a non-lock seen twice is simply not a lock twice
         const LockFormat *format = catalog.find(record.format);
         // node-redlock's format groups by value alone; a generic lock's random token groups keys whose TTLs
-        // agree too (any alphabet: hex, base64, base64url, …).
+        // agree too (any alphabet: hex, base64, base64url, raw bytes), under a lock name or not.
         const bool byValue = format && format->groupBySameValue;
-        if (k.type == "string"
-            && (byValue || (format && format->needsLockName && OwnerEvidence::isRandomId(k.value)))) {
+        const bool generic
+            = format && (format->needsLockName || format->valueIs == QLatin1String("random-id"));
+        if (k.type == "string" && (byValue || (generic && OwnerEvidence::isRandomId(k.value)))) {
             auto it = m_groups.find(k.value);
             if (it != m_groups.end() && !byValue && !sameTtl(it->primary, k.pttlMs, k.readAtMs))
                 it = m_groups.end(); // the same token with another TTL: another lock

@@ -154,6 +154,9 @@ void readOwners(LockRecord &r, const LockFormat &f, const ScannedKey &k, const Q
         LockOwner o;
         o.id = k.value;
         fillOwner(o, f, g);
+        // Raw random bytes are shown as hex, the way their libraries print them.
+        if (o.display.isEmpty() && OwnerEvidence::isRandomBytes(k.value))
+            o.display = QString::fromLatin1(k.value.toHex());
         // Shown, since it is all there is, but said to be no evidence: a word may name a holder or be a flag.
         if (f.valueIs == QLatin1String("no-owner"))
             o.note = OwnerEvidence::isOwnerLike(k.value)
@@ -485,6 +488,9 @@ QString evidence(const LockFormat &f, bool keyMatched, const ScannedKey &k)
         what = QStringLiteral("its name and its data fit %1").arg(f.name);
     else if (f.needsLockName)
         what = QStringLiteral("named like a lock, with %1").arg(f.name);
+    else if (f.valueIs == QLatin1String("random-id") && f.library.startsWith(QLatin1String("unknown")))
+        what = QStringLiteral("no word in its name says lock or anything else; only its value, a random id, "
+                              "and its TTL say lease");
     else if (f.dataIdentifies)
         what = QStringLiteral("its data fits %1").arg(f.name);
     else
@@ -492,9 +498,14 @@ QString evidence(const LockFormat &f, bool keyMatched, const ScannedKey &k)
                    "its data has the shape %1 writes (any library writing such values looks the same)")
                    .arg(f.name);
     // A generic format's owner is described by what the value is, not by what the format expects.
-    const QString token = f.valueIs == QLatin1String("owner-like") && k.type == "string"
-        ? OwnerEvidence::describeRandomToken(k.value)
-        : QString();
+    const bool judgedOwner
+        = f.valueIs == QLatin1String("owner-like") || f.valueIs == QLatin1String("random-id");
+    QString token
+        = judgedOwner && k.type == "string" ? OwnerEvidence::describeRandomToken(k.value) : QString();
+    if (token.isEmpty() && judgedOwner && LockNames::isUuid(k.value))
+        token = QStringLiteral("a uuid (%1)")
+                    .arg(k.value.at(14) == '4' ? QStringLiteral("version 4: random")
+                                               : QStringLiteral("version %1").arg(QChar(k.value.at(14))));
     // A value under a lock name that no owner format reads may still look like an owner id (letters and
     // digits: "leader: 27fd2e…", "worker 7"): it is not called a word then, only not a token any format
     // knows.

@@ -238,8 +238,14 @@ void diagnose(LockRecord &record, const DiagnosticContext &context)
         return;
     markExpiredHolders(record, context);
     contended(record);
-    if (!mayAlarm(record))
-        return; // only the shape of its value says lock: waiters are a fact, alarms would be guesses
+    if (!mayAlarm(record)) {
+        // Only the shape of its value says lock: waiters are a fact, alarms would be guesses. But a key the
+        // watch saw renewed on a steady rhythm before its TTL ran out is a lease with that period, whatever
+        // made it and whatever its name: a stall against that rhythm rests on what was seen.
+        if (LockKinds::hasHolders(record.kind) && record.holderEvidence && steadyRhythm(context))
+            renewalStalled(record, context);
+        return;
+    }
     malformed(record);
     noTtl(record);
     ttlAboveThreshold(record, context);

@@ -32,7 +32,8 @@ void diagnose(LockRecord &record, const DiagnosticContext &context);
 QList<LockDiagnosis> catalog();
 // True when the record's identity is strong enough to alarm on: its format knows its name or its data is
 // unmistakable, or its name (or the user's pattern) says lock. A value that merely looks like a token does
-// not make a lock.
+// not make a lock; only a steady renewal rhythm seen while watching does, and then only for a stall
+// (diagnose).
 bool mayAlarm(const LockRecord &record);
 // When the next renewal is due at the latest, counted from the last one: the renewal period (from what was
 // seen, else from the library's policy) plus a margin for timers and readings; -1 when unknown. A steady

@@ -2,6 +2,8 @@
 // format file never half-works in silence.
 #include "lockformat.h"
 
+#include "locknames.h"
+
 #include "locks/redissonnames.h"
 
 #include <QJsonArray>
@@ -218,6 +220,7 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
                                     "job",
                                     "group",
                                     "also",
+                                    "unless_named",
                                     "note",
                                     "note_when",
                                     "data_identifies",
@@ -232,9 +235,11 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
                                     "value_starts"};
     if (!onlyKnownFields(o, known, QString(), error))
         return false;
-    if (!typed(o, {"needs_lock_name", "needs_ttl", "data_identifies", "owner_in_value", "key_identifies",
-                "needs_shared_value"}, {"priority"},
-               {"checked", "companions", "companion_of", "channels", "also"}, error))
+    if (!typed(o,
+               {"needs_lock_name", "needs_ttl", "data_identifies", "owner_in_value", "key_identifies",
+                "needs_shared_value"},
+               {"priority"}, {"checked", "companions", "companion_of", "channels", "also", "unless_named"},
+               error))
         return false;
     LockFormat f;
     if (!text(o, QStringLiteral("id"), &f.id, error, true)
@@ -336,8 +341,9 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
         return false;
     }
     if (!f.valueIs.isEmpty() && f.valueIs != QLatin1String("owner-like")
-        && f.valueIs != QLatin1String("no-owner")) {
-        *error = QStringLiteral("\"value_is\" must be owner-like or no-owner, not \"%1\"").arg(f.valueIs);
+        && f.valueIs != QLatin1String("random-id") && f.valueIs != QLatin1String("no-owner")) {
+        *error = QStringLiteral("\"value_is\" must be owner-like, random-id or no-owner, not \"%1\"")
+                     .arg(f.valueIs);
         return false;
     }
     f.priority = o.value(QStringLiteral("priority")).toInt(0);
@@ -383,8 +389,10 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
     f.valueStarts = o.value(QStringLiteral("value_starts")).toString().toUtf8();
     f.lockKey = FormatTemplate(o.value(QStringLiteral("lock_key")).toString());
     const bool stringShape = f.type == "string";
-    if (stringShape && f.value.pattern().isEmpty()) {
-        *error = QStringLiteral("a %1 format needs \"value\", the pattern its values match").arg(shape);
+    if (stringShape && f.value.pattern().isEmpty() && f.valueIs != QLatin1String("random-id")) {
+        *error = QStringLiteral("a %1 format needs \"value\", the pattern its values match (or \"value_is\": "
+                                "\"random-id\")")
+                     .arg(shape);
         return false;
     }
     if ((f.shape == Shape::OwnerHash || f.shape == Shape::HolderHash) && f.field.pattern().isEmpty()) {
@@ -552,6 +560,15 @@ bool LockFormat::fromJson(const QJsonObject &o, const QString &library, const QS
     f.groupBySameValue = group == QLatin1String("same-value");
     for (const QJsonValue &v : o.value(QStringLiteral("also")).toArray())
         f.also << v.toString();
+    for (const QJsonValue &v : o.value(QStringLiteral("unless_named")).toArray()) {
+        const QByteArray word = v.toString().toUtf8();
+        if (!LockNames::isNameWord(word)) {
+            *error
+                = QStringLiteral("\"unless_named\" takes words (letters only), not \"%1\"").arg(v.toString());
+            return false;
+        }
+        f.unlessNamed << word;
+    }
     *out = std::move(f);
     return true;
 }

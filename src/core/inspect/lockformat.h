@@ -141,8 +141,10 @@ struct LockFormat
     Time time = Time::None; // HolderZset scores, HolderHash values
     QString decode; // a built-in decoder of the token: "uuid1" (redis-py's time and host), "json-owner"
     // What the value must say about a holder (OwnerEvidence): "owner-like" (a random token of any common
-    // alphabet, a uuid, letters mixed with digits), "no-owner" (a word or a flag: listed under a lock name,
-    // never alarmed on, since nothing in it names a holder), or empty (the pattern alone decides).
+    // alphabet, a uuid, letters mixed with digits), "random-id" (a uuid, a random token of any common
+    // alphabet or raw random bytes: what a holder draws, checked in place of a `value` pattern, since raw
+    // bytes are no text), "no-owner" (a word or a flag: listed under a lock name, never alarmed on, since
+    // nothing in it names a holder), or empty (the pattern alone decides).
     QString valueIs;
 
     // The owner as the library means it.
@@ -166,6 +168,9 @@ struct LockFormat
     // semaphore N): the record is listed under this key, with the scanned one as a companion.
     FormatTemplate lockKey;
     QStringList also; // other libraries that write exactly this shape
+    // Words that name another use of the same shape (session, nonce, cache): a key with one as a name part
+    // is not this format's (LockNames::hasNamePart).
+    QList<QByteArray> unlessNamed;
     QString note; // shown with the lock: what a stuck one means, how to clear it
     // When the note fits the reading: "no-ttl" (a note on what a missing TTL means is shown only on a key
     // without one), "ttl" (only on a key with one), or empty (always: a fact that no reading contradicts).

@@ -5,8 +5,10 @@
 #include "locknames.h"
 
 #include <QSet>
+#include <QString>
 
 #include <algorithm>
+#include <cmath>
 
 namespace OwnerEvidence {
 
@@ -104,8 +106,45 @@ QString randomTokenAlphabet(const QByteArray &raw)
     return QStringLiteral("letters and digits");
 }
 
+bool isRandomBytes(const QByteArray &v)
+{
+    const qsizetype n = v.size();
+    if (n < 16 || n > 64)
+        return false;
+    // Headers of what small binary values usually are: a pickle (\x80 + protocol), gzip, zlib, zstd, lz4.
+    static const QByteArray headers[]
+        = {QByteArrayLiteral("\x80\x02"),         QByteArrayLiteral("\x80\x03"),
+           QByteArrayLiteral("\x80\x04"),         QByteArrayLiteral("\x80\x05"),
+           QByteArrayLiteral("\x1f\x8b"),         QByteArrayLiteral("\x78\x01"),
+           QByteArrayLiteral("\x78\x9c"),         QByteArrayLiteral("\x78\xda"),
+           QByteArrayLiteral("\x28\xb5\x2f\xfd"), QByteArrayLiteral("\x04\x22\x4d\x18")};
+    for (const QByteArray &h : headers) {
+        if (v.startsWith(h))
+            return false;
+    }
+    int binary = 0, letterRun = 0, longestLetterRun = 0, zeros = 0;
+    for (char ch : v) {
+        const auto c = static_cast<unsigned char>(ch);
+        binary += c < 0x20 || c > 0x7e ? 1 : 0;
+        zeros += c == 0 ? 1 : 0;
+        letterRun = isLower(ch) || isUpper(ch) ? letterRun + 1 : 0;
+        longestLetterRun = std::max(longestLetterRun, letterRun);
+    }
+    if (binary * 4 < n || zeros * 8 > n || longestLetterRun >= 5)
+        return false;
+    // Text in another script is valid UTF-8; random bytes almost never are.
+    if (QString::fromUtf8(v).toUtf8() == v)
+        return false;
+    // Of n random bytes about n(n-1)/512 pairs repeat a byte; serialised data repeats its type bytes and
+    // padding far more. Allowed: that many, three standard deviations more, and two.
+    const double repeats = double(n) * double(n - 1) / 512.0;
+    return double(n - distinct(v)) <= repeats + 3.0 * std::sqrt(repeats) + 2.0;
+}
+
 QString describeRandomToken(const QByteArray &value)
 {
+    if (isRandomBytes(value))
+        return QStringLiteral("%1 random bytes (binary, not text; shown as hex)").arg(value.size());
     const QString alphabet = randomTokenAlphabet(value);
     if (alphabet.isEmpty())
         return {};
@@ -133,14 +172,14 @@ bool isSmallInteger(const QByteArray &value)
 
 bool isRandomId(const QByteArray &value)
 {
-    return LockNames::isUuid(value) || !randomTokenAlphabet(value).isEmpty();
+    return LockNames::isUuid(value) || !randomTokenAlphabet(value).isEmpty() || isRandomBytes(value);
 }
 
 bool isOwnerLike(const QByteArray &value)
 {
     if (value.isEmpty() || isSmallInteger(value))
         return false;
-    if (LockNames::isUuid(value.left(36)) || !randomTokenAlphabet(value).isEmpty())
+    if (LockNames::isUuid(value.left(36)) || !randomTokenAlphabet(value).isEmpty() || isRandomBytes(value))
         return true;
     bool letter = false, digit = false;
     for (char c : value) {

@@ -14,14 +14,20 @@ namespace OwnerEvidence {
 // digits; the letter alphabets with upper and lower case mixed as random draws mix them (not CamelCase
 // words). Whether a digit happened to appear does not matter.
 QString randomTokenAlphabet(const QByteArray &value);
-// "a random token of 22 base64url characters (about 16 bytes)", or empty when `value` is no random token.
+// True when `value` is 16 to 64 raw random bytes (not text): what a library that never encodes its token
+// stores (rueidislock's 24 bytes of util.RandomBytes). Judged by what chance gives and serialised data does
+// not: bytes outside printable ASCII, almost no byte repeated, no run of letters (a pickle, msgpack or a
+// protobuf carries its field names and strings), and no header of a compressed or serialised format.
+bool isRandomBytes(const QByteArray &value);
+// "a random token of 22 base64url characters (about 16 bytes)", "24 random bytes (binary, shown as hex)", or
+// empty when `value` is no random token.
 QString describeRandomToken(const QByteArray &value);
 // True when `value` is something a holder writes to say who it is: a random token, a uuid (with or without a
 // suffix), or a token mixing letters and digits (a host:pid, worker-7, a host name with a number). A small
 // integer, a word or a flag is not.
 bool isOwnerLike(const QByteArray &value);
-// A random token (randomTokenAlphabet) or a uuid: what one holder writes to every key of a multi-resource
-// lock, and nothing else is likely to share by chance.
+// A random token (randomTokenAlphabet, or raw random bytes) or a uuid: what one holder writes to every key
+// of a multi-resource lock, and nothing else is likely to share by chance.
 bool isRandomId(const QByteArray &value);
 // True for an optionally signed integer of 1 to 14 digits: a counter, a count or a flag, never an owner
 // (15 to 20 digits are snowflake ids, which generic-lock formats read as owners).
