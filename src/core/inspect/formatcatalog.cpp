@@ -443,7 +443,9 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
         // Sorted: nothing further can tie or beat it (scores go below zero with a negative priority).
         if (best.format && s < bestScore)
             break;
-        if ((f.needsLockName && !k.lockNamed) || (f.needsTtl && k.pttlMs < 0)
+        // A TTL that could not be read (refused by an ACL) may be there: the format is tried, and the record
+        // shows the TTL as unknown, with why. Only a key known to have none (-1) or gone (-2) fails.
+        if ((f.needsLockName && !k.lockNamed) || (f.needsTtl && (k.pttlMs == -1 || k.pttlMs == -2))
             || (f.needsSharedValue && k.sameValueKeys.isEmpty()))
             continue;
         if (std::any_of(f.unlessNamed.cbegin(), f.unlessNamed.cend(),

@@ -388,7 +388,10 @@ void addWaiters(LockRecord &r, const LockFormat &f, const ScannedKey &k)
     if (f.channels.isEmpty()) {
         if (r.queueLength < 0)
             r.setUnknown(QStringLiteral("waiters"),
-                         QStringLiteral("%1's waiters poll; they leave no trace in Redis").arg(f.library),
+                         f.library.startsWith(QLatin1String("unknown"))
+                             ? QStringLiteral("no known library: waiters, if any, leave no trace in Redis "
+                                              "unless they queue there")
+                             : QStringLiteral("%1's waiters poll; they leave no trace in Redis").arg(f.library),
                          false);
         return;
     }
@@ -658,8 +661,10 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
     r.certain = (m.keyMatched && f.keyIdentifies) || f.dataIdentifies;
     // A format that knows the key's name says lock by the name, whether or not the name is the library's own.
     r.nameSaysLock = r.nameSaysLock || m.keyMatched;
-    // A generic format (any lock-named key) claims no library, so there is nothing to call probable.
-    r.library = r.certain || f.needsLockName ? f.library : f.library + QStringLiteral(" (probable)");
+    // A generic format (any lock-named key, or generic.json's "unknown library") claims no library, so there
+    // is nothing to call probable.
+    const bool claimsNoLibrary = f.needsLockName || f.library.startsWith(QLatin1String("unknown"));
+    r.library = r.certain || claimsNoLibrary ? f.library : f.library + QStringLiteral(" (probable)");
     r.alsoLibraries = m.alsoLibraries + f.also;
     r.alsoLibraries.removeDuplicates();
     r.alsoLibraries.removeAll(f.library);
