@@ -859,6 +859,17 @@ void TestLockClassifier::unknownsStayUnknown()
     QVERIFY(r.isIncomplete());
     LockDiagnostics::diagnose(r, DiagnosticContext {});
     QVERIFY(!r.hasDiagnosis(QStringLiteral("no-ttl")));
+    // A format that needs a TTL is not ruled out by a TTL nobody could read: sherlock's uuid under a bare
+    // name is still a possible lease, its TTL unknown with why. (Before: not listed, as if it had none.)
+    ScannedKey bare = stringKey("nightly-report", "3f0c9a4e-8b1d-4c7e-9a2f-5d6e7f8a9b0c", -3, false);
+    bare.pttlError = k.pttlError;
+    r = classify(bare);
+    QCOMPARE(r.format, QStringLiteral("random-id-lease"));
+    QCOMPARE(r.pttlMs, LockRecord::kPttlUnknown);
+    QVERIFY(r.unknownReason(QStringLiteral("pttl_ms")).contains(QLatin1String("NOPERM")));
+    // Known to have none, it is no lease.
+    QCOMPARE(classify(stringKey("nightly-report", "3f0c9a4e-8b1d-4c7e-9a2f-5d6e7f8a9b0c", -1, false)).kind,
+             LockKind::None);
 
     // PUBSUB NUMSUB refused: waiters unknown, not 0.
     ScannedKey h = hashKey("order:1", {{kClient + ":57", "1"}});
