@@ -448,9 +448,6 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
         if ((f.needsLockName && !k.lockNamed) || (f.needsTtl && (k.pttlMs == -1 || k.pttlMs == -2))
             || (f.needsSharedValue && k.sameValueKeys.isEmpty()))
             continue;
-        if (std::any_of(f.unlessNamed.cbegin(), f.unlessNamed.cend(),
-                        [&](const QByteArray &word) { return LockNames::hasNamePart(k.key, word); }))
-            continue;
         // A string value must have the format's length and start before its key's pattern is worth trying
         // (dataFits checks the same; here it saves the key pattern on most keys of a keyspace).
         if (stringShape(f)
@@ -479,6 +476,10 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
                 valueText = text.isNull() ? QString(QLatin1String("")) : text;
         }
         if (!dataFits(f, k, valueText, &groups))
+            continue;
+        // Last, on the few keys whose data fits: a name part that says what else the key is.
+        if (std::any_of(f.unlessNamed.cbegin(), f.unlessNamed.cend(),
+                        [&](const QByteArray &word) { return LockNames::hasNamePart(k.key, word); }))
             continue;
         if (jobDisowns(f, k)) {
             if (!best.disowned) {

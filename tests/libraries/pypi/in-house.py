@@ -110,25 +110,32 @@ fx.not_lock(keys["throttle"],
             "failed-login counter (INCR per failure, EXPIRE 3600): holds 4, nobody holds it", type="string", case="throttle")
 
 
-def heartbeat():
-    while not fx.stopping():
-        threading.Event().wait(1)
-        try:
-            if int(time.time()) % 2 == 0:
-                renew_leader(keys=[keys["leader"]], args=[ME, 6000])
-            if int(time.time()) % 10 == 0:
-                pylock.extend(20, replace_ttl=True)
-            if int(time.time()) % 3 == 0:
-                t = int(time.time() * 1000)
-                with r.pipeline(transaction=True) as p:
-                    p.zadd(keys["sem"], {m: t for m in permits}, xx=True)
-                    p.pexpire(keys["sem"], 30000)
-                    p.execute()
-        except Exception as e:  # the connection goes away when the driver exits
-            if not fx.stopping():
-                fx.fail("heartbeat failed: %s" % e)
+def renew_sem():
+    t = int(time.time() * 1000)
+    with r.pipeline(transaction=True) as p:
+        p.zadd(keys["sem"], {m: t for m in permits}, xx=True)
+        p.pexpire(keys["sem"], 30000)
+        p.execute()
 
 
-threading.Thread(target=heartbeat, daemon=True).start()
+# One renewer thread per lock, each on its own period, as in-house heartbeats are written: wait, renew, again.
+# (An earlier single loop woke every second and renewed when int(time.time()) was a multiple of the period;
+# its wake-ups drifted by about 8 ms a second, so every two minutes or so a whole second was skipped, and
+# with it a renewal: a renewer that really missed a beat, which the watch rightly flagged.)
+def renewer(period_s, renew, what):
+    def loop():
+        while not fx.stopping():
+            threading.Event().wait(period_s)
+            try:
+                renew()
+            except Exception as e:  # the connection goes away when the driver exits
+                if not fx.stopping():
+                    fx.fail("renewing %s failed: %s" % (what, e))
+    threading.Thread(target=loop, daemon=True).start()
+
+
+renewer(2, lambda: renew_leader(keys=[keys["leader"]], args=[ME, 6000]), keys["leader"])
+renewer(10, lambda: pylock.extend(20, replace_ttl=True), keys["pylock"])
+renewer(3, renew_sem, keys["sem"])
 fx.ready_and_hold()
 sys.exit(0)
