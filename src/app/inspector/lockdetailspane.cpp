@@ -4,6 +4,7 @@
 #include "historytimeline.h"
 #include "inspect/inspectclock.h"
 #include "inspect/inspectformat.h"
+#include "inspect/ownerevidence.h"
 #include "redis/bytes.h"
 
 #include <QApplication>
@@ -236,6 +237,9 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
             const QString count = o.count >= 0 ? QString::number(o.count) : QStringLiteral("—");
             if (parsed)
                 rows << QStringList {esc(o.client), esc(o.thread), count,
+                                     esc(extra.join(QStringLiteral(" · ")))};
+            else if (OwnerEvidence::isRandomBytes(o.id)) // binary: its hex (the display) says more
+                rows << QStringList {esc(tr("%1 raw random bytes").arg(o.id.size())), count,
                                      esc(extra.join(QStringLiteral(" · ")))};
             else
                 rows << QStringList {bytes(o.id, 80), count, esc(extra.join(QStringLiteral(" · ")))};

@@ -99,6 +99,11 @@ LockMonitor::LockMonitor(QObject *parent)
 
     connect(&m_watcher, &KeyspaceWatcher::events, this, [this](const QList<KeyspaceEvent> &events) {
         for (const KeyspaceEvent &e : events) {
+            const auto group = m_groupOf.constFind(e.key);
+            if (group != m_groupOf.constEnd()) {
+                m_dirty.insert(*group); // its lock is read again, every key of it
+                continue;
+            }
             m_tracker.noteNotification(e.key, e.event, e.atMs);
             m_dirty.insert(e.key);
         }
@@ -126,6 +131,7 @@ void LockMonitor::setConnectionSettings(const ConnectionSettings &settings)
     if (same)
         return;
     m_locks.clear();
+    m_groupOf.clear();
     m_codes.clear();
     m_tracker.clear();
     m_dirty.clear();
@@ -287,6 +293,13 @@ void LockMonitor::apply(const QList<LockRecord> &records, LockTracker::Source so
             markGone(r.key);
             continue;
         }
+        const auto previous = m_locks.constFind(r.key);
+        if (previous != m_locks.constEnd()) {
+            for (const QByteArray &member : previous->groupKeys)
+                m_groupOf.remove(member);
+        }
+        for (const QByteArray &member : std::as_const(r.groupKeys))
+            m_groupOf.insert(member, r.key);
         m_locks.insert(r.key, r);
         scheduleDueCheck(r, base);
         if (!events.isEmpty())
@@ -313,6 +326,10 @@ void LockMonitor::markGone(const QByteArray &key, const QString &unobserved)
         return;
     const LockRecord last = *it;
     m_locks.erase(it);
+    for (const QByteArray &member : last.groupKeys) {
+        if (m_groupOf.value(member) == key)
+            m_groupOf.remove(member);
+    }
     m_codes.remove(key);
     m_dueAt.remove(key);
     const QList<LockEvent> events = m_tracker.observeGone(key, InspectClock::monotonicMs(), unobserved);
@@ -402,13 +419,22 @@ void LockMonitor::flush()
     if (m_dirty.isEmpty())
         return;
     QList<QByteArray> keys;
-    for (auto it = m_dirty.begin(); it != m_dirty.end() && keys.size() < 1000;) {
-        keys.append(*it);
+    QList<LockRecord> groups; // multi-resource locks: read with all their keys, so they stay one lock
+    for (auto it = m_dirty.begin(); it != m_dirty.end() && keys.size() + groups.size() < 1000;) {
+        const auto lock = m_locks.constFind(*it);
+        if (lock != m_locks.constEnd() && !lock->groupKeys.isEmpty())
+            groups.append(*lock);
+        else
+            keys.append(*it);
         it = m_dirty.erase(it);
     }
-    if (!m_scanner.probeKeys(keys)) {
+    if (!keys.isEmpty() && !m_scanner.probeKeys(keys)) {
         for (const QByteArray &k : keys)
             m_dirty.insert(k); // the scanner is busy: try again shortly
+    }
+    if (!groups.isEmpty() && !m_scanner.refresh(groups)) {
+        for (const LockRecord &r : groups)
+            m_dirty.insert(r.key);
     }
     if (!m_dirty.isEmpty())
         m_flush.start();

@@ -137,6 +137,9 @@ private:
     KeyspaceWatcher m_watcher;
     LockTracker m_tracker;
     QHash<QByteArray, LockRecord> m_locks;
+    // The other keys of a multi-resource lock → the lock: a change to one of them is read as a change of the
+    // whole lock (all its keys at once), never as a lock of its own.
+    QHash<QByteArray, QByteArray> m_groupOf;
     QHash<QByteArray, QStringList> m_codes; // diagnosis codes at the last reading, per lock
     QSet<QByteArray> m_seenThisScan;
     QSet<QByteArray> m_dirty;
