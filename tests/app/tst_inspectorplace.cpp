@@ -213,6 +213,18 @@ void TestInspectorPlace::detailsWrapInANarrowWindow()
     QTRY_VERIFY(scroll->widget()->width() <= scroll->viewport()->width());
     QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);
     QVERIFY2(rig.place->details()->text().contains(QLatin1String("no-ttl")), qPrintable(rig.place->details()->text()));
+    // And the table keeps its Diagnoses column in view, wide enough for a code, with no sideways scroll: the
+    // key column gives way. (Before: "watchdog-" at the edge and a horizontal scrollbar.)
+    QTableView *view = rig.place->view();
+    QTRY_COMPARE(view->horizontalScrollBar()->maximum(), 0);
+    const int x = view->columnViewportPosition(LockTableModel::ProblemsColumn);
+    const int width = view->columnWidth(LockTableModel::ProblemsColumn);
+    QVERIFY2(x >= 0 && x + width <= view->viewport()->width(),
+             qPrintable(QStringLiteral("Diagnoses at %1 + %2 in a viewport of %3")
+                            .arg(x)
+                            .arg(width)
+                            .arg(view->viewport()->width())));
+    QVERIFY(width >= view->fontMetrics().horizontalAdvance(QStringLiteral("watchdog-stalled")));
 }
 
 void TestInspectorPlace::streamsRowsWithoutResets()

@@ -215,14 +215,17 @@ void InspectorPlace::buildUi()
     m_view->setItemDelegateForColumn(LockTableModel::TtlColumn, new TtlBarDelegate(m_view));
     QHeaderView *header = m_view->horizontalHeader();
     header->setSectionResizeMode(QHeaderView::Interactive);
-    header->setStretchLastSection(true);
+    // The key takes what width there is, so that the Diagnoses column stays in view in a narrow window (at
+    // 1024 px it was behind a sideways scroll): a long key is elided, and shown whole in the details.
+    header->setSectionResizeMode(LockTableModel::KeyColumn, QHeaderView::Stretch);
+    header->setStretchLastSection(false);
     const int em = fontMetrics().horizontalAdvance(u'M');
-    // Narrow enough that the Diagnoses column is in view in a 1024 px window (it was off the edge).
-    m_view->setColumnWidth(LockTableModel::KeyColumn, 13 * em);
+    header->setMinimumSectionSize(3 * em);
     m_view->setColumnWidth(LockTableModel::KindColumn, 9 * em);
     m_view->setColumnWidth(LockTableModel::OwnerColumn, 9 * em);
     m_view->setColumnWidth(LockTableModel::TtlColumn, 8 * em);
     m_view->setColumnWidth(LockTableModel::WaitersColumn, 6 * em);
+    m_view->setColumnWidth(LockTableModel::ProblemsColumn, 11 * em);
     m_view->setColumnHidden(LockTableModel::NodeColumn, true); // shown when a cluster's locks arrive
 
     auto *right = new QWidget(splitter);
