@@ -870,6 +870,10 @@ void TestLockClassifier::unknownsStayUnknown()
     // Known to have none, it is no lease.
     QCOMPARE(classify(stringKey("nightly-report", "3f0c9a4e-8b1d-4c7e-9a2f-5d6e7f8a9b0c", -1, false)).kind,
              LockKind::None);
+    // A word under a lock name is a lock only by its TTL: unread, it stays named like a lock.
+    ScannedKey word = stringKey("billing:lock:7", "x", -3, true);
+    word.pttlError = k.pttlError;
+    QCOMPARE(classify(word).kind, LockKind::Named);
 
     // PUBSUB NUMSUB refused: waiters unknown, not 0.
     ScannedKey h = hashKey("order:1", {{kClient + ":57", "1"}});

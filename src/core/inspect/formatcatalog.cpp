@@ -443,9 +443,12 @@ FormatCatalog::Match FormatCatalog::match(const ScannedKey &k) const
         // Sorted: nothing further can tie or beat it (scores go below zero with a negative priority).
         if (best.format && s < bestScore)
             break;
-        // A TTL that could not be read (refused by an ACL) may be there: the format is tried, and the record
-        // shows the TTL as unknown, with why. Only a key known to have none (-1) or gone (-2) fails.
-        if ((f.needsLockName && !k.lockNamed) || (f.needsTtl && (k.pttlMs == -1 || k.pttlMs == -2))
+        // A TTL that could not be read (-3: refused by an ACL) may be there: a format whose value names a
+        // holder is tried, and the record shows the TTL as unknown, with why. A word or a flag is a lock only
+        // by its TTL, so a no-owner format needs it read.
+        const bool ttlRuledOut
+            = k.pttlMs == -1 || k.pttlMs == -2 || (k.pttlMs < 0 && f.valueIs == QLatin1String("no-owner"));
+        if ((f.needsLockName && !k.lockNamed) || (f.needsTtl && ttlRuledOut)
             || (f.needsSharedValue && k.sameValueKeys.isEmpty()))
             continue;
         // A string value must have the format's length and start before its key's pattern is worth trying
