@@ -17,6 +17,12 @@ namespace LockClassifier {
 
 namespace {
 
+// generic.json's formats name no library ("unknown library", "unknown library (possible lease)").
+bool namesNoLibrary(const LockFormat &f)
+{
+    return f.library.startsWith(QLatin1String("unknown"));
+}
+
 QString quoted(const QByteArray &bytes)
 {
     return QStringLiteral("'%1'").arg(Bytes::display(bytes, 60));
@@ -388,7 +394,7 @@ void addWaiters(LockRecord &r, const LockFormat &f, const ScannedKey &k)
     if (f.channels.isEmpty()) {
         if (r.queueLength < 0)
             r.setUnknown(QStringLiteral("waiters"),
-                         f.library.startsWith(QLatin1String("unknown"))
+                         namesNoLibrary(f)
                              ? QStringLiteral("no known library: waiters, if any, leave no trace in Redis "
                                               "unless they queue there")
                              : QStringLiteral("%1's waiters poll; they leave no trace in Redis").arg(f.library),
@@ -491,7 +497,7 @@ QString evidence(const LockFormat &f, bool keyMatched, const ScannedKey &k)
         what = QStringLiteral("its name and its data fit %1").arg(f.name);
     else if (f.needsLockName)
         what = QStringLiteral("named like a lock, with %1").arg(f.name);
-    else if (f.valueIs == QLatin1String("random-id") && f.library.startsWith(QLatin1String("unknown")))
+    else if (f.valueIs == QLatin1String("random-id") && namesNoLibrary(f))
         what = QStringLiteral("no word in its name says lock or anything else; only its value, a random id, "
                               "and its TTL say lease");
     else if (f.dataIdentifies)
@@ -663,7 +669,7 @@ LockRecord classify(const ScannedKey &k, const FormatCatalog &catalog,
     r.nameSaysLock = r.nameSaysLock || m.keyMatched;
     // A generic format (any lock-named key, or generic.json's "unknown library") claims no library, so there
     // is nothing to call probable.
-    const bool claimsNoLibrary = f.needsLockName || f.library.startsWith(QLatin1String("unknown"));
+    const bool claimsNoLibrary = f.needsLockName || namesNoLibrary(f);
     r.library = r.certain || claimsNoLibrary ? f.library : f.library + QStringLiteral(" (probable)");
     r.alsoLibraries = m.alsoLibraries + f.also;
     r.alsoLibraries.removeDuplicates();
