@@ -276,6 +276,9 @@ void ExternalWorker::runWorkload()
     const int locks = m_run.scenario.lockCount();
     std::uniform_int_distribution<int> pick(0, locks - 1);
     qint64 done = 0;
+    if (const double stagger = m_run.scenario.workload.startStaggerMs; stagger > 0
+        && !waitUs(qint64(m_index * stagger * 1000)))
+        return;
     while (!m_run.stopping.load() && !m_interrupted.load() && !m_run.persistentErrors.hasGivenUp()) {
         if (operations > 0 && done >= operations)
             break;

@@ -228,7 +228,7 @@ void FaultInjector::applyFault(const Scenario::Fault &f, int p)
         return;
     case T::GetDelDelay:
         if (process)
-            process->setGetDelDelay(f.delayMs);
+            process->setGetDelDelay(f.delayMs, f.once);
         return;
     case T::DropNotifications:
         if (process)

@@ -127,6 +127,9 @@ struct Scenario
         qint64 operations = 0; // > 0: each worker does this many cycles, then stops (duration is a cap)
         CriticalSection criticalSection;
         double thinkMs = 0;
+        // Worker w starts its first cycle w × this after the run starts, so who takes the lock first does not
+        // depend on a race between threads started together (the explorer aims its faults at those holds).
+        double startStaggerMs = 0;
         quint64 seed = 1;
     };
 
@@ -173,6 +176,9 @@ struct Scenario
         double restartDelayMs = 0; // server-restart: stay down this long (overrides servers.restart_delay_ms)
         QList<int> servers; // delay, partition: only commands to these servers (empty: all)
         Direction direction = Direction::Both;
+        // get-del-delay: only the first release after at_ms stalls (the explorer's pause between two commands
+        // of one release); false: every release from then on.
+        bool once = false;
     };
 
     struct Step

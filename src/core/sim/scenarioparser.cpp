@@ -510,6 +510,8 @@ void ScenarioParser::parseWorkload(Fields &top, Scenario *out, QStringList *erro
         = f.number(QStringLiteral("duration_s"), w.durationS, 0.1, 3600, QStringLiteral("seconds"));
     w.operations = f.integer(QStringLiteral("operations"), 0, 0, 100000000);
     w.thinkMs = f.number(QStringLiteral("think_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+    w.startStaggerMs
+        = f.number(QStringLiteral("start_stagger_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
     w.seed = quint64(f.integer(QStringLiteral("seed"), 1, 0, (qint64(1) << 53)));
     Fields c(f.object(QStringLiteral("critical_section")), f.path(QStringLiteral("critical_section")),
              errors);
@@ -576,6 +578,7 @@ void ScenarioParser::parseFaults(Fields &top, Scenario *out, QStringList *errors
         fault.rate = f.number(QStringLiteral("rate"), 1, 0.01, 100);
         fault.restartDelayMs
             = f.number(QStringLiteral("restart_delay_ms"), 0, 0, kMaxMs, QStringLiteral("milliseconds"));
+        fault.once = f.boolean(QStringLiteral("once"), false);
         const QJsonArray delayedServers = f.array(QStringLiteral("servers"));
         for (qsizetype k = 0; k < delayedServers.size(); ++k) {
             const QJsonValue v = delayedServers.at(k);

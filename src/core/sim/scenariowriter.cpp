@@ -50,6 +50,7 @@ QJsonObject ScenarioWriter::toJson(const Scenario &s)
                           {QStringLiteral("operations"), double(s.workload.operations)},
                           {QStringLiteral("critical_section"), critical},
                           {QStringLiteral("think_ms"), s.workload.thinkMs},
+                          {QStringLiteral("start_stagger_ms"), s.workload.startStaggerMs},
                           {QStringLiteral("seed"), double(s.workload.seed)}};
     QJsonObject resource {{QStringLiteral("counter"), s.resource.counter},
                           {QStringLiteral("counter_initial"), double(s.resource.counterInitial)},
@@ -79,6 +80,8 @@ QJsonObject ScenarioWriter::toJson(const Scenario &s)
             o.insert(QStringLiteral("rate"), f.rate);
         if (f.restartDelayMs > 0)
             o.insert(QStringLiteral("restart_delay_ms"), f.restartDelayMs);
+        if (f.once)
+            o.insert(QStringLiteral("once"), true);
         if (f.direction != Scenario::Fault::Direction::Both)
             o.insert(QStringLiteral("direction"), kDirections.at(int(f.direction)));
         if (!f.servers.isEmpty()) {

@@ -179,7 +179,9 @@ FaultHooks SimulatedProcess::makeHooks()
             return true;
         };
     }
-    hooks.betweenGetAndDel = [this](qint64, const QByteArray &) { sleepUs(m_getDelDelayUs.load()); };
+    hooks.betweenGetAndDel = [this](qint64, const QByteArray &) {
+        sleepUs(m_getDelDelayOnce.load() ? m_getDelDelayUs.exchange(0) : m_getDelDelayUs.load());
+    };
     hooks.deliverMessage
         = [this](const QByteArray &, const QByteArray &) { return !m_dropNotifications.load(); };
     return hooks;

@@ -93,7 +93,12 @@ public:
     // Cuts (or heals) the network between this process and `servers` endpoints (empty: every server).
     void setPartitioned(bool on, const QSet<QString> &servers = {});
     bool isCutOff(const QString &endpoint);
-    void setGetDelDelay(double ms) { m_getDelDelayUs = qint64(ms * 1000); }
+    // Every release from now on stalls `ms` between its GET and its DEL; with `once`, only the next one.
+    void setGetDelDelay(double ms, bool once = false)
+    {
+        m_getDelDelayOnce = once;
+        m_getDelDelayUs = qint64(ms * 1000);
+    }
     // The next SETNX that takes a lock ends the process before its EXPIRE (its worker records, then crashes).
     void armCrashAfterSetnx() { m_crashAfterSetnx = true; }
     void setDropNotifications(bool drop) { m_dropNotifications = drop; }
@@ -120,6 +125,7 @@ private:
     std::atomic_bool m_partitioned = false;
     QSet<QString> m_partitionServers; // guarded by m_mutex
     std::atomic<qint64> m_getDelDelayUs = 0;
+    std::atomic_bool m_getDelDelayOnce = false;
     std::atomic_bool m_crashAfterSetnx = false;
     std::atomic_bool m_dropNotifications = false;
     QList<RedisConnection *> m_connections; // guarded by m_mutex
