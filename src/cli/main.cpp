@@ -2,6 +2,7 @@
 #include "algorithmscommand.h"
 #include "cliio.h"
 #include "clientscommand.h"
+#include "explorecommand.h"
 #include "inspectcommand.h"
 #include "lockcommand.h"
 #include "pingcommand.h"
@@ -40,6 +41,8 @@ const QList<Subcommand> &subcommands()
         {"lock", "run one lock algorithm against a server, step by step", runLockCommand},
         {"presets", "list the preset scenarios", runPresetsCommand},
         {"simulate", "run a contention scenario or a preset and check what it expects", runSimulateCommand},
+        {"explore", "search fault schedules until a lock breaks; shrink, confirm and tell the failure",
+         runExploreCommand},
         {"clients", "list the real lock libraries the simulator can drive (client adapters)",
          runClientsCommand},
     };
