@@ -5,10 +5,14 @@
 #include "scheduleshrinker.h"
 #include "storywriter.h"
 
+#include "sim/scenarioparser.h"
 #include "sim/simulation.h"
 
 #include <QCoreApplication>
+
 #include <QElapsedTimer>
+
+#include <algorithm>
 
 namespace {
 
@@ -69,6 +73,17 @@ bool Explorer::prepare(QString *error, bool *badOptions)
             return false;
         }
     }
+    // A restart or a failover takes tens of ms and the clients then reconnect: with holds a fifth of the lease
+    // the holder is out before anyone else can get in, and the lock's loss is seen only by luck. Holds of half
+    // the lease leave the window the flaw needs (the search then runs fewer schedules a minute).
+    if (std::any_of(m_options.faults.begin(), m_options.faults.end(), [](ScheduledFault::Type t) {
+            return t == ScheduledFault::Type::Restart || t == ScheduledFault::Type::Failover;
+        }) && !m_options.target.longHolds) {
+        m_options.target.longHolds = true;
+        m_target = ExploreTarget::make(m_options.target, error);
+        if (!m_target)
+            return false;
+    }
     if (m_options.server && m_target->needsOwnServers(FaultSchedule())) {
         *error = QStringLiteral("%1 needs servers of its own (several masters or a replica): explore it on the "
                                 "sandbox")
@@ -102,9 +117,17 @@ QList<ScheduleVerdict> Explorer::runMany(const FaultSchedule &schedule, int coun
 int Explorer::replayStory(const Scenario &story, int runs, const std::function<bool()> &cancelled)
 {
     int met = 0;
+    // The story is replayed as `simulate FILE` would read it: through the parser, so a story the parser
+    // refuses is reported here rather than found by the user.
+    Scenario parsed;
+    QStringList problems;
+    if (!ScenarioParser().parse(ScenarioParser::toJson(story), &parsed, &problems)) {
+        m_storyProblem = problems.join(QStringLiteral("; "));
+        return 0;
+    }
     std::vector<std::unique_ptr<Simulation>> sims;
     for (int i = 0; i < runs; ++i) {
-        Scenario s = story;
+        Scenario s = parsed;
         s.workload.keyPrefix = QStringLiteral("lockscope:explore:%1:story%2:").arg(QCoreApplication::applicationPid()).arg(i);
         s.workload.seed = m_options.seed + quint64(i);
         Simulation::Options so;
@@ -202,7 +225,7 @@ ExploreResult Explorer::run(const std::function<void(const Progress &)> &progres
     const auto considerClosest = [&](const ScheduleVerdict &v) {
         if (v.closestMarginMs && (!result.closestMarginMs || *v.closestMarginMs < *result.closestMarginMs)) {
             result.closestMarginMs = v.closestMarginMs;
-            result.closestText = v.closestText + QStringLiteral(" — with ") + v.schedule.describe();
+            result.closestText = v.inActorsWords(v.closestText) + QStringLiteral(" — with ") + v.schedule.describe();
         }
     };
     considerClosest(profile);
@@ -239,6 +262,7 @@ ExploreResult Explorer::run(const std::function<void(const Progress &)> &progres
                     continue;
                 ++result.schedulesTried;
                 ++result.runs;
+                generator.noteTried(v.schedule);
                 considerClosest(v);
                 const auto worst = v.worstOf(m_options.properties);
                 if (worst && (!sighting || int(*worst) < int(property))) {
@@ -268,22 +292,78 @@ ExploreResult Explorer::run(const std::function<void(const Progress &)> &progres
             result.runs += shrunk.runs;
         }
         report(QStringLiteral("confirm"));
-        const QList<ScheduleVerdict> reruns = runMany(shrunk.minimal, m_options.confirmRuns, m_options.seed + 555, cancelled);
-        result.runs += reruns.size();
+        // Confirmation: the minimal schedule, rerun. A length shrunk to the very edge may break the lock in
+        // only some reruns (its timing against the lease jitters by a few ms); then longer lengths up to the
+        // one first seen failing are confirmed in turn, and the one that reproduces best is the minimal
+        // schedule. Every count is reported as measured.
+        std::optional<ScheduleVerdict> told;
+        if (shrunk.failing.violates(property))
+            told = shrunk.failing;
         int violated = 0, ran = 0;
-        const ScheduleVerdict *told = shrunk.failing.violates(property) ? &shrunk.failing : nullptr;
-        for (const ScheduleVerdict &v : reruns) {
-            if (!v.ran)
-                continue;
-            ++ran;
-            result.fencingRejections = std::max(result.fencingRejections, v.fencingRejections);
-            result.dataLost = result.dataLost || v.violates(ScheduleVerdict::Property::LostUpdate);
-            if (v.violates(property)) {
-                ++violated;
-                if (!told)
-                    told = &v;
+        QList<ExploreResult::Boundary::Step> confirmations;
+        QList<double> lengths {-1}; // -1: the minimal as shrunk
+        if (shrunk.boundaryFault >= 0 && shrunk.boundaryFault < shrunk.minimal.faults.size()) {
+            const double shrunkLength = shrunk.minimal.faults.at(shrunk.boundaryFault).durationMs;
+            const double firstLength = sighting->schedule.faults.size() == shrunk.minimal.faults.size()
+                ? sighting->schedule.faults.at(shrunk.boundaryFault).durationMs
+                : shrunkLength;
+            for (double up : {0.05, 0.15}) {
+                const double l = std::round(shrunkLength + up * target.leaseMs());
+                if (l < firstLength)
+                    lengths << l;
             }
+            if (firstLength > shrunkLength)
+                lengths << firstLength;
         }
+        // Then back along the shrinking's path (each step there failed twice), at most two steps.
+        QList<FaultSchedule> candidates;
+        for (double length : lengths) {
+            FaultSchedule candidate = shrunk.minimal;
+            if (length > 0)
+                candidate.faults[shrunk.boundaryFault].durationMs = length;
+            candidates << candidate;
+        }
+        for (qsizetype k = shrunk.path.size() - 2; k >= 0 && k >= shrunk.path.size() - 3; --k)
+            candidates << shrunk.path.at(k);
+        if (shrunk.path.size() > 0 && shrunk.path.size() < 3 && !(sighting->schedule.faults == shrunk.minimal.faults))
+            candidates << sighting->schedule;
+        FaultSchedule confirmedSchedule = shrunk.minimal;
+        for (qsizetype k = 0; k < candidates.size(); ++k) {
+            const FaultSchedule &candidate = candidates.at(k);
+            const bool sameFaults = candidate.faults.size() == shrunk.minimal.faults.size()
+                && candidate.workers == shrunk.minimal.workers;
+            int candidateRan = 0, candidateViolated = 0;
+            std::optional<ScheduleVerdict> candidateTold;
+            for (const ScheduleVerdict &v : runMany(candidate, m_options.confirmRuns, m_options.seed + 555, cancelled)) {
+                ++result.runs;
+                if (!v.ran)
+                    continue;
+                ++candidateRan;
+                result.fencingRejections = std::max(result.fencingRejections, v.fencingRejections);
+                result.dataLost = result.dataLost || v.violates(ScheduleVerdict::Property::LostUpdate);
+                if (v.violates(property)) {
+                    ++candidateViolated;
+                    if (!candidateTold)
+                        candidateTold = v;
+                }
+            }
+            if (shrunk.boundaryFault >= 0 && sameFaults)
+                confirmations.append({candidate.faults.at(shrunk.boundaryFault).durationMs, candidateRan, candidateViolated});
+            if (candidateViolated * ran > violated * candidateRan || ran == 0) {
+                violated = candidateViolated;
+                ran = candidateRan;
+                confirmedSchedule = candidate;
+                if (k > 0 || !told)
+                    told = candidateTold ? candidateTold : told;
+            }
+            if (candidateRan > 0 && candidateViolated * 5 >= candidateRan * 4)
+                break; // 4 of 5 or better: confirmed
+            if (cancelled && cancelled())
+                break;
+        }
+        if (confirmedSchedule.faults.size() != shrunk.minimal.faults.size() || confirmedSchedule.workers != shrunk.minimal.workers)
+            shrunk.boundaryFault = -1; // a step back along the path: its faults are not those the boundary was measured on
+        shrunk.minimal = confirmedSchedule;
         if (violated == 0) {
             // Seen, never again: reported, not counted; the search goes on if it may.
             result.unconfirmed << QStringLiteral("%1 with %2 (0 of %3 reruns)")
@@ -300,6 +380,7 @@ ExploreResult Explorer::run(const std::function<void(const Progress &)> &progres
         result.reproducedRuns = ran;
         result.reproducedViolated = violated;
         const ScheduleVerdict failing = *told;
+        result.confirmations = confirmations;
         result.sentence = failing.inActorsWords(failing.sentence);
         result.fencingRejections = std::max(result.fencingRejections, failing.fencingRejections);
 
@@ -311,19 +392,41 @@ ExploreResult Explorer::run(const std::function<void(const Progress &)> &progres
             b.fault = ScheduledFault::typeName(f.type);
             b.process = FaultSchedule::actorNames(shrunk.minimal.workers).value(f.target);
             b.failsAtMs = shrunk.failsAtMs;
-            b.triedBelowMs = shrunk.passedAtMs >= 0 ? shrunk.passedAtMs : std::round(shrunk.failsAtMs * 9) / 10;
-            FaultSchedule below = shrunk.minimal;
-            below.faults[shrunk.boundaryFault].durationMs = b.triedBelowMs;
-            for (const ScheduleVerdict &v : runMany(below, m_options.boundaryRuns, m_options.seed + 999, cancelled)) {
-                if (!v.ran)
-                    continue;
-                ++b.belowRuns;
-                b.belowViolated += v.violates(property) ? 1 : 0;
+            // Lengths between the shortest that failed every time and one that never fails are a grey zone
+            // (the fault's timing against the lease jitters by a few ms): walk down, at most three steps,
+            // until a length never fails, and report every step as measured.
+            double below = shrunk.passedAtMs >= 0 ? shrunk.passedAtMs : std::round(shrunk.failsAtMs * 9) / 10;
+            QStringList steps;
+            for (int step = 0; step < 3 && below > 0; ++step) {
+                FaultSchedule shorter = shrunk.minimal;
+                shorter.faults[shrunk.boundaryFault].durationMs = below;
+                int runs = 0;
+                int broke = 0;
+                for (const ScheduleVerdict &v : runMany(shorter, m_options.boundaryRuns, m_options.seed + 999 + step, cancelled)) {
+                    if (!v.ran)
+                        continue;
+                    ++runs;
+                    broke += v.violates(property) ? 1 : 0;
+                }
+                result.runs += m_options.boundaryRuns;
+                b.triedBelowMs = below;
+                b.belowRuns = runs;
+                b.belowViolated = broke;
+                if (broke == 0 || runs == 0) {
+                    steps << QStringLiteral("%1 never did in %2 tries").arg(length(below)).arg(runs);
+                    break;
+                }
+                steps << QStringLiteral("%1 did in %2 of %3 tries").arg(length(below)).arg(broke).arg(runs);
+                b.grey.append({below, runs, broke});
+                const double stepDown = std::max(0.05 * target.leaseMs(), b.failsAtMs - below);
+                below = std::round(below - stepDown);
             }
-            result.runs += m_options.boundaryRuns;
+            QStringList confirmed;
+            for (const ExploreResult::Boundary::Step &c : result.confirmations)
+                confirmed << QStringLiteral("%1 broke it in %2 of %3").arg(length(c.ms)).arg(c.violated).arg(c.runs);
             b.text = boundaryText(property, f, b.process, b.failsAtMs, target.leaseMs())
-                + (b.belowViolated == 0 ? QStringLiteral("; %1 never did in %2 tries").arg(length(b.triedBelowMs)).arg(b.belowRuns)
-                                        : QStringLiteral("; %1 did in %2 of %3 tries").arg(length(b.triedBelowMs)).arg(b.belowViolated).arg(b.belowRuns));
+                + (confirmed.isEmpty() ? QString() : QStringLiteral(": ") + confirmed.join(QStringLiteral(", ")))
+                + QStringLiteral("; ") + steps.join(QStringLiteral("; "));
             result.boundary = b;
         }
 
@@ -338,6 +441,7 @@ ExploreResult Explorer::run(const std::function<void(const Progress &)> &progres
         if (m_options.storyRuns > 0) {
             result.storyRuns = m_options.storyRuns;
             result.storyReplayed = replayStory(*m_story, m_options.storyRuns, cancelled);
+            result.storyProblem = m_storyProblem;
             result.runs += m_options.storyRuns;
         }
         result.stoppedBecause = QStringLiteral("found");

@@ -86,4 +86,5 @@ private:
     std::optional<ExploreTarget> m_target;
     std::unique_ptr<ScheduleRunner> m_runner;
     std::optional<Scenario> m_story;
+    QString m_storyProblem; // why the story could not be replayed (the parser refused it), empty when it could
 };

@@ -61,11 +61,21 @@ QJsonObject ExploreResult::toJson() const
                                                             {QStringLiteral("violated"), reproducedViolated}});
         o.insert(QStringLiteral("data_lost"), dataLost);
         o.insert(QStringLiteral("fencing_rejections"), fencingRejections);
-        if (!story.isEmpty())
+        if (storyRuns > 0)
             o.insert(QStringLiteral("story_replayed"), QJsonObject {{QStringLiteral("runs"), storyRuns},
                                                                     {QStringLiteral("violated"), storyReplayed}});
+        if (!storyProblem.isEmpty())
+            o.insert(QStringLiteral("story_problem"), storyProblem);
     } else {
         o.insert(QStringLiteral("violation"), QJsonValue::Null);
+    }
+    if (!confirmations.isEmpty()) {
+        QJsonArray byLength;
+        for (const Boundary::Step &c : confirmations)
+            byLength.append(QJsonObject {{QStringLiteral("duration_ms"), c.ms},
+                                         {QStringLiteral("runs"), c.runs},
+                                         {QStringLiteral("violated"), c.violated}});
+        o.insert(QStringLiteral("confirmations"), byLength);
     }
     if (boundary) {
         QJsonObject b {{QStringLiteral("fault"), boundary->fault},
@@ -76,6 +86,14 @@ QJsonObject ExploreResult::toJson() const
             b.insert(QStringLiteral("tried_below_ms"), boundary->triedBelowMs);
             b.insert(QStringLiteral("below_runs"), boundary->belowRuns);
             b.insert(QStringLiteral("below_violated"), boundary->belowViolated);
+        }
+        if (!boundary->grey.isEmpty()) {
+            QJsonArray grey;
+            for (const Boundary::Step &g : boundary->grey)
+                grey.append(QJsonObject {{QStringLiteral("ms"), g.ms},
+                                         {QStringLiteral("runs"), g.runs},
+                                         {QStringLiteral("violated"), g.violated}});
+            b.insert(QStringLiteral("sometimes_at"), grey);
         }
         o.insert(QStringLiteral("boundary"), b);
     } else {
@@ -108,8 +126,10 @@ QString ExploreResult::summaryOf(const QJsonObject &r)
         const QJsonObject rep = r.value(QStringLiteral("reproduced")).toObject();
         lines << QStringLiteral("FOUND %1 in %2 — %3").arg(v.value(QStringLiteral("kind")).toString(), target,
                                                           v.value(QStringLiteral("sentence")).toString());
-        lines << QStringLiteral("  first seen after %1 schedules (%2 s); %3 schedules in %4 s (%5)")
-                     .arg(first.value(QStringLiteral("schedules")).toInt())
+        const int firstAfter = first.value(QStringLiteral("schedules")).toInt();
+        lines << QStringLiteral("  first seen after %1 schedule%2 (%3 s); %4 schedules in %5 s (%6)")
+                     .arg(firstAfter)
+                     .arg(firstAfter == 1 ? QString() : QStringLiteral("s"))
                      .arg(first.value(QStringLiteral("seconds")).toDouble(), 0, 'f', 1)
                      .arg(tried)
                      .arg(seconds, 0, 'f', 1)
@@ -121,13 +141,20 @@ QString ExploreResult::summaryOf(const QJsonObject &r)
                             .arg(rep.value(QStringLiteral("violated")).toInt())
                             .arg(rep.value(QStringLiteral("runs")).toInt());
         const QJsonObject story = r.value(QStringLiteral("story_replayed")).toObject();
-        if (!story.isEmpty())
+        const QString storyProblem = r.value(QStringLiteral("story_problem")).toString();
+        if (!storyProblem.isEmpty())
+            again += QStringLiteral("; its story could not be replayed: ") + storyProblem;
+        else if (!story.isEmpty())
             again += QStringLiteral("; its story replayed it in %1 of %2")
                          .arg(story.value(QStringLiteral("violated")).toInt())
                          .arg(story.value(QStringLiteral("runs")).toInt());
-        if (r.value(QStringLiteral("fencing_rejections")).toInt() > 0 && !r.value(QStringLiteral("data_lost")).toBool())
-            again += QStringLiteral("; no data lost: the fenced store refused %1 stale write(s)")
-                         .arg(r.value(QStringLiteral("fencing_rejections")).toInt());
+        const int refused = r.value(QStringLiteral("fencing_rejections")).toInt();
+        if (refused > 0 && !r.value(QStringLiteral("data_lost")).toBool())
+            again += QStringLiteral("; no data lost: the fenced store refused %1 stale write(s)").arg(refused);
+        else if (refused > 0)
+            again += QStringLiteral("; the fenced store refused %1 stale write(s), yet a rerun lost an update "
+                                    "(a stale holder that writes before the new one is not refused)")
+                         .arg(refused);
         lines << again;
         const QJsonObject b = r.value(QStringLiteral("boundary")).toObject();
         lines << (b.isEmpty() ? QStringLiteral("  boundary: no fault length decides it")

@@ -46,9 +46,20 @@ struct ExploreResult
         double triedBelowMs = -1; // a length below it, tried `belowRuns` times
         int belowRuns = 0;
         int belowViolated = 0;
+        // Lengths tried on the way down that broke it in some tries only (the grey zone), shortest last.
+        struct Step
+        {
+            double ms = 0;
+            int runs = 0;
+            int violated = 0;
+        };
+        QList<Step> grey;
         QString text;
     };
     std::optional<Boundary> boundary;
+    // The confirmation runs by length of the boundary fault (the minimal's, then longer ones while the
+    // shorter reproduced in fewer than 4 of 5).
+    QList<Boundary::Step> confirmations;
     int fencingRejections = 0; // in the confirmation runs: the fenced store refused stale writes
     bool dataLost = false; // a lost update among the confirmation runs
 
@@ -59,10 +70,10 @@ struct ExploreResult
     QString coverageText;
     // Violations seen once that did not reproduce: reported, never counted.
     QStringList unconfirmed;
-    // The shrunk failure as a story (kind story), and how often it replayed with its expectation met.
-    QJsonObject story;
+    // How often the shrunk failure, told as a story, replayed with its expectation met.
     int storyRuns = 0;
     int storyReplayed = 0;
+    QString storyProblem; // the parser refused the story: a bug of the story writer, reported, never hidden
     QString stoppedBecause; // "budget", "schedules", "interrupted", "found"
 
     // The report's JSON (what --json writes; the shape is documented in docs/explore.md).

@@ -89,7 +89,7 @@ std::optional<ExploreTarget> ExploreTarget::make(const Options &options, QString
     s.workload.locks = 1;
     s.workload.operations = options.cycles;
     s.workload.criticalSection.distribution = Scenario::CriticalSection::Distribution::Fixed;
-    s.workload.criticalSection.ms = lease / 5;
+    s.workload.criticalSection.ms = options.longHolds ? lease / 2 : lease / 5;
     s.workload.thinkMs = lease / 10;
     s.workload.startStaggerMs = lease / 25;
     s.resource.counter = true;

@@ -25,6 +25,7 @@ public:
         int workers = 3;
         int cycles = 3; // acquisitions per worker
         std::optional<bool> watchdog; // unset: the algorithm's default
+        bool longHolds = false; // critical sections of half the lease (for server faults) instead of a fifth
     };
 
     // Nullopt with `error` (one sentence naming the option) when the target cannot be run.

@@ -60,10 +60,10 @@ QString ScheduledFault::pointName(Point point)
 QString ScheduledFault::describe(const QStringList &actors) const
 {
     const QString who = actors.value(target, QStringLiteral("P%1").arg(target + 1));
+    const QString after = atMs > 0 ? QStringLiteral(" after ") + seconds(atMs) : QString();
     const QString when = point == Point::AtTime ? QStringLiteral("at ") + seconds(atMs)
-        : point == Point::InsideAcquire
-        ? QStringLiteral("in its first acquire after %1, between SETNX and EXPIRE").arg(seconds(atMs))
-        : QStringLiteral("in its first release after %1, between GET and DEL").arg(seconds(atMs));
+        : point == Point::InsideAcquire ? QStringLiteral("in its first acquire%1, between SETNX and EXPIRE").arg(after)
+                                        : QStringLiteral("in its first release%1, between GET and DEL").arg(after);
     switch (type) {
     case Type::Pause:
         return QStringLiteral("%1 pauses for %2 %3").arg(who, millis(durationMs), when);

@@ -17,6 +17,7 @@ struct Edge
     double atMs = 0;
     P point = P::AtTime;
     QString name;
+    double holdAcquiredMs = 0; // when the hold this edge belongs to began
 };
 
 QString ms(double v)
@@ -50,13 +51,19 @@ void ScheduleGenerator::buildGuided()
 {
     const double lease = m_target.leaseMs();
     const int workers = m_target.workers();
-    QList<Edge> afterAcquire, beforeRenewal, beforeRelease, leaseEnd, insideAcquire, insideRelease;
+    QList<Edge> afterAcquire, midHold, beforeRenewal, beforeRelease, leaseEnd, insideAcquire, insideRelease;
     QHash<int, int> seen;
     for (const ScheduleVerdict::Hold &h : m_profile.holds) {
         if (h.worker < 0 || h.worker >= workers || seen.value(h.worker) >= 2)
             continue;
         seen[h.worker]++;
-        afterAcquire << Edge {h.worker, h.acquiredMs + 1, P::AtTime, QStringLiteral("right after an acquire")};
+        afterAcquire << Edge {h.worker, h.acquiredMs + 1, P::AtTime, QStringLiteral("right after an acquire"),
+                              h.acquiredMs};
+        // Halfway through the critical section: a server fault there loses a lock that is surely taken and
+        // still held, whatever the jitter of the hand-offs around it.
+        const double midMs = h.enterMs >= 0 && h.exitMs > h.enterMs ? (h.enterMs + h.exitMs) / 2
+                                                                     : h.acquiredMs + m_target.criticalSectionMs() / 2;
+        midHold << Edge {h.worker, midMs, P::AtTime, QStringLiteral("halfway through a hold"), h.acquiredMs};
         if (!h.renewalsMs.isEmpty())
             beforeRenewal << Edge {h.worker, std::max(0.0, h.renewalsMs.first() - 2), P::AtTime,
                                    QStringLiteral("just before a renewal")};
@@ -123,11 +130,21 @@ void ScheduleGenerator::buildGuided()
             edges = {afterAcquire, beforeRelease, leaseEnd};
             break;
         case T::Restart:
-        case T::Failover:
-            edges = {afterAcquire};
-            if (type == T::Failover)
-                ladder = {lease / 2, lease, 5};
+            // Right after an acquire: a restart takes tens of ms, and the lock must still be held after it.
+            edges = {afterAcquire, midHold};
             break;
+        case T::Failover: {
+            // Halfway through a hold whose lock was written after the replica stopped receiving: the run's very
+            // first acquire races with the replication pause that starts with the run, so it is left out.
+            ladder = {lease / 2, lease, 5};
+            QList<Edge> later;
+            for (const Edge &e : std::as_const(midHold)) {
+                if (e.holdAcquiredMs >= 10)
+                    later << e;
+            }
+            edges = {later, midHold, afterAcquire};
+            break;
+        }
         case T::ClockJump:
             ladder = {lease, 2 * lease, 0.5 * lease};
             for (double l : ladder)
@@ -149,9 +166,11 @@ void ScheduleGenerator::buildGuided()
                 }
             }
         }
-        // Two servers restarting while one worker holds the lock (Redlock's majority forgets it).
+        // Two servers restarting while one worker holds the lock (Redlock's majority forgets it): first, as one
+        // restart of several servers cannot lose a majority's lock.
         if (type == T::Restart && m_target.serverCount() > 2) {
-            for (const Edge &e : std::as_const(afterAcquire)) {
+            QList<FaultSchedule> pairs;
+            for (const Edge &e : midHold + afterAcquire) {
                 for (int a = 0; a < m_target.serverCount(); ++a) {
                     for (int b = a + 1; b < m_target.serverCount(); ++b) {
                         FaultSchedule s = single(type, e, 0, a);
@@ -161,10 +180,11 @@ void ScheduleGenerator::buildGuided()
                         s.faults << second;
                         s.origin = QStringLiteral("guided: two restarts %1 of %2")
                                        .arg(e.name, FaultSchedule::actorNames(workers).value(e.worker));
-                        list << s;
+                        pairs << s;
                     }
                 }
             }
+            list = pairs + list;
         }
         perType << list;
     }
@@ -268,17 +288,20 @@ QList<FaultSchedule> ScheduleGenerator::next(int count)
             s = randomSchedule(m_options.mode == Mode::Guided);
         if (int(number % quint64(m_options.shardCount)) != m_options.shardIndex)
             continue; // another shard's
-        note(s);
         list << s;
     }
     return list;
 }
 
-void ScheduleGenerator::note(const FaultSchedule &schedule)
+void ScheduleGenerator::noteTried(const FaultSchedule &schedule)
 {
+    QList<ScheduledFault::Type> counted; // a schedule with two restarts is one restart schedule
     for (const ScheduledFault &f : schedule.faults) {
         Coverage::Range &r = m_coverage.byType[f.type];
-        ++r.schedules;
+        if (!counted.contains(f.type)) {
+            counted << f.type;
+            ++r.schedules;
+        }
         if (f.hasLength()) {
             r.minLengthMs = r.minLengthMs < 0 ? f.durationMs : std::min(r.minLengthMs, f.durationMs);
             r.maxLengthMs = std::max(r.maxLengthMs, f.durationMs);

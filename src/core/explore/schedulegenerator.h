@@ -55,13 +55,15 @@ public:
     // The next `count` schedules of this shard.
     QList<FaultSchedule> next(int count);
     const Coverage &coverage() const { return m_coverage; }
+    // Counts a schedule that ran into the coverage (one generated but never run, cut by the budget or a
+    // failed run, covers nothing).
+    void noteTried(const FaultSchedule &schedule);
 
 private:
     void buildGuided();
     FaultSchedule randomSchedule(bool nearEdges);
     ScheduledFault randomFault(ScheduledFault::Type type, bool nearEdges);
     double randomLength(ScheduledFault::Type type);
-    void note(const FaultSchedule &schedule);
 
     const ExploreTarget &m_target;
     Options m_options;

@@ -25,6 +25,9 @@ public:
         int boundaryFault = -1;
         double failsAtMs = -1;
         double passedAtMs = -1;
+        // Every smaller schedule accepted on the way, in order (the last is `minimal`): each failed twice,
+        // so when the minimal one reproduces poorly the confirmation can step back along this path.
+        QList<FaultSchedule> path;
     };
 
     ScheduleShrinker(ScheduleRunner &runner, ScheduleVerdict::Property property, quint64 seed);

@@ -56,7 +56,8 @@ Scenario StoryWriter::write(const ExploreTarget &target, const ScheduleVerdict &
     const FaultSchedule &schedule = failing.schedule;
     const QStringList actors = FaultSchedule::actorNames(schedule.workers);
     const double lease = target.leaseMs();
-    Scenario s = target.base();
+    // The servers the schedule ran on (a replica for a failover, the proxy for dropped connections).
+    Scenario s = target.scenarioFor(schedule, 0, QStringLiteral("lockscope:sim:"));
     s.kind = Scenario::Kind::Story;
     s.workload = Scenario::Workload();
     s.story.actors = actors;
@@ -108,6 +109,107 @@ Scenario StoryWriter::write(const ExploreTarget &target, const ScheduleVerdict &
         return -1;
     };
 
+    // When a server fault really struck, from the run's history (the injector records it once done). A
+    // story steps one thing after another, so a fault that struck while an acquire was on its way is told
+    // just after that acquire: the lock it took is what the fault then wipes, as it was in the run.
+    const auto serverFaultAt = [&](HistoryEvent::FaultType type, int server, double scheduledMs) {
+        double at = scheduledMs;
+        for (const HistoryEvent &e : failing.events) {
+            if (e.kind == Kind::Fault && e.outcome == quint8(type) && e.value == server && msOf(e.timeUs) >= scheduledMs - 1) {
+                at = msOf(e.timeUs);
+                break;
+            }
+        }
+        QHash<quint64, double> asked;
+        for (const HistoryEvent &e : failing.events) {
+            if (e.kind != Kind::Acquire)
+                continue;
+            const quint64 op = (quint64(e.log) << 48) ^ quint64(e.opId);
+            if (e.phase == Phase::Invoke)
+                asked.insert(op, msOf(e.timeUs));
+            else if (e.phase == Phase::Ok && asked.contains(op) && asked.value(op) <= at && at < msOf(e.timeUs))
+                at = msOf(e.timeUs) + 0.1;
+        }
+        return at;
+    };
+
+    // The schedule's faults: story steps where a story has one, scenario faults where it does not. Told
+    // first, so at the same millisecond the fault reads before what it causes.
+    s.faults.clear();
+    for (const ScheduledFault &f : schedule.faults) {
+        const QString actor = actors.value(f.target);
+        switch (f.type) {
+        case ScheduledFault::Type::Pause:
+            if (f.point == ScheduledFault::Point::InsideRelease) {
+                Scenario::Fault sf;
+                sf.type = Scenario::Fault::Type::GetDelDelay;
+                sf.process = f.target;
+                sf.atMs = f.atMs;
+                sf.delayMs = f.durationMs;
+                sf.once = true;
+                s.faults << sf;
+                add(f.atMs, QString(), Action::Note, 0,
+                    QStringLiteral("From here, %1's next release stalls for %2 between its GET and its DEL.")
+                        .arg(actor, length(f.durationMs)));
+            } else {
+                const double leaseEnd = leaseEndAt(f.target, f.atMs);
+                QString note = QStringLiteral("%1 pauses for %2: a stop-the-world pause, its renewer stops too")
+                                   .arg(actor, length(f.durationMs));
+                if (leaseEnd >= 0 && leaseEnd < f.atMs + f.durationMs)
+                    note += QStringLiteral("; its lease runs out at %1, while it sleeps").arg(seconds(leaseEnd));
+                add(f.atMs, actor, Action::Pause, f.durationMs, note + u'.');
+            }
+            break;
+        case ScheduledFault::Type::Crash:
+            if (f.point == ScheduledFault::Point::InsideAcquire) {
+                Scenario::Fault sf;
+                sf.type = Scenario::Fault::Type::CrashAfterSetnx;
+                sf.process = f.target;
+                sf.atMs = f.atMs;
+                s.faults << sf;
+                add(f.atMs, QString(), Action::Note, 0,
+                    QStringLiteral("From here, %1's next acquire dies between its SETNX and its EXPIRE.").arg(actor));
+            } else {
+                add(f.atMs, actor, Action::Crash, 0,
+                    QStringLiteral("%1 crashes: what it holds stays in Redis until it expires.").arg(actor));
+            }
+            break;
+        case ScheduledFault::Type::Cut:
+            add(f.atMs, actor, Action::Partition, f.durationMs,
+                QStringLiteral("%1 is cut off from the servers for %2.").arg(actor, length(f.durationMs)));
+            break;
+        case ScheduledFault::Type::Restart: {
+            Scenario::Step *st = add(serverFaultAt(HistoryEvent::FaultType::ServerRestart, f.target, f.atMs), QString(),
+                                     Action::ServerRestart, 0,
+                                     QStringLiteral("Server %1 restarts without persistence: it forgets every lock.")
+                                         .arg(f.target));
+            st->server = f.target;
+            break;
+        }
+        case ScheduledFault::Type::Failover: {
+            const double failoverAt = serverFaultAt(HistoryEvent::FaultType::Failover, f.target, f.atMs);
+            Scenario::Step *lag = add(std::max(0.0, failoverAt - f.durationMs), QString(), Action::ServerPause,
+                                      f.durationMs + 10000,
+                                      QStringLiteral("Replication lags: server %1's replica stops receiving.")
+                                          .arg(f.target));
+            lag->server = f.target;
+            lag->replica = true;
+            Scenario::Step *st = add(failoverAt, QString(), Action::Failover, 0,
+                                     QStringLiteral("Server %1's master dies; its replica, which never received "
+                                                    "the last %2 of writes, is promoted.")
+                                         .arg(f.target)
+                                         .arg(length(f.durationMs)));
+            st->server = f.target;
+            break;
+        }
+        case ScheduledFault::Type::Delay:
+        case ScheduledFault::Type::Drop:
+        case ScheduledFault::Type::ClockJump:
+            s.faults << target.scenarioFaults(FaultSchedule {schedule.workers, {f}, QString()});
+            add(f.atMs, QString(), Action::Note, 0, f.describe(actors) + u'.');
+            break;
+        }
+    }
     // The operations, from the run's history.
     QHash<quint64, HistoryEvent> invokes;
     QHash<int, double> acquireAsked; // worker → when its open acquire was invoked
@@ -134,7 +236,13 @@ Scenario StoryWriter::write(const ExploreTarget &target, const ScheduleVerdict &
             continue;
         switch (e.kind) {
         case Kind::Acquire:
-            if (e.phase == Phase::Ok) {
+            if (e.phase == Phase::Ok && e.value == 0 && lease > 0) {
+                // An acquire recorded without a TTL is the one that died between SETNX and EXPIRE.
+                add(invokedAt, actor, Action::Acquire, 0,
+                    QStringLiteral("%1 asks for the lock: its SETNX takes the key at %2, and %1 dies before "
+                                   "sending EXPIRE — the key has no TTL.")
+                        .arg(actor, seconds(at)));
+            } else if (e.phase == Phase::Ok) {
                 QString note = QStringLiteral("%1 asks for the lock and takes it at %2 (lease %3)")
                                    .arg(actor, seconds(at), length(lease));
                 if (target.base().resource.fencedStore && e.token > 0)
@@ -179,80 +287,6 @@ Scenario StoryWriter::write(const ExploreTarget &target, const ScheduleVerdict &
         }
     }
 
-    // The schedule's faults: story steps where a story has one, scenario faults where it does not.
-    s.faults.clear();
-    for (const ScheduledFault &f : schedule.faults) {
-        const QString actor = actors.value(f.target);
-        switch (f.type) {
-        case ScheduledFault::Type::Pause:
-            if (f.point == ScheduledFault::Point::InsideRelease) {
-                Scenario::Fault sf;
-                sf.type = Scenario::Fault::Type::GetDelDelay;
-                sf.process = f.target;
-                sf.atMs = f.atMs;
-                sf.delayMs = f.durationMs;
-                sf.once = true;
-                s.faults << sf;
-                add(f.atMs, QString(), Action::Note, 0,
-                    QStringLiteral("From here, %1's next release stalls for %2 between its GET and its DEL.")
-                        .arg(actor, length(f.durationMs)));
-            } else {
-                const double leaseEnd = leaseEndAt(f.target, f.atMs);
-                QString note = QStringLiteral("%1 pauses for %2: a stop-the-world pause, its renewer stops too")
-                                   .arg(actor, length(f.durationMs));
-                if (leaseEnd >= 0 && leaseEnd < f.atMs + f.durationMs)
-                    note += QStringLiteral("; its lease runs out at %1, while it sleeps").arg(seconds(leaseEnd));
-                add(f.atMs, actor, Action::Pause, f.durationMs, note + u'.');
-            }
-            break;
-        case ScheduledFault::Type::Crash:
-            if (f.point == ScheduledFault::Point::InsideAcquire) {
-                Scenario::Fault sf;
-                sf.type = Scenario::Fault::Type::CrashAfterSetnx;
-                sf.process = f.target;
-                sf.atMs = f.atMs;
-                s.faults << sf;
-                add(f.atMs, QString(), Action::Note, 0,
-                    QStringLiteral("%1's next acquire dies after its SETNX and before its EXPIRE.").arg(actor));
-            } else {
-                add(f.atMs, actor, Action::Crash, 0,
-                    QStringLiteral("%1 crashes: what it holds stays in Redis until it expires.").arg(actor));
-            }
-            break;
-        case ScheduledFault::Type::Cut:
-            add(f.atMs, actor, Action::Partition, f.durationMs,
-                QStringLiteral("%1 is cut off from the servers for %2.").arg(actor, length(f.durationMs)));
-            break;
-        case ScheduledFault::Type::Restart: {
-            Scenario::Step *st = add(f.atMs, QString(), Action::ServerRestart, 0,
-                                     QStringLiteral("Server %1 restarts without persistence: it forgets every lock.")
-                                         .arg(f.target));
-            st->server = f.target;
-            break;
-        }
-        case ScheduledFault::Type::Failover: {
-            Scenario::Step *lag = add(std::max(0.0, f.atMs - f.durationMs), QString(), Action::ServerPause,
-                                      f.durationMs + 10000,
-                                      QStringLiteral("Replication lags: server %1's replica stops receiving.")
-                                          .arg(f.target));
-            lag->server = f.target;
-            lag->replica = true;
-            Scenario::Step *st = add(f.atMs, QString(), Action::Failover, 0,
-                                     QStringLiteral("Server %1's master dies; its replica, which never received "
-                                                    "the last %2 of writes, is promoted.")
-                                         .arg(f.target)
-                                         .arg(length(f.durationMs)));
-            st->server = f.target;
-            break;
-        }
-        case ScheduledFault::Type::Delay:
-        case ScheduledFault::Type::Drop:
-        case ScheduledFault::Type::ClockJump:
-            s.faults << target.scenarioFaults(FaultSchedule {schedule.workers, {f}, QString()});
-            add(f.atMs, QString(), Action::Note, 0, f.describe(actors) + u'.');
-            break;
-        }
-    }
     if (violationStartUs >= 0 && !failing.sentence.isEmpty())
         add(msOf(violationStartUs), QString(), Action::Note, 0, rename(failing.sentence) + u'.');
 
