@@ -11,6 +11,7 @@
 #include "sandboxfixture.h"
 #include "testsupport.h"
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -60,6 +61,8 @@ void TestLockMetrics::unknownIsAbsentNeverZero()
 {
     SandboxServer server;
     LS_START(server);
+    QElapsedTimer sinceTheLocksWereMade;
+    sinceTheLocksWereMade.start();
     RedisConnection admin(server.connectionSettings());
     LS_OPEN(admin);
     QVERIFY(SampleLocks::plainLock(admin, "lock:stock", "worker-17", 600000));
@@ -71,6 +74,8 @@ void TestLockMetrics::unknownIsAbsentNeverZero()
     MonitoredTarget full(QStringLiteral("full"), as(server.connectionSettings(), "full"), {}, fastTiming());
     MonitoredTarget blind(QStringLiteral("blind"), as(server.connectionSettings(), "nopttl"), {},
                           fastTiming());
+    QStringList blindLog;
+    connect(&blind, &MonitoredTarget::note, this, [&blindLog](const QString &line) { blindLog << line; });
     full.start();
     blind.start();
     QTRY_VERIFY_WITH_TIMEOUT(full.scanState().ended && blind.scanState().ended, 10000);
@@ -97,13 +102,31 @@ void TestLockMetrics::unknownIsAbsentNeverZero()
     // Without PTTL: the locks are listed, their TTL has no sample at all (not 0, not -1), the unknowns are
     // counted by reason, the scan says it is incomplete, and no-ttl is neither claimed nor denied.
     QCOMPARE(MetricsText::find(s, "lockscope_locks", {{"target", "blind"}}).size(), 3);
-    QVERIFY(MetricsText::find(s, "lockscope_lock_held_at_least_seconds", {{"target", "blind"}}).size() == 3);
+    const QList<MetricSample> ages = MetricsText::find(s, "lockscope_lock_held_at_least_seconds", {{"target", "blind"}});
+    QCOMPARE(ages.size(), 3);
+    // Each a lower bound taken from a reading: never more than the locks have existed (the clock's start once
+    // made it the machine's uptime).
+    const double existed = double(sinceTheLocksWereMade.elapsed()) / 1000.0;
+    for (const MetricSample &age : ages)
+        QVERIFY2(age.value >= 0 && age.value <= existed, qPrintable(QStringLiteral("%1 s held, the locks are %2 s old")
+                                                                        .arg(age.value)
+                                                                        .arg(existed)));
     QVERIFY(MetricsText::find(s, "lockscope_lock_ttl_seconds", {{"target", "blind"}}).isEmpty());
     QCOMPARE(MetricsText::value(s, "lockscope_unknown_values",
                                 {{"target", "blind"}, {"field", "pttl_ms"}, {"reason", "acl"}}),
              3.0);
     QVERIFY(MetricsText::find(s, "lockscope_lock_diagnosis", {{"target", "blind"}}).isEmpty());
     QCOMPARE(MetricsText::value(s, "lockscope_target_up", {{"target", "blind"}}), 1.0);
+    // The server answers, but not everything: the scan is not complete, and says why; the log names the
+    // refused command once.
+    QCOMPARE(MetricsText::value(s, "lockscope_scan_complete", {{"target", "blind"}}), 0.0);
+    QCOMPARE(MetricsText::value(s, "lockscope_scan_incomplete_reason", {{"target", "blind"}, {"reason", "acl"}}),
+             1.0);
+    QVERIFY(MetricsText::find(s, "lockscope_scan_incomplete_reason", {{"target", "full"}}).isEmpty());
+    const QStringList refusals = blindLog.filter(QStringLiteral("refused PTTL"));
+    QVERIFY2(refusals.size() == 1, qPrintable(blindLog.join(QLatin1Char('\n'))));
+    QVERIFY2(refusals.first().contains(QLatin1String("on 3 locks")) && refusals.first().contains(QLatin1String("pttl_ms")),
+             qPrintable(refusals.first()));
 }
 
 void TestLockMetrics::aServerThatCannotBeReadIsDownWithoutLockSeries()
@@ -134,6 +157,8 @@ void TestLockMetrics::aServerThatCannotBeReadIsDownWithoutLockSeries()
         QVERIFY2(!x.name.startsWith(QLatin1String("lockscope_lock_"))
                      && x.name != QLatin1String("lockscope_locks"),
                  qPrintable(x.name));
+    // Nor is a scan of a server that cannot be read called complete.
+    QVERIFY(MetricsText::find(s, "lockscope_scan_complete").isEmpty());
     // What was counted stays counted.
     QVERIFY(!MetricsText::find(s, "lockscope_commands_sent_total").isEmpty());
 }

@@ -255,11 +255,13 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
             k.readErrors << type.error.message();
         } else {
             k.type = internedType(type.reply.bytes());
+            // Seen now, whatever follows: a refused PTTL leaves the TTL unknown, not the moment of the reading
+            // (a 0 here became an age as long as the machine's uptime).
+            k.readAtMs = readAt;
             if (pttlReply.at(i) >= 0) {
                 const RedisResult &pttl = replies.at(pttlReply.at(i));
                 if (pttl.ok()) {
                     k.pttlMs = pttl.reply.toInteger();
-                    k.readAtMs = readAt;
                 } else {
                     if (refusesEveryKey(pttl.error))
                         refusedNow[i] = unreadReason(pttl.error);

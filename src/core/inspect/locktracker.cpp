@@ -53,11 +53,13 @@ QList<LockEvent> LockTracker::observe(const LockRecord &record, Source source)
         s.history.append(e);
         out.append(e);
     };
-    const qint64 now = record.readAtMs;
+    // A record that says nothing of when it was read was read just now: never the clock's start, which would
+    // date the acquisition to the machine's boot.
+    const qint64 now = record.readAtMs > 0 ? record.readAtMs : InspectClock::monotonicMs();
     if (!record.exists()) {
         // Only the fair-lock queue is left: the lock itself expired or was released, whatever its queue says.
         if (isPresent(record.key))
-            return observeGone(record.key, now > 0 ? now : InspectClock::monotonicMs());
+            return observeGone(record.key, now);
         return {};
     }
     auto it = m_states.find(record.key);

@@ -41,7 +41,7 @@ struct ScannedKey
     QByteArray key;
     QByteArray type; // TYPE: string, hash, list, set, zset, stream, none; empty when it could not be read
     qint64 pttlMs = -2; // PTTL: -1 no TTL, -2 the key is gone, -3 not read (see pttlError)
-    qint64 readAtMs = 0; // InspectClock::monotonicMs() when PTTL was read, 0 when it was not
+    qint64 readAtMs = 0; // InspectClock::monotonicMs() when the key was read (with its PTTL, when read), 0 when not
     QString pttlError; // PTTL was refused or failed: why
     bool lockNamed = false; // the name says "lock" (a lock-name word or an explicit scan pattern matched)
     bool explicitPattern = false; // found by a pattern the user gave (listed even without a lock's shape)

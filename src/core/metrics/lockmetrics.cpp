@@ -194,6 +194,18 @@ TargetView viewOf(const MonitoredTarget &t, int maxLockSeries, qint64 nowMs, qin
     return v;
 }
 
+// Why values of the locks found now could not be read: the server refused or failed to give them. A value
+// Redis does not hold at all ("not-stored") was read as far as it can be and leaves the scan complete.
+QStringList unreadReasons(const TargetView &v)
+{
+    QStringList reasons;
+    for (auto it = v.unknowns.cbegin(); it != v.unknowns.cend(); ++it) {
+        if (it.key().second != QLatin1String("not-stored") && !reasons.contains(it.key().second))
+            reasons << it.key().second;
+    }
+    return reasons;
+}
+
 Labels targetLabel(const TargetView &v)
 {
     return {{"target", v.target->name()}};
@@ -261,17 +273,24 @@ void writeScans(OpenMetricsWriter &w, const QList<TargetView> &views)
         w.sample(targetLabel(v), v.target->monitor().isScanning() ? 1 : 0);
 
     w.family("lockscope_scan_complete", Type::Gauge,
-             QStringLiteral("1 when the last full scan walked the whole keyspace and read every key it met; "
-                            "absent before the first scan ends"));
+             QStringLiteral("1 when the last full scan walked the whole keyspace and read every key it met, "
+                            "and every value of the locks found now was read; absent before the first scan "
+                            "ends and while the target cannot be read"));
     for (const TargetView &v : views) {
-        if (v.target->scanState().ended)
-            w.sample(targetLabel(v), v.target->scanState().complete ? 1 : 0);
+        if (v.up && v.target->scanState().ended)
+            w.sample(targetLabel(v), v.target->scanState().complete && unreadReasons(v).isEmpty() ? 1 : 0);
     }
     w.family("lockscope_scan_incomplete_reason", Type::Gauge,
              QStringLiteral("Why the last full scan was incomplete: failed, cancelled, unreadable-keys, "
-                            "missing-nodes (a cluster's master that could not be scanned)"));
+                            "missing-nodes (a cluster's master that could not be scanned), or why values "
+                            "of the locks found could not be read (acl, loading, replica, cluster, timeout, "
+                            "connection, error)"));
     for (const TargetView &v : views) {
-        for (const QString &reason : v.target->scanState().reasons)
+        QStringList reasons = v.target->scanState().reasons;
+        if (v.up)
+            reasons << unreadReasons(v);
+        reasons.removeDuplicates();
+        for (const QString &reason : std::as_const(reasons))
             w.sample({{"target", v.target->name()}, {"reason", reason}}, 1);
     }
     w.family("lockscope_scan_unreadable_keys", Type::Gauge,

@@ -3,6 +3,17 @@
 
 #include "inspect/inspectclock.h"
 
+#include <QRegularExpression>
+#include <QSet>
+
+namespace {
+
+// A refusal still going on is logged again after this long: often enough to be found in the journal of the
+// day, rarely enough never to flood it.
+constexpr qint64 kRefusalRelogMs = 5 * 60 * 1000;
+
+} // namespace
+
 MonitoredTarget::MonitoredTarget(const QString &name, const ConnectionSettings &settings,
                                  const ScanOptions &options, const LockMonitor::Timing &timing,
                                  QObject *parent)
@@ -47,6 +58,7 @@ MonitoredTarget::MonitoredTarget(const QString &name, const ConnectionSettings &
                 ++s.endings[s.complete  ? QStringLiteral("complete")
                                 : ended ? s.reasons.first()
                                         : QStringLiteral("incomplete")];
+                noteRefusals();
                 if (!error.isEmpty())
                     emit note(QStringLiteral("target '%1': scan failed: %2").arg(m_name, error));
                 else if (!progress.missing.isEmpty())
@@ -86,6 +98,56 @@ void MonitoredTarget::start()
 void MonitoredTarget::stop()
 {
     m_monitor.stop();
+}
+
+void MonitoredTarget::noteRefusals()
+{
+    struct Refusal
+    {
+        QSet<QByteArray> keys;
+        QStringList fields;
+        QString reason;
+    };
+    QMap<QString, Refusal> byCommand;
+    for (const LockRecord &r : m_monitor.locks()) {
+        for (const LockUnknown &u : r.unknowns) {
+            // A refusal is the server's no to this user (an ACL, a renamed command), not a timeout or a lost
+            // connection, which are logged as the server's state.
+            const QString code = reasonCode(u.reason, u.refused);
+            if (code != QLatin1String("acl") && code != QLatin1String("error"))
+                continue;
+            Refusal &refusal = byCommand[refusedCommand(u.reason)];
+            refusal.keys.insert(r.key);
+            if (!refusal.fields.contains(u.field))
+                refusal.fields << u.field;
+            if (refusal.reason.isEmpty())
+                refusal.reason = u.reason;
+        }
+    }
+    const qint64 now = InspectClock::monotonicMs();
+    for (auto it = byCommand.cbegin(); it != byCommand.cend(); ++it) {
+        const auto logged = m_refusalLoggedAtMs.constFind(it.key());
+        if (logged != m_refusalLoggedAtMs.cend() && now - *logged < kRefusalRelogMs)
+            continue;
+        m_refusalLoggedAtMs.insert(it.key(), now);
+        const qsizetype keys = it->keys.size();
+        emit note(QStringLiteral("target '%1': the server refused %2 on %3 %4 (%5): %6 unknown, exported as "
+                                 "absent and counted in lockscope_unknown_values")
+                      .arg(m_name, it.key())
+                      .arg(keys)
+                      .arg(keys == 1 ? QStringLiteral("lock") : QStringLiteral("locks"))
+                      .arg(it->reason, it->fields.join(QStringLiteral(", "))));
+    }
+}
+
+QString MonitoredTarget::refusedCommand(const QString &reason)
+{
+    static const QRegularExpression named(QStringLiteral("'([A-Za-z|]+)' command"));
+    const QRegularExpressionMatch m = named.match(reason);
+    if (m.hasMatch())
+        return m.captured(1).toUpper();
+    const qsizetype refused = reason.indexOf(QLatin1String(" refused"));
+    return refused > 0 ? reason.left(refused).trimmed() : QStringLiteral("a read");
 }
 
 QString MonitoredTarget::reasonCode(const QString &reason, bool refused)

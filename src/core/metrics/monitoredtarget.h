@@ -7,6 +7,7 @@
 #include "inspect/lockmonitor.h"
 #include "lockactivity.h"
 
+#include <QHash>
 #include <QMap>
 #include <QObject>
 #include <QStringList>
@@ -59,7 +60,14 @@ signals:
     void note(const QString &line);
 
 private:
+    // Logs the reads the server refused on the locks found now: once per command, again at most every few
+    // minutes while it goes on, so an operator learns why values are unknown without a line per poll.
+    void noteRefusals();
+    // The command a refusal names ("PTTL" from "... run the 'pttl' command"), else the words before "refused".
+    static QString refusedCommand(const QString &reason);
+
     QString m_name;
+    QHash<QString, qint64> m_refusalLoggedAtMs; // command → InspectClock::monotonicMs() of its last log line
     std::shared_ptr<std::atomic<quint64>> m_tally;
     LockMonitor m_monitor;
     LockActivity m_activity;
