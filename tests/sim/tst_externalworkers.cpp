@@ -37,6 +37,7 @@ private:
     static QPair<int, int> acquisitionsAround(const Simulation &sim, qint64 atUs);
     // Whether the history has a note whose text starts with `start`.
     static bool hasNote(const Simulation &sim, const char *start);
+    static QString errorTexts(const Simulation &sim);
 };
 
 using SimTest::failureOf;
@@ -61,6 +62,18 @@ bool TestExternalWorkers::hasNote(const Simulation &sim, const char *start)
             return true;
     }
     return false;
+}
+
+// The texts of the run's error events, for a failure message that says which error it was.
+QString TestExternalWorkers::errorTexts(const Simulation &sim)
+{
+    QStringList texts;
+    const EventHistory *history = sim.history();
+    for (const HistoryEvent &e : history->events()) {
+        if (e.kind == HistoryEvent::Kind::Error)
+            texts << QString::fromUtf8(history->text(e));
+    }
+    return texts.join(QStringLiteral("; "));
 }
 
 void TestExternalWorkers::everyWorkerIsAProcessOfItsOwn()
@@ -142,7 +155,11 @@ void TestExternalWorkers::aRestartStartsANewProcessThatWorksOn()
     QCOMPARE(r.safety.violations(), 0);
     // The new process's pid is a note, not an error: what the crash cut off is unknown, and that is all.
     QVERIFY(hasNote(sim, "a new process of the adapter runs as pid"));
-    QCOMPARE(r.metrics.errors, r.unknownOutcomes);
+    QVERIFY2(r.metrics.errors == r.unknownOutcomes,
+             qPrintable(QStringLiteral("%1 errors, %2 unknown; error events: %3")
+                            .arg(r.metrics.errors)
+                            .arg(r.unknownOutcomes)
+                            .arg(errorTexts(sim))));
 }
 
 // The proxy cuts only what comes back from Redis: A's SET reaches the server (the counter changes at once)
