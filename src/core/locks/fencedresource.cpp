@@ -1,4 +1,4 @@
-// FencedResource: fenced_write.lua and a plain read.
+// FencedResource: fenced_write.lua, fenced_read.lua and a plain read.
 #include "fencedresource.h"
 
 FencedResource::WriteResult FencedResource::write(RedisConnection &connection, qint64 fence,
@@ -47,5 +47,28 @@ FencedResource::State FencedResource::read(RedisConnection &connection) const
         const qint64 fence = r.reply.at(1).toInteger(&ok);
         s.fence = ok ? fence : -1;
     }
+    return s;
+}
+
+FencedResource::State FencedResource::readAs(RedisConnection &connection, qint64 fence) const
+{
+    State s;
+    if ((s.error = LockIo::requireWritable(&connection)))
+        return s;
+    static const FaultHooks none;
+    LockIo io(none, 0);
+    const RedisResult r
+        = io.script(connection, LuaScript::get(QStringLiteral("fenced_read")), {m_key}, {QByteArray::number(fence)});
+    if (!r.ok()) {
+        s.error = r.error;
+        return s;
+    }
+    if (!r.reply.isArray() || r.reply.size() != 2) {
+        s.error = {RedisError::Code::Protocol,
+                   QStringLiteral("unexpected reply to fenced_read.lua: %1").arg(r.reply.toDisplayString())};
+        return s;
+    }
+    s.value = r.reply.at(0).bytes();
+    s.fence = r.reply.at(1).toInteger();
     return s;
 }

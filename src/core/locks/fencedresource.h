@@ -1,5 +1,6 @@
 // A storage service that checks fencing tokens (Kleppmann): a Redis HASH with the value and the highest
-// token that ever wrote it; a write carrying a lower token is refused, atomically (fenced_write.lua). The
+// token it has seen, from a write or a holder's read; a write carrying a lower token is refused, atomically
+// (fenced_write.lua). The
 // simulator's fenced store and the fenced lock's tests use it; with a lock that has no tokens the same
 // late write would land (a lost update).
 #pragma once
@@ -38,6 +39,9 @@ public:
     WriteResult write(RedisConnection &connection, qint64 fence, const QByteArray &value) const;
     WriteResult write(RedisConnection &connection, LockIo &io, qint64 fence, const QByteArray &value) const;
     State read(RedisConnection &connection) const;
+    // A holder's read (fenced_read.lua): the store remembers `fence`, so a later write with an older token is
+    // refused even when it comes before this holder's own write.
+    State readAs(RedisConnection &connection, qint64 fence) const;
 
 private:
     QByteArray m_key;

@@ -688,8 +688,10 @@ bool SimulationWorker::readCounter(int lock)
     }
     qint64 value = 0;
     if (m_run.scenario.resource.fencedStore) {
-        const FencedResource::State state = FencedResource(key).read(*connection);
-        noteOutcome(Operation::Read, "HMGET", state.error);
+        // The holder's token goes with its read: a stale holder's later write is refused even when it lands
+        // before this holder's own (a store that saw tokens only on writes let it through, losing an update).
+        const FencedResource::State state = FencedResource(key).readAs(*connection, m_fence.at(lock));
+        noteOutcome(Operation::Read, "fenced_read.lua", state.error);
         if (state.error) {
             single(Kind::Error, lock, 0, 0, "reading the fenced store: " + state.error.message().toUtf8());
             return false;
