@@ -5,6 +5,7 @@
 #include "commandlinestart.h"
 #include "connectionoptions.h"
 #include "interruptwatcher.h"
+#include "locks/customlockscripts.h"
 #include "outputfile.h"
 #include "sim/scenarioparser.h"
 #include "sim/scenariowriter.h"
@@ -31,7 +32,8 @@ void addExploreOptions(QCommandLineParser &parser)
         "renewal, between two commands of one acquire or release). A violation is shrunk to its smallest "
         "schedule, rerun to confirm it, and written as a story that 'lockscope-cli simulate' replays. No "
         "violation is reported as 'none in N schedules', never as safe.\n"
-        "What to break: --algorithm ID, --client NAME, or a SCENARIO.json's algorithm and servers.\n"
+        "What to break: --algorithm ID, --client NAME, --lua DIR (your own lock), or a SCENARIO.json's "
+        "algorithm and servers.\n"
         "Runs on private sandbox servers unless you give one with connection options and --read-write.\n"
         "'lockscope-cli explore merge A.json B.json…' joins the reports of --shard runs.\n"
         "Exit codes: 3 a violation found and confirmed, 0 none found, 2 bad arguments, 1 the run failed."));
@@ -45,6 +47,10 @@ void addExploreOptions(QCommandLineParser &parser)
          QStringLiteral("ID")},
         {QStringLiteral("client"), QStringLiteral("A real library through its adapter (see 'lockscope-cli clients')."),
          QStringLiteral("NAME")},
+        {QStringLiteral("lua"),
+         QStringLiteral("Your own lock: DIR holds acquire.lua, release.lua, optionally renew.lua and lock.json. "
+                        "Runs only on sandboxes. ") + CustomLockScripts::conventionText().replace(u'\n', u' '),
+         QStringLiteral("DIR")},
         {QStringLiteral("faults"),
          QStringLiteral("Comma-separated: pause, crash, delay, drop, cut, restart, failover, clock-jump "
                         "(default: every fault the target can meet)."),
@@ -73,6 +79,8 @@ void addExploreOptions(QCommandLineParser &parser)
         {QStringLiteral("random"), QStringLiteral("Plain random search (faults at uniform times and lengths), "
                                                   "the baseline the guided search is measured against.")},
         {QStringLiteral("no-shrink"), QStringLiteral("Report the first failing schedule as found.")},
+        {QStringLiteral("first-sighting"),
+         QStringLiteral("Stop at the first violation seen, neither shrunk nor confirmed (for benchmarks).")},
         {QStringLiteral("json"), QStringLiteral("Write the report as JSON to FILE ('-': standard output)."),
          QStringLiteral("FILE")},
         {QStringLiteral("story"), QStringLiteral("Write the shrunk failure as a story scenario to FILE."),
@@ -128,13 +136,22 @@ ExploreArguments ExploreArguments::parse(const QStringList &arguments)
     ExploreTarget::Options &t = o.target;
     const QStringList files = parser.positionalArguments();
     const int targets = int(parser.isSet(QStringLiteral("algorithm"))) + int(parser.isSet(QStringLiteral("client")))
-        + int(!files.isEmpty());
+        + int(parser.isSet(QStringLiteral("lua"))) + int(!files.isEmpty());
     if (targets != 1 || files.size() > 1) {
-        out.error = QStringLiteral("give one thing to break: --algorithm ID, --client NAME or one SCENARIO.json");
+        out.error = QStringLiteral("give one thing to break: --algorithm ID, --client NAME, --lua DIR or one "
+                                   "SCENARIO.json");
         return out;
     }
     t.algorithm = parser.value(QStringLiteral("algorithm"));
     t.client = parser.value(QStringLiteral("client"));
+    if (parser.isSet(QStringLiteral("lua"))) {
+        CustomLockScripts::Problem problem;
+        t.lua = CustomLockScripts::fromDirectory(parser.value(QStringLiteral("lua")), &problem);
+        if (!t.lua) {
+            out.error = QStringLiteral("--lua %1: %2").arg(parser.value(QStringLiteral("lua")), problem.text());
+            return out;
+        }
+    }
     if (!files.isEmpty()) {
         QFile file(files.first());
         if (!file.open(QIODevice::ReadOnly)) {
@@ -239,6 +256,7 @@ ExploreArguments ExploreArguments::parse(const QStringList &arguments)
     }
     o.mode = parser.isSet(QStringLiteral("random")) ? ScheduleGenerator::Mode::Random : ScheduleGenerator::Mode::Guided;
     o.shrink = !parser.isSet(QStringLiteral("no-shrink"));
+    o.firstOnly = parser.isSet(QStringLiteral("first-sighting"));
     out.quiet = parser.isSet(QStringLiteral("quiet"));
     out.jsonPath = parser.value(QStringLiteral("json"));
     out.storyPath = parser.value(QStringLiteral("story"));
@@ -247,6 +265,11 @@ ExploreArguments ExploreArguments::parse(const QStringList &arguments)
     if (!ConnectionOptions::read(parser, &connection, &e))
         return out;
     if (connection.serverGiven) {
+        if (t.lua || (t.scenario && t.scenario->algorithm.lua)) {
+            e = QStringLiteral("your own Lua may loop forever or write anywhere: it runs only on private sandboxes. "
+                               "Leave out the connection options.");
+            return out;
+        }
         if (connection.settings.readOnly) {
             e = QStringLiteral("explore writes lock keys and a counter to %1 and injects faults there; the connection "
                                "is read-only. Give --read-write to allow it (on a server nobody else uses), or "

@@ -20,6 +20,7 @@ private slots:
     void shrinkerCutsAKnownScheduleToItsCore();
     void crashBetweenSetnxAndExpireLeavesAStuckLock();
     void noneFoundSaysHowManyAndIsNoProof();
+    void fencedUnderPausesLosesNoData();
     void unknownFaultForTheTargetIsRefused();
     void mergeKeepsTheSmallestConfirmedFailure();
     void mergeRefusesReportsOfDifferentSearches();
@@ -178,6 +179,34 @@ void TestExplorer::noneFoundSaysHowManyAndIsNoProof()
     QVERIFY2(summary.contains(QLatin1String("not a proof")), qPrintable(summary));
     QVERIFY2(!summary.contains(QLatin1String("safe"), Qt::CaseInsensitive), qPrintable(summary));
     QVERIFY(summary.count(u'\n') <= 5);
+}
+
+// The fenced lock still has two holders under a long pause (a lease is a lease), but its store refuses the
+// stale holder's write, even one that lands before the new holder's own write: no update is lost, and the
+// report says what the store refused.
+void TestExplorer::fencedUnderPausesLosesNoData()
+{
+    Explorer::Options o = quick(QStringLiteral("fenced"), {ScheduledFault::Type::Pause});
+    o.properties = {ScheduleVerdict::Property::LostUpdate};
+    o.maxSchedules = 16;
+    Explorer explorer(o);
+    QString error;
+    QVERIFY2(explorer.prepare(&error), qPrintable(error));
+    const ExploreResult r = explorer.run();
+    QVERIFY2(!r.found, qPrintable(r.sentence + u' ' + r.minimal.describe()));
+    QCOMPARE(r.schedulesTried, 16);
+
+    // The same pauses with overlap asked for: found, and the data safe.
+    o.properties = {ScheduleVerdict::Property::Overlap};
+    o.maxSchedules = 0;
+    Explorer overlaps(o);
+    QVERIFY2(overlaps.prepare(&error), qPrintable(error));
+    const ExploreResult v = overlaps.run();
+    QVERIFY2(v.found, qPrintable(v.coverageText));
+    QVERIFY(!v.dataLost);
+    QVERIFY(v.fencingRejections >= 1);
+    const QString summary = ExploreResult::summaryOf(v.toJson());
+    QVERIFY2(summary.contains(QLatin1String("no data lost")), qPrintable(summary));
 }
 
 void TestExplorer::unknownFaultForTheTargetIsRefused()

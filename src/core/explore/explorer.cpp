@@ -5,6 +5,8 @@
 #include "scheduleshrinker.h"
 #include "storywriter.h"
 
+#include "locks/customlockscripts.h"
+#include "redis/redisconnection.h"
 #include "sim/scenarioparser.h"
 #include "sim/simulation.h"
 
@@ -102,7 +104,27 @@ bool Explorer::prepare(QString *error, bool *badOptions)
     ro.parallel = m_options.parallel;
     ro.server = m_options.server;
     m_runner = std::make_unique<ScheduleRunner>(*m_target, ro);
-    return m_runner->start(error);
+    if (!m_runner->start(error))
+        return false;
+    if (const std::shared_ptr<const CustomLockScripts> &lua = m_target->base().algorithm.lua) {
+        // A user's lock is compiled and tried once before the search: a syntax error at its line, or a
+        // script that loops, is a bad input (exit 2), not a violation nor a failed run.
+        ConnectionSettings settings = m_runner->sharedServer();
+        settings.readOnly = false;
+        RedisConnection connection(settings);
+        if (const RedisError e = connection.open()) {
+            *error = QStringLiteral("cannot check your Lua on %1: %2").arg(settings.endpoint(), e.message());
+            return false;
+        }
+        const CustomLockScripts::Problem problem = lua->check(connection);
+        if (problem.isSet()) {
+            if (badOptions)
+                *badOptions = true;
+            *error = QStringLiteral("your lock cannot run: %1").arg(problem.text());
+            return false;
+        }
+    }
+    return true;
 }
 
 QList<ScheduleVerdict> Explorer::runMany(const FaultSchedule &schedule, int count, quint64 seed,

@@ -68,6 +68,8 @@ QJsonObject ExploreResult::toJson() const
             o.insert(QStringLiteral("story_problem"), storyProblem);
     } else {
         o.insert(QStringLiteral("violation"), QJsonValue::Null);
+        if (stoppedBecause == QLatin1String("failed"))
+            o.insert(QStringLiteral("failure"), sentence); // why the search could not run
     }
     if (!confirmations.isEmpty()) {
         QJsonArray byLength;
@@ -119,6 +121,17 @@ QString ExploreResult::summaryOf(const QJsonObject &r)
     const QString where = QStringLiteral("%1 · lease %2 · seed %3%4")
                               .arg(target, length(lease), r.value(QStringLiteral("seed")).toString(),
                                    shard == QLatin1String("0/1") ? QString() : QStringLiteral(" · shard ") + shard);
+    if (r.value(QStringLiteral("stopped_because")).toString() == QLatin1String("failed")
+        && !r.value(QStringLiteral("found")).toBool()) {
+        // A search that could not run found nothing and tried nothing worth counting: no "none found".
+        lines << QStringLiteral("FAILED after %1 schedules of %2 (%3 s): nothing can be said of the lock")
+                     .arg(tried)
+                     .arg(target)
+                     .arg(seconds, 0, 'f', 1);
+        lines << QStringLiteral("  %1").arg(where);
+        lines << QStringLiteral("  %1").arg(r.value(QStringLiteral("failure")).toString());
+        return lines.join(u'\n') + u'\n';
+    }
     if (r.value(QStringLiteral("found")).toBool()) {
         const QJsonObject v = r.value(QStringLiteral("violation")).toObject();
         const QJsonObject first = r.value(QStringLiteral("first_violation")).toObject();
@@ -134,12 +147,16 @@ QString ExploreResult::summaryOf(const QJsonObject &r)
                      .arg(tried)
                      .arg(seconds, 0, 'f', 1)
                      .arg(where);
-        lines << QStringLiteral("  minimal: %1 workers, %2")
+        const bool sightingOnly = r.value(QStringLiteral("stopped_because")).toString() == QLatin1String("first sighting");
+        lines << QStringLiteral("  %1: %2 workers, %3")
+                     .arg(sightingOnly ? QStringLiteral("schedule") : QStringLiteral("minimal"))
                      .arg(minimal.value(QStringLiteral("workers")).toInt())
                      .arg(minimal.value(QStringLiteral("text")).toString());
         QString again = QStringLiteral("  reproduced in %1 of %2 reruns")
                             .arg(rep.value(QStringLiteral("violated")).toInt())
                             .arg(rep.value(QStringLiteral("runs")).toInt());
+        if (sightingOnly)
+            again = QStringLiteral("  seen once, neither shrunk nor confirmed (--first-sighting)");
         const QJsonObject story = r.value(QStringLiteral("story_replayed")).toObject();
         const QString storyProblem = r.value(QStringLiteral("story_problem")).toString();
         if (!storyProblem.isEmpty())
@@ -152,8 +169,7 @@ QString ExploreResult::summaryOf(const QJsonObject &r)
         if (refused > 0 && !r.value(QStringLiteral("data_lost")).toBool())
             again += QStringLiteral("; no data lost: the fenced store refused %1 stale write(s)").arg(refused);
         else if (refused > 0)
-            again += QStringLiteral("; the fenced store refused %1 stale write(s), yet a rerun lost an update "
-                                    "(a stale holder that writes before the new one is not refused)")
+            again += QStringLiteral("; the fenced store refused %1 stale write(s), yet a rerun lost an update")
                          .arg(refused);
         lines << again;
         const QJsonObject b = r.value(QStringLiteral("boundary")).toObject();

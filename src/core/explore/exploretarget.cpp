@@ -1,8 +1,11 @@
 // ExploreTarget: the base workload by lease, and each schedule's faults in the simulator's own terms.
 #include "exploretarget.h"
 
+#include "locks/customlockscripts.h"
 #include "locks/lockcatalog.h"
 #include "sim/clientcatalog.h"
+
+#include <QFileInfo>
 
 #include <algorithm>
 
@@ -47,6 +50,25 @@ std::optional<ExploreTarget> ExploreTarget::make(const Options &options, QString
         s.resource = options.scenario->resource;
         s.algorithm.leaseMs = options.leaseMs;
         t.m_name = options.scenario->id.isEmpty() ? s.algorithm.id : options.scenario->id;
+    } else if (options.lua) {
+        // The user's own lock: nothing is known of it but its scripts, so no fault point inside its
+        // operations is assumed (an acquire or release is one script: atomic), and its clocks are Redis's.
+        s.algorithm.id = LockCatalog::customLuaId();
+        s.algorithm.lua = options.lua;
+        s.algorithm.leaseMs = options.leaseMs;
+        s.algorithm.watchdog = options.watchdog.value_or(false);
+        if (s.algorithm.watchdog && !options.lua->renew()) {
+            *error = QStringLiteral("--watchdog renews with renew.lua, and %1 has none").arg(options.lua->directory());
+            return std::nullopt;
+        }
+        s.algorithm.retry.strategy = Scenario::Retry::Strategy::Fixed;
+        s.servers.count = 1;
+        s.resource.fencedStore = options.lua->fencing();
+        s.algorithm.fencing = options.lua->fencing();
+        t.m_fencing = options.lua->fencing();
+        // The folder's name: short, and what the user typed (the title is for people, in the story).
+        t.m_name = options.lua->directory().isEmpty() ? LockCatalog::customLuaId()
+                                                      : QFileInfo(options.lua->directory()).fileName();
     } else if (!options.client.isEmpty()) {
         if (!ClientCatalog::find(options.client)) {
             *error = QStringLiteral("--client %1: no shipped adapter has that name; use one of %2")

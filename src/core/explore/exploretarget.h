@@ -11,7 +11,10 @@
 #include <QList>
 #include <QString>
 
+#include <memory>
 #include <optional>
+
+class CustomLockScripts;
 
 class ExploreTarget
 {
@@ -21,6 +24,7 @@ public:
         QString algorithm; // a catalog id (with its defaults unless the options below say otherwise)
         QString client; // or a shipped adapter's id
         std::optional<Scenario> scenario; // or a scenario file's algorithm, client and servers
+        std::shared_ptr<const CustomLockScripts> lua; // or the user's own lock (--lua DIR)
         int leaseMs = 500;
         int workers = 3;
         int cycles = 3; // acquisitions per worker

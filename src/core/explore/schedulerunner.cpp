@@ -32,6 +32,11 @@ bool ScheduleRunner::start(QString *error)
     return true;
 }
 
+ConnectionSettings ScheduleRunner::sharedServer() const
+{
+    return m_options.server ? *m_options.server : m_sandbox->connectionSettings();
+}
+
 QString ScheduleRunner::serverDescription() const
 {
     if (m_options.server)
@@ -57,7 +62,10 @@ QList<ScheduleVerdict> ScheduleRunner::run(const QList<Job> &jobs, const std::fu
                 + QString::number(m_nextPrefix.fetch_add(1)) + u':';
             Simulation::Options so;
             if (!m_target.needsOwnServers(job.schedule))
+            {
                 so.server = m_options.server ? m_options.server : std::optional(m_sandbox->connectionSettings());
+                so.serverIsSandbox = !m_options.server;
+            }
             so.historyCapacityPerLog = qsizetype(1) << 16; // a schedule's run holds a few hundred events
             auto simulation = std::make_unique<Simulation>(m_target.scenarioFor(job.schedule, job.seed, prefix), so);
             simulation->start();

@@ -47,6 +47,8 @@ public:
     qint64 runsDone() const { return m_runs.load(); }
     // "sandbox 127.0.0.1:port" or the user's endpoint.
     QString serverDescription() const;
+    // The server process faults share (the sandbox, or the user's), once start() succeeded.
+    ConnectionSettings sharedServer() const;
     const ExploreTarget &target() const { return m_target; }
 
 private:

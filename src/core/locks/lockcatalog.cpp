@@ -1,6 +1,7 @@
 // LockCatalog: the ten algorithms, their teaching texts and defaults, and the factory.
 #include "lockcatalog.h"
-
+#include "customlockscripts.h"
+#include "customlualock.h"
 #include "redissonfairlock.h"
 #include "redissonlock.h"
 #include "redissonnames.h"
@@ -230,10 +231,11 @@ QList<LockAlgorithmInfo> makeCatalog()
             "the next holder's work.");
         a.flaw = QStringLiteral(
             "Only as good as the storage: the protected resource must check the token (LockScope's fenced "
-            "store does, with fenced_write.lua). Locks still expire during pauses; fencing turns the lost "
-            "update that follows into a refused write.");
+            "store does, with fenced_write.lua) — and, for a read-modify-write, see it on the read too "
+            "(fenced_read.lua), or a stale holder that writes before the new one is not refused. Locks still "
+            "expire during pauses; fencing turns the lost update that follows into a refused write.");
         a.scripts = {QStringLiteral("redisson_fenced_lock"), QStringLiteral("redisson_unlock"),
-                     QStringLiteral("redisson_renew"), QStringLiteral("fenced_write")};
+                     QStringLiteral("redisson_renew"), QStringLiteral("fenced_read"), QStringLiteral("fenced_write")};
         a.faults = {QStringLiteral("process pause (LockClient::setPaused)")};
         redissonFamily(a);
         a.fencing = true;
@@ -306,12 +308,34 @@ const QList<LockAlgorithmInfo> &LockCatalog::all()
     return catalog;
 }
 
+const LockAlgorithmInfo &LockCatalog::customLua()
+{
+    static const LockAlgorithmInfo info = [] {
+        LockAlgorithmInfo a;
+        a.id = customLuaId();
+        a.title = QStringLiteral("Your own lock (Lua)");
+        a.origin = QStringLiteral("written by the user: acquire.lua, release.lua, renew.lua");
+        a.explanation = CustomLockScripts::conventionText();
+        a.flaw = QStringLiteral("Whatever it has: that is what 'lockscope-cli explore --lua DIR' is for.");
+        a.commands = {QStringLiteral("EVALSHA"), QStringLiteral("SCRIPT LOAD")};
+        // Nothing is assumed of the user's release: every deletion it reports is checked against the holders.
+        a.checksOwner = false;
+        a.atomicRelease = false;
+        a.renewable = true; // when it has a renew.lua (check() says so otherwise)
+        a.defaults.leaseMs = 10000;
+        return a;
+    }();
+    return info;
+}
+
 const LockAlgorithmInfo *LockCatalog::find(const QString &id)
 {
     for (const LockAlgorithmInfo &a : all()) {
         if (a.id == id)
             return &a;
     }
+    if (id == customLuaId())
+        return &customLua();
     return nullptr;
 }
 
@@ -336,6 +360,12 @@ QString LockCatalog::check(const LockAlgorithmInfo &info, const LockOptions &opt
         return QStringLiteral(
                    "%1 has no watchdog: its validity is fixed when the round ends (extend it explicitly)")
             .arg(info.id);
+    if (info.id == customLuaId()) {
+        if (!options.customScripts)
+            return QStringLiteral("custom-lua needs its scripts (--lua DIR, or the algorithm's \"dir\" or \"lua\")");
+        if (options.watchdog && !options.customScripts->renew())
+            return QStringLiteral("a watchdog renews with renew.lua, and this lock has none");
+    }
     return QString();
 }
 
@@ -379,6 +409,8 @@ std::unique_ptr<DistributedLock> LockCatalog::create(const QString &id, LockClie
         return std::make_unique<RedissonLock>(client, name, threadId, options, RedissonLock::Flavor::Fenced);
     if (id == QLatin1String("redlock"))
         return std::make_unique<Redlock>(client, name, threadId, options);
+    if (id == customLuaId())
+        return std::make_unique<CustomLuaLock>(client, name, threadId, options);
     return fail(QStringLiteral("algorithm '%1' is in the catalog but has no implementation").arg(id));
 }
 

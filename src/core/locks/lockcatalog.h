@@ -42,7 +42,10 @@ class LockCatalog
 {
 public:
     static const QList<LockAlgorithmInfo> &all();
+    // One of all(), or the user's own Lua lock (customLuaId()), which find() knows but all() does not list.
     static const LockAlgorithmInfo *find(const QString &id);
+    static QString customLuaId() { return QStringLiteral("custom-lua"); }
+    static const LockAlgorithmInfo &customLua();
     static QStringList ids();
 
     // Checks `options` against what the algorithm can do; empty when they fit.

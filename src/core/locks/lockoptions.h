@@ -8,7 +8,10 @@
 #include <QJsonObject>
 #include <QString>
 
+#include <memory>
 #include <optional>
+
+class CustomLockScripts;
 
 enum class WaitStrategy {
     BusySpin, // retry at once (seed 001): fastest hand-off, floods the server
@@ -40,6 +43,9 @@ struct LockOptions
     bool unlockLatch = true; // write redisson_unlock_latch:{N}:<id> on release, as Redisson 3.24+ does
     qint64 unlockLatchMs = 16000; // its PX (Redisson: (timeout + retry delay) × retry attempts)
     RwMode rwMode = RwMode::Write; // redisson-rw: which side this lock object takes
+
+    // custom-lua: the user's own scripts (not part of the JSON: a scenario carries them in its algorithm)
+    std::shared_ptr<const CustomLockScripts> customScripts;
 
     // Redlock
     int serverTimeoutMs = 50; // per server, for each round (much smaller than the lease)

@@ -30,6 +30,8 @@ public:
     static const LuaScript &get(const QString &name);
     // Names of every bundled script, sorted.
     static QStringList names();
+    // A script that is not bundled: a user's own lock (CustomLockScripts). `name` is for messages only.
+    static LuaScript fromSource(const QString &name, const QByteArray &source) { return LuaScript(name, source); }
 
     const QString &name() const { return m_name; }
     QString resourcePath() const { return QStringLiteral(":/lua/%1.lua").arg(m_name); }

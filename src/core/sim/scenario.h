@@ -10,7 +10,10 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <memory>
 #include <random>
+
+class CustomLockScripts;
 
 struct Scenario
 {
@@ -83,6 +86,8 @@ struct Scenario
         enum class Clock { Monotonic, Cached5ms };
         Clock clock = Clock::Monotonic;
         bool fencing = false; // fenced algorithms: hand the token to the fenced store
+        // custom-lua: the user's scripts, from "dir" (a folder, as --lua reads it) or "lua" (inline)
+        std::shared_ptr<const CustomLockScripts> lua;
     };
 
     struct CriticalSection

@@ -1,11 +1,14 @@
 // ScenarioParser: a small field reader that tracks the JSON path, ranges and known fields.
 #include "scenarioparser.h"
 
+#include "locks/customlockscripts.h"
+
 #include "clientcatalog.h"
 #include "scenariochecks.h"
 #include "scenarionames.h"
 #include "scenariowriter.h"
 
+#include "locks/customlockscripts.h"
 #include "locks/lockcatalog.h"
 
 #include <QJsonArray>
@@ -277,8 +280,9 @@ ScenarioParser::ScenarioParser(QStringList algorithmIds)
 
 QStringList ScenarioParser::defaultAlgorithmIds()
 {
-    // The catalog's algorithms in its order, then "none", which is no algorithm of the catalog's.
-    return LockCatalog::ids() << QStringLiteral("none");
+    // The catalog's algorithms in its order, then "none", which is no algorithm of the catalog's, and the
+    // user's own Lua lock.
+    return LockCatalog::ids() << QStringLiteral("none") << LockCatalog::customLuaId();
 }
 
 bool ScenarioParser::parse(const QByteArray &json, Scenario *out, QStringList *errors) const
@@ -412,7 +416,8 @@ void ScenarioParser::parseAlgorithm(Fields &top, const QJsonObject &object, Scen
     a.reentrancy = int(f.integer(QStringLiteral("reentrancy"), 1, 1, 100));
     a.poolSize = int(f.integer(QStringLiteral("pool_size"), 0, 0, 1000));
     a.clock = Scenario::Algorithm::Clock(f.choice(QStringLiteral("clock"), 0, kClocks));
-    a.fencing = f.boolean(QStringLiteral("fencing"), a.id == QLatin1String("fenced"));
+    parseCustomLua(f, &a);
+    a.fencing = f.boolean(QStringLiteral("fencing"), a.id == QLatin1String("fenced") || (a.lua && a.lua->fencing()));
     Fields r(f.object(QStringLiteral("retry")), f.path(QStringLiteral("retry")), errors);
     a.retry.strategy = Scenario::Retry::Strategy(r.choice(QStringLiteral("strategy"), 1, kStrategies));
     a.retry.intervalMs
@@ -431,6 +436,31 @@ void ScenarioParser::parseAlgorithm(Fields &top, const QJsonObject &object, Scen
                 "%1 ms is not shorter than lease_ms (%2 ms): the lock would expire before its renewal")
                 .arg(a.watchdogPeriodMs)
                 .arg(a.leaseMs));
+}
+
+// custom-lua's scripts: "dir" (read now, as --lua reads a folder) or "lua" (inline, as a written story keeps
+// them). Other algorithms take neither.
+void ScenarioParser::parseCustomLua(Fields &f, Scenario::Algorithm *a)
+{
+    const bool custom = a->id == LockCatalog::customLuaId();
+    const QString dir = f.string(QStringLiteral("dir"), QString(), false, 4096);
+    const QJsonObject inline_ = f.object(QStringLiteral("lua"));
+    if (!custom) {
+        if (f.has(QStringLiteral("dir")) || f.has(QStringLiteral("lua")))
+            f.error(f.has(QStringLiteral("dir")) ? QStringLiteral("dir") : QStringLiteral("lua"),
+                    QStringLiteral("only the custom-lua algorithm takes scripts"));
+        return;
+    }
+    if (f.has(QStringLiteral("dir")) == f.has(QStringLiteral("lua"))) {
+        f.error(QStringLiteral("id"), QStringLiteral("custom-lua needs its scripts: \"dir\" (a folder with acquire.lua "
+                                                     "and release.lua) or \"lua\" (the scripts inline), one of them"));
+        return;
+    }
+    CustomLockScripts::Problem problem;
+    a->lua = f.has(QStringLiteral("dir")) ? CustomLockScripts::fromDirectory(dir, &problem)
+                                          : CustomLockScripts::fromJson(inline_, &problem);
+    if (!a->lua)
+        f.error(f.has(QStringLiteral("dir")) ? QStringLiteral("dir") : QStringLiteral("lua"), problem.text());
 }
 
 // The "client" section: a shipped adapter or a command, the adapter's options, the reply and hello timeouts. null (a

@@ -43,6 +43,7 @@ private:
     static void parseHeader(Fields &top, const QJsonObject &object, Scenario *out, QStringList *errors);
     static void parseServers(Fields &top, Scenario *out, QStringList *errors);
     void parseAlgorithm(Fields &top, const QJsonObject &object, Scenario *out, QStringList *errors) const;
+    static void parseCustomLua(Fields &f, Scenario::Algorithm *algorithm);
     static void parseClient(Fields &top, Scenario::Client *client, QStringList *errors);
     static void parseWorkload(Fields &top, Scenario *out, QStringList *errors);
     static void parseResource(Fields &top, Scenario *out, QStringList *errors);

@@ -4,6 +4,8 @@
 #include "scenarionames.h"
 #include "scenarioparser.h"
 
+#include "locks/customlockscripts.h"
+
 #include <QJsonArray>
 
 using namespace ScenarioNames;
@@ -34,6 +36,8 @@ QJsonObject ScenarioWriter::toJson(const Scenario &s)
                            {QStringLiteral("pool_size"), s.algorithm.poolSize},
                            {QStringLiteral("clock"), kClocks.at(int(s.algorithm.clock))},
                            {QStringLiteral("fencing"), s.algorithm.fencing}};
+    if (s.algorithm.lua)
+        algorithm.insert(QStringLiteral("lua"), s.algorithm.lua->toJson()); // a story keeps its lock with it
     const Scenario::CriticalSection &cs = s.workload.criticalSection;
     QJsonObject critical {{QStringLiteral("distribution"), kDistributions.at(int(cs.distribution))},
                           {QStringLiteral("ms"), cs.ms},

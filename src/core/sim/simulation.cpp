@@ -13,6 +13,7 @@
 
 #include "inspect/lockscanjob.h"
 #include "locks/connectionpool.h"
+#include "locks/customlockscripts.h"
 #include "locks/lockcatalog.h"
 #include "logging.h"
 #include "redis/clusterconnection.h"
@@ -62,11 +63,16 @@ LockOptions lockOptionsFor(const Scenario &s)
     o.clock = s.algorithm.clock == Scenario::Algorithm::Clock::Cached5ms ? LockClock::Source::Cached
                                                                          : LockClock::Source::Monotonic;
     o.seed = s.workload.seed;
+    o.customScripts = s.algorithm.lua;
     return o;
 }
 
-bool needsSandbox(const Scenario &s, QString *why)
+bool needsSandbox(const Scenario &s, bool givenIsSandbox, QString *why)
 {
+    if (s.algorithm.lua && !s.client.isSet() && !givenIsSandbox) {
+        *why = QStringLiteral("it runs your own Lua, which may loop forever: only a sandbox runs it");
+        return true;
+    }
     if (s.servers.count > 1) {
         *why = QStringLiteral("it needs %1 independent servers").arg(s.servers.count);
         return true;
@@ -347,7 +353,7 @@ bool Simulation::setup(QString *error)
                       .arg(s.id, m_options.server->endpoint());
             return false;
         }
-        if (needsSandbox(s, &why)) {
+        if (needsSandbox(s, m_options.serverIsSandbox, &why)) {
             *error
                 = QStringLiteral("%1 cannot run on a server you gave: %2. Run it on the sandbox (--sandbox).")
                       .arg(s.id, why);
@@ -395,6 +401,8 @@ bool Simulation::setup(QString *error)
 
     // Clean slate on every server: the lock keys with their companions, and the counters.
     if (!clearKeys(error))
+        return false;
+    if (s.algorithm.lua && !s.client.isSet() && !checkCustomLua(error))
         return false;
 
     // Processes, each with its clock (clock-skew faults apply from the start) and its watchdog log.
@@ -579,6 +587,26 @@ QList<RunReport::ClientWorker> Simulation::clientWorkers() const
         list.append({x->name(), a.library, a.version, a.pids, x->stderrTail()});
     }
     return list;
+}
+
+bool Simulation::checkCustomLua(QString *error)
+{
+    // Before a worker runs it: a syntax error named at its line, a script that loops stopped and said so.
+    for (int server = 0; server < m_servers->count(); ++server) {
+        ConnectionSettings settings = m_servers->settings(server);
+        settings.readOnly = false;
+        RedisConnection connection(settings);
+        if (const RedisError e = connection.open()) {
+            *error = QStringLiteral("cannot check your Lua on %1: %2").arg(settings.endpoint(), e.message());
+            return false;
+        }
+        const CustomLockScripts::Problem problem = m_scenario.algorithm.lua->check(connection);
+        if (problem.isSet()) {
+            *error = QStringLiteral("your lock cannot run: %1").arg(problem.text());
+            return false;
+        }
+    }
+    return true;
 }
 
 bool Simulation::clearKeys(QString *error)

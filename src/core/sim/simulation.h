@@ -50,6 +50,9 @@ public:
         // Run on this server instead of sandboxes (it must allow writes; keys stay under the scenario's
         // prefix).
         std::optional<ConnectionSettings> server;
+        // `server` is a private sandbox of the caller's (the explorer's shared one): what only a sandbox may
+        // run (the user's own Lua) runs there too.
+        bool serverIsSandbox = false;
         std::optional<quint64> seed;
         std::optional<double> durationS;
         bool recordHistory = true;
@@ -102,6 +105,8 @@ private:
     void run();
     bool setup(QString *error);
     // Deletes the run's keys (every lock with its companions, the counters) and sets the counters.
+    // custom-lua: compiles and tries the user's scripts on every server before the run (CustomLockScripts::check).
+    bool checkCustomLua(QString *error);
     bool clearKeys(QString *error);
     void loop();
     void finish();
