@@ -12,6 +12,7 @@ private slots:
     void timesOnlyHoldsWhoseStartWasSeen();
     void holdingsEndWithTheLock();
     void patternsAreBounded();
+    void aLeaseLostUnderARenewingHolderIsListedForAWhile();
 };
 
 namespace {
@@ -24,6 +25,26 @@ LockEvent ev(LockEvent::Type type, qint64 atMs)
 }
 using T = LockEvent::Type;
 } // namespace
+
+// A renewer that stops: the lease runs out under a holder that had been renewing it. Listed with its key from
+// the expiry for the window; an expiry nobody had renewed, a release after renewals, and a renewed lock seen
+// again (a new holding) are not.
+void TestLockActivity::aLeaseLostUnderARenewingHolderIsListedForAWhile()
+{
+    LockActivity a;
+    a.record("jobs:7:lock", {ev(T::Acquired, 0), ev(T::Renewed, 1000), ev(T::Renewed, 2000), ev(T::Expired, 5000)});
+    a.record("jobs:8:lock", {ev(T::Acquired, 0), ev(T::Expired, 3000)}); // a crash: nobody renewed it
+    a.record("jobs:9:lock", {ev(T::Acquired, 0), ev(T::Renewed, 1000), ev(T::Released, 1500)});
+    a.record("jobs:10:lock", {ev(T::Seen, 0), ev(T::Renewed, 1000)});
+    a.record("jobs:10:lock", {ev(T::Acquired, 2000), ev(T::Expired, 4000)}); // the new holding never renewed
+    const QList<LockActivity::RenewedExpiry> now = a.renewedExpiries(6000);
+    QCOMPARE(now.size(), 1);
+    QCOMPARE(now.first().key, QByteArray("jobs:7:lock"));
+    QCOMPARE(now.first().pattern, QStringLiteral("jobs:*:lock"));
+    QCOMPARE(now.first().atMs, 5000);
+    QCOMPARE(a.renewedExpiries(5000 + LockActivity::kRenewedExpiryWindowMs).size(), 1);
+    QVERIFY(a.renewedExpiries(5001 + LockActivity::kRenewedExpiryWindowMs).isEmpty());
+}
 
 void TestLockActivity::countsPerPattern()
 {

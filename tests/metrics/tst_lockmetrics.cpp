@@ -12,11 +12,14 @@
 #include "testsupport.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardPaths>
 
 #include <cmath>
+#include <csignal>
 
 class TestLockMetrics : public QObject
 {
@@ -27,6 +30,7 @@ private slots:
     void lockSeriesAreBoundedDiagnosedFirst();
     void holdsSeenWholeFeedThePatternHistogram();
     void aSentinelFailoverIsCountedWithTheNewAddress();
+    void aShortLeaseLostUnderAFrozenRenewerIsListedWithItsKey();
     void promtoolAcceptsTheText();
 
 private:
@@ -249,6 +253,59 @@ void TestLockMetrics::aSentinelFailoverIsCountedWithTheNewAddress()
         logged
             = logged || n.at(0).toString().contains(QStringLiteral("moved from %1 to %2").arg(first, second));
     QVERIFY(logged);
+}
+
+// Issue 40: a real redis-py lock with a 3 s lease, renewed every second, then frozen (SIGSTOP): the key
+// expires before any rule's `for:` could pass on its diagnosis, so the exporter keeps the loss with its key;
+// its twin that keeps renewing is never listed.
+void TestLockMetrics::aShortLeaseLostUnderAFrozenRenewerIsListedWithItsKey()
+{
+    SandboxServer server;
+    LS_START(server);
+    // Debian's python3 with python3-redis (tests/libraries/setup), as the real-library suite uses it.
+    const QString python = QFileInfo::exists(QStringLiteral("/usr/bin/python3")) ? QStringLiteral("/usr/bin/python3")
+                                                                                 : QStringLiteral("python3");
+    static const char *holderScript = R"py(
+import sys, time, redis
+r = redis.Redis(port=int(sys.argv[1]))
+lock = r.lock(sys.argv[2], timeout=3)
+assert lock.acquire(blocking=False)
+print("held", flush=True)
+for _ in range(120):  # two minutes at most
+    time.sleep(1)
+    lock.reacquire()  # the TTL back to the full 3 s
+)py";
+    QProcess frozen, steady;
+    for (auto [process, key] : {std::pair {&frozen, "rp:short:frozen"}, std::pair {&steady, "rp:short:steady"}}) {
+        process->start(python, {QStringLiteral("-c"), QString::fromLatin1(holderScript), QString::number(server.port()),
+                                QString::fromLatin1(key)});
+        QVERIFY2(process->waitForReadyRead(15000), qPrintable(QString::fromUtf8(process->readAllStandardError())));
+        QVERIFY(process->readLine().startsWith("held"));
+    }
+    const auto stop = qScopeGuard([&] {
+        for (QProcess *p : {&frozen, &steady}) {
+            ::kill(pid_t(p->processId()), SIGCONT);
+            p->kill();
+            p->waitForFinished(5000);
+        }
+    });
+    MonitoredTarget t(QStringLiteral("t"), server.connectionSettings(), {}, fastTiming());
+    t.start();
+    // Renewals seen on both before the freeze: the loss will be of a lock someone was keeping alive.
+    QTRY_VERIFY_WITH_TIMEOUT(t.activity().holding("rp:short:frozen").renewed
+                                 && t.activity().holding("rp:short:steady").renewed,
+                             15000);
+    QCOMPARE(::kill(pid_t(frozen.processId()), SIGSTOP), 0);
+    QElapsedTimer sinceFreeze;
+    sinceFreeze.start();
+    QTRY_VERIFY_WITH_TIMEOUT(!MetricsText::find(scrape({&t}), "lockscope_lock_expired_while_renewing_seconds",
+                                                {{"key", "rp:short:frozen"}})
+                                  .isEmpty(),
+                             30000);
+    qInfo("listed %lld ms after the freeze (lease 3 s)", sinceFreeze.elapsed());
+    const QList<MetricSample> s = scrape({&t});
+    QVERIFY(MetricsText::find(s, "lockscope_lock_expired_while_renewing_seconds", {{"key", "rp:short:steady"}}).isEmpty());
+    QVERIFY(MetricsText::value(s, "lockscope_lock_expired_while_renewing_seconds", {{"key", "rp:short:frozen"}}) >= 0);
 }
 
 void TestLockMetrics::promtoolAcceptsTheText()

@@ -47,15 +47,24 @@ void LockActivity::record(const QByteArray &key, const QList<LockEvent> &events)
             ++c.acquisitions;
             m_holdings.insert(key, {e.atMs, true});
             break;
-        case LockEvent::Type::Renewed:
+        case LockEvent::Type::Renewed: {
             ++c.renewals;
+            const auto held = m_holdings.find(key);
+            if (held != m_holdings.end())
+                held->renewed = true;
             break;
+        }
         case LockEvent::Type::Changed:
             break;
         case LockEvent::Type::Released:
         case LockEvent::Type::Expired: {
             ++(e.type == LockEvent::Type::Released ? c.releases : c.expiries);
             const Holding h = m_holdings.take(key);
+            if (e.type == LockEvent::Type::Expired && h.renewed) {
+                m_renewedExpiries.append({key, patternOf(key), e.atMs});
+                if (m_renewedExpiries.size() > kMaxRenewedExpiries)
+                    m_renewedExpiries.removeFirst();
+            }
             if (h.exact && e.atMs >= h.sinceMs) {
                 const double seconds = double(e.atMs - h.sinceMs) / 1000.0;
                 const QList<double> &bounds = holdBuckets();
@@ -76,6 +85,16 @@ void LockActivity::record(const QByteArray &key, const QList<LockEvent> &events)
     }
 }
 
+QList<LockActivity::RenewedExpiry> LockActivity::renewedExpiries(qint64 nowMs) const
+{
+    QList<RenewedExpiry> recent;
+    for (const RenewedExpiry &r : m_renewedExpiries) {
+        if (nowMs - r.atMs <= kRenewedExpiryWindowMs)
+            recent << r;
+    }
+    return recent;
+}
+
 void LockActivity::forget(const QByteArray &key)
 {
     m_holdings.remove(key);
@@ -85,4 +104,5 @@ void LockActivity::clear()
 {
     m_patterns.clear();
     m_holdings.clear();
+    m_renewedExpiries.clear();
 }

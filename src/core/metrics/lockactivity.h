@@ -39,7 +39,18 @@ public:
     {
         qint64 sinceMs = -1;
         bool exact = false;
+        bool renewed = false; // a renewal was seen during it: something was keeping it alive
     };
+    // A lease that ran out under a holder that had been renewing it: the renewer stopped (frozen or dead)
+    // before its holder let go — a stalled renewer, however short the lease was.
+    struct RenewedExpiry
+    {
+        QByteArray key;
+        QString pattern;
+        qint64 atMs = 0; // monotonic ms of the expiry
+    };
+    // How long a renewed expiry stays listed (its series lives this long, so an alert can see it).
+    static constexpr qint64 kRenewedExpiryWindowMs = 10 * 60 * 1000;
 
     // Counts `events` of `key`, in order.
     void record(const QByteArray &key, const QList<LockEvent> &events);
@@ -50,6 +61,8 @@ public:
     QString patternOf(const QByteArray &key) const;
     // The holding under `key`, or sinceMs -1 when none is known.
     Holding holding(const QByteArray &key) const { return m_holdings.value(key); }
+    // The renewed expiries of the last kRenewedExpiryWindowMs before `nowMs`, oldest first.
+    QList<RenewedExpiry> renewedExpiries(qint64 nowMs) const;
     // `key` holds no lock any more (the monitor found it gone): its holding, if any, ends unmeasured.
     void forget(const QByteArray &key);
     void clear();
@@ -59,4 +72,6 @@ private:
 
     QMap<QString, Counts> m_patterns;
     QHash<QByteArray, Holding> m_holdings; // locks held now; bounded by the locks the monitor knows
+    QList<RenewedExpiry> m_renewedExpiries; // the latest, at most kMaxRenewedExpiries
+    static constexpr qsizetype kMaxRenewedExpiries = 500;
 };

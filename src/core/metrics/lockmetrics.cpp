@@ -408,6 +408,21 @@ void writeLocks(OpenMetricsWriter &w, const QList<TargetView> &views)
     }
 }
 
+// Leases lost under a renewing holder: by then the lock is gone, so no lock series can say it; these stay for
+// LockActivity::kRenewedExpiryWindowMs with the key, so a stalled renewer is alerted on whatever the lease.
+void writeRenewedExpiries(OpenMetricsWriter &w, const QList<TargetView> &views, qint64 nowMs)
+{
+    w.family("lockscope_lock_expired_while_renewing_seconds", Type::Gauge,
+             QStringLiteral("Seconds since the lease of a lock ran out under a holder that had been renewing it "
+                            "(its renewer stopped: frozen or dead), for 10 minutes after the expiry"),
+             "seconds");
+    for (const TargetView &v : views) {
+        for (const LockActivity::RenewedExpiry &r : v.target->activity().renewedExpiries(nowMs))
+            w.sample({{"target", v.target->name()}, {"key", keyLabel(r.key)}, {"pattern", r.pattern}},
+                     double(std::max<qint64>(0, nowMs - r.atMs)) / 1000.0);
+    }
+}
+
 void writePatterns(OpenMetricsWriter &w, const QList<TargetView> &views)
 {
     struct CounterFamily
@@ -468,6 +483,7 @@ QByteArray LockMetrics::render(const QList<const MonitoredTarget *> &targets, co
     writeScans(w, views);
     writeLockCounts(w, views);
     writeLocks(w, views);
+    writeRenewedExpiries(w, views, nowMs);
     writePatterns(w, views);
     return w.finish();
 }
