@@ -60,6 +60,13 @@ void TestExplorer::searchFindsTheUnconditionalDelete()
     QVERIFY(r.reproducedRuns > 0);
     QVERIFY(r.reproducedViolated >= 1 && r.reproducedViolated <= r.reproducedRuns);
     QVERIFY2(!r.sentence.contains(QLatin1String("lockscope:explore:")), qPrintable(r.sentence));
+    // The boundary's headline is the shortest length seen to break it: no measurement below it broke it.
+    if (r.boundary) {
+        for (const ExploreResult::Boundary::Step &c : r.confirmations)
+            QVERIFY2(c.violated == 0 || c.ms >= r.boundary->failsAtMs, qPrintable(r.boundary->text));
+        for (const ExploreResult::Boundary::Step &g : r.boundary->grey)
+            QVERIFY2(g.ms >= r.boundary->failsAtMs, qPrintable(r.boundary->text));
+    }
 
     // The story: an ordinary scenario of kind story that the parser reads back and that encodes the violation.
     const std::optional<Scenario> story = explorer.story();

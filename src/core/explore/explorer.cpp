@@ -443,12 +443,33 @@ ExploreResult Explorer::run(const std::function<void(const Progress &)> &progres
                 const double stepDown = std::max(0.05 * target.leaseMs(), b.failsAtMs - below);
                 below = std::round(below - stepDown);
             }
+            // The confirmations at one length are one measurement, however many times the walk came back to
+            // it; and the headline is the shortest length that broke it at all, never one above a length that
+            // also broke it.
+            QList<ExploreResult::Boundary::Step> byLength;
+            for (const ExploreResult::Boundary::Step &c : result.confirmations) {
+                auto same = std::find_if(byLength.begin(), byLength.end(),
+                                         [&](const ExploreResult::Boundary::Step &x) { return x.ms == c.ms; });
+                if (same == byLength.end()) {
+                    byLength.append(c);
+                } else {
+                    same->runs += c.runs;
+                    same->violated += c.violated;
+                }
+            }
             QStringList confirmed;
-            for (const ExploreResult::Boundary::Step &c : result.confirmations)
+            for (const ExploreResult::Boundary::Step &c : std::as_const(byLength)) {
                 confirmed << QStringLiteral("%1 broke it in %2 of %3").arg(length(c.ms)).arg(c.violated).arg(c.runs);
+                if (c.violated > 0)
+                    b.failsAtMs = std::min(b.failsAtMs, c.ms);
+            }
+            for (const ExploreResult::Boundary::Step &g : std::as_const(b.grey))
+                b.failsAtMs = std::min(b.failsAtMs, g.ms);
+            const bool floorFound = b.belowRuns > 0 && b.belowViolated == 0;
             b.text = boundaryText(property, f, b.process, b.failsAtMs, target.leaseMs())
                 + (confirmed.isEmpty() ? QString() : QStringLiteral(": ") + confirmed.join(QStringLiteral(", ")))
-                + QStringLiteral("; ") + steps.join(QStringLiteral("; "));
+                + QStringLiteral("; ") + steps.join(QStringLiteral("; "))
+                + (floorFound ? QString() : QStringLiteral("; no shorter length was tried, so it may break below that too"));
             result.boundary = b;
         }
 
