@@ -21,6 +21,9 @@ private slots:
 
 namespace {
 
+// Readings are dated on the monotonic clock, where 0 means "never read": the test's times start well after it.
+constexpr qint64 kT0 = 1000000;
+
 LockRecord reading(qint64 at, qint64 pttl, const QByteArray &owner = "a:1", qint64 count = 1)
 {
     LockRecord r;
@@ -28,7 +31,7 @@ LockRecord reading(qint64 at, qint64 pttl, const QByteArray &owner = "a:1", qint
     r.kind = LockKind::Reentrant;
     r.type = "hash";
     r.pttlMs = pttl;
-    r.readAtMs = at;
+    r.readAtMs = kT0 + at;
     r.owners = {{owner, {}, {}, count, {}, {}, {}, -1, -1}};
     return r;
 }
@@ -70,9 +73,9 @@ void TestLockTracker::renewalsFromPolling()
     QCOMPARE(h->renewals(), 3);
     QCOMPARE(h->renewalIntervalMs(), 10000);
     QCOMPARE(h->observedLeaseMs(), 30000);
-    QCOMPARE(h->cadenceText(35000), QStringLiteral("renewed every 10.0 s, last 5.0 s ago"));
+    QCOMPARE(h->cadenceText(kT0 + 35000), QStringLiteral("renewed every 10.0 s, last 5.0 s ago"));
     DiagnosticContext c;
-    t.fillContext("lock", 35000, &c);
+    t.fillContext("lock", kT0 + 35000, &c);
     QCOMPARE(c.renewalsSeen, 3);
     QCOMPARE(c.observedLeaseMs, 30000);
 }
@@ -81,10 +84,10 @@ void TestLockTracker::renewalTimeFromNotification()
 {
     LockTracker t;
     t.observe(reading(0, 1000), LockTracker::Source::Live);
-    t.noteNotification("lock", "expire", 330);
+    t.noteNotification("lock", "expire", kT0 + 330);
     const auto events = t.observe(reading(500, 830), LockTracker::Source::Live);
     QCOMPARE(types(events), QList<T> {T::Renewed});
-    QCOMPARE(events.first().atMs, 330);
+    QCOMPARE(events.first().atMs, kT0 + 330);
 }
 
 void TestLockTracker::ownerChangeAndCount()
@@ -125,14 +128,14 @@ void TestLockTracker::holdersInAnotherOrderAreNoChange()
     first.owners.append(LockOwner {"holder-2", {}, {}, 1, {}, {}, {}, -1, -1});
     t.observe(first, LockTracker::Source::Scan);
     LockRecord swapped = first;
-    swapped.readAtMs = 1000;
+    swapped.readAtMs = kT0 + 1000;
     swapped.pttlMs = 4900; // renewed
     std::swap(swapped.owners[0], swapped.owners[1]);
     const QList<T> events = types(t.observe(swapped, LockTracker::Source::Live));
     QVERIFY(!events.contains(T::Released) && !events.contains(T::Changed) && !events.contains(T::Acquired));
     // One holder replaced by another still is a change of owners.
     LockRecord replaced = swapped;
-    replaced.readAtMs = 2000;
+    replaced.readAtMs = kT0 + 2000;
     replaced.owners[0].id = "holder-3";
     QCOMPARE(types(t.observe(replaced, LockTracker::Source::Live)), (QList<T> {T::Released, T::Acquired}));
 }
@@ -142,13 +145,13 @@ void TestLockTracker::releasedOrExpired()
     LockTracker t;
     t.observe(reading(0, 1000), LockTracker::Source::Live);
     // Gone while 700 ms were still left: someone deleted it.
-    QCOMPARE(types(t.observeGone("lock", 300)), QList<T> {T::Released});
+    QCOMPARE(types(t.observeGone("lock", kT0 + 300)), QList<T> {T::Released});
     QVERIFY(!t.isPresent("lock"));
-    QVERIFY(t.observeGone("lock", 400).isEmpty()); // already gone
+    QVERIFY(t.observeGone("lock", kT0 + 400).isEmpty()); // already gone
     t.observe(reading(500, 1000), LockTracker::Source::Live);
-    const auto expired = t.observeGone("lock", 1600);
+    const auto expired = t.observeGone("lock", kT0 + 1600);
     QCOMPARE(types(expired), QList<T> {T::Expired});
-    QCOMPARE(expired.first().atMs, 1500); // when its TTL ran out
+    QCOMPARE(expired.first().atMs, kT0 + 1500); // when its TTL ran out
     QCOMPARE(types(t.history("lock")->events()).mid(0, 4),
              (QList<T> {T::Acquired, T::Released, T::Acquired, T::Expired}));
 }
@@ -157,35 +160,35 @@ void TestLockTracker::notificationsDecideGone()
 {
     LockTracker t;
     t.observe(reading(0, 60000), LockTracker::Source::Live);
-    t.noteNotification("lock", "expired", 120);
-    const auto e = t.observeGone("lock", 200);
+    t.noteNotification("lock", "expired", kT0 + 120);
+    const auto e = t.observeGone("lock", kT0 + 200);
     QCOMPARE(types(e), QList<T> {T::Expired}); // the server said so, though the TTL said otherwise
-    QCOMPARE(e.first().atMs, 120);
+    QCOMPARE(e.first().atMs, kT0 + 120);
     t.observe(reading(300, 60000), LockTracker::Source::Live);
-    t.noteNotification("lock", "del", 310);
-    QCOMPARE(types(t.observeGone("lock", 400)), QList<T> {T::Released});
+    t.noteNotification("lock", "del", kT0 + 310);
+    QCOMPARE(types(t.observeGone("lock", kT0 + 400)), QList<T> {T::Released});
 }
 
 void TestLockTracker::acquiredWithNotificationTime()
 {
     LockTracker t;
-    t.noteNotification("lock", "hincrby", 90);
+    t.noteNotification("lock", "hincrby", kT0 + 90);
     const auto e = t.observe(reading(100, 30000), LockTracker::Source::Live);
     QCOMPARE(types(e), QList<T> {T::Acquired});
-    QCOMPARE(e.first().atMs, 90);
+    QCOMPARE(e.first().atMs, kT0 + 90);
 }
 
 void TestLockTracker::boundedMemory()
 {
     LockTracker t;
     for (int i = 0; i < LockTracker::kMaxPendingHints * 3; ++i)
-        t.noteNotification("k" + QByteArray::number(i), "set", i);
+        t.noteNotification("k" + QByteArray::number(i), "set", kT0 + i);
     QCOMPARE(t.size(), 0); // hints for keys that are not locks do not create histories
     for (int i = 0; i < LockTracker::kMaxStates + 10; ++i) {
         LockRecord r = reading(i, 1000);
         r.key = "gone" + QByteArray::number(i);
         t.observe(r, LockTracker::Source::Live);
-        t.observeGone(r.key, i + 1);
+        t.observeGone(r.key, kT0 + i + 1);
     }
     QVERIFY(t.size() <= LockTracker::kMaxStates);
 }

@@ -35,9 +35,10 @@ void TestLuaScript::initTestCase()
 void TestLuaScript::bundledScripts()
 {
     const QStringList names = LuaScript::names();
-    QCOMPARE(names.size(), 15);
+    QCOMPARE(names.size(), 16);
     QVERIFY(names.contains(QStringLiteral("compare_and_delete")));
     QVERIFY(names.contains(QStringLiteral("redisson_unlock")));
+    QVERIFY(names.contains(QStringLiteral("fenced_read")));
     for (const QString &name : names) {
         const LuaScript *s = LuaScript::find(name);
         QVERIFY(s);

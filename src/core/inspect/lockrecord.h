@@ -128,7 +128,7 @@ struct LockRecord
     QString formatNote; // what the format says about such locks (what a stuck one means, how to clear it)
     QByteArray type; // the Redis type of the key; "none" for an orphan queue whose lock is gone
     qint64 pttlMs = -2; // -1 no TTL, -2 gone, -3 unknown (see unknowns)
-    qint64 readAtMs = 0; // InspectClock::monotonicMs() of the reading (the PTTL's, when it was read)
+    qint64 readAtMs = 0; // InspectClock::monotonicMs() of the reading (the PTTL's, when it was read), 0 when not read
     RenewalPolicy renewal;
     // What its library does about a TTL: "always" (none means it was removed or written by hand), "optional"
     // (the caller's choice; none means stuck for ever if the holder dies), "never" (by design, not a lease).
