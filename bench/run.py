@@ -18,10 +18,12 @@ p.add_argument("--seconds", type=float, default=3)
 p.add_argument("--scan-keys", type=int, default=1000000, help="keys in the scan benchmark (a tenth are locks)")
 p.add_argument("--fleet-pairs", type=int, default=4, help="20 s runs with and without the history, for the fleet's recording overhead")
 p.add_argument("--jvm-warmup", type=float, default=10, help="seconds the Redisson peer runs its loop before it is measured (JIT)")
+p.add_argument("--explore-seeds", type=int, default=5, help="seeds per flaw in the explore benchmark (medians over them)")
+p.add_argument("--explore-budget", type=float, default=60, help="seconds the random baseline may search per flaw and seed")
 p.add_argument("names", nargs="*")
 a = p.parse_args()
 
-ALL = ["uncontended", "contended", "recording", "hotpath", "scan", "paint", "memory", "fleet", "redisson"]
+ALL = ["uncontended", "contended", "recording", "hotpath", "scan", "paint", "memory", "fleet", "redisson", "explore"]
 names = a.names or ALL
 unknown = [n for n in names if n not in ALL]
 if unknown:
@@ -387,6 +389,82 @@ def bench_hotpath(port):
     return out
 
 
+# The seed flaws of issue 37: each catalog algorithm with the fault that breaks it, as `explore` is told.
+EXPLORE_FLAWS = [
+    ("setnx-expire crash", ["--algorithm", "setnx-expire", "--faults", "crash"]),
+    ("set-nx-px-del pause", ["--algorithm", "set-nx-px-del", "--faults", "pause"]),
+    ("set-nx-px-get-del delay", ["--algorithm", "set-nx-px-get-del", "--faults", "delay", "--properties", "foreign-release"]),
+    ("set-nx-px-lua pause", ["--algorithm", "set-nx-px-lua", "--faults", "pause"]),
+    ("set-nx-px-lua-watchdog pause", ["--algorithm", "set-nx-px-lua-watchdog", "--faults", "pause"]),
+    ("redlock restart", ["--algorithm", "redlock", "--faults", "restart"]),
+    ("set-nx-px-lua failover", ["--algorithm", "set-nx-px-lua", "--faults", "failover"]),
+]
+
+
+def explore(args, timeout):
+    """One `lockscope-cli explore` run (its own sandbox servers); its JSON report and its wall time."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        t0 = time.monotonic()
+        proc = subprocess.run([CLI, "explore", "--quiet", "--json", report] + args, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=timeout)
+        wall = time.monotonic() - t0
+        if proc.returncode not in (0, 3):
+            raise SystemExit("bench/run: explore %s failed (%d): %s" % (" ".join(args), proc.returncode, proc.stderr.decode()[-2000:]))
+        with open(report) as f:
+            return json.load(f), wall
+
+
+def bench_explore():
+    """Per seed flaw and seed: the guided search to a shrunk, confirmed story, and plain random search (uniform
+    fault times and lengths) to its first sighting, in the same run. Random search that finds nothing within its
+    budget counts the schedules it tried: the ratio is then a lower bound (marked)."""
+    out = {"seeds": a.explore_seeds, "random_budget_s": a.explore_budget, "flaws": {}}
+    ratios, all_within_60 = [], True
+    for flaw, args in EXPLORE_FLAWS:
+        guided, rand = [], []
+        for seed in range(1, a.explore_seeds + 1):
+            g, g_wall = explore(args + ["--seed", str(seed), "--budget", "120"], 600)
+            r, _ = explore(args + ["--seed", str(seed), "--random", "--first-sighting", "--budget", str(int(a.explore_budget))], 600)
+            minimal = g.get("minimal") or {}
+            guided.append({"found": g.get("found"), "first_schedules": (g.get("first_violation") or {}).get("schedules"),
+                           "first_s": (g.get("first_violation") or {}).get("seconds"), "story_s": round(g_wall, 1),
+                           "faults": len(minimal.get("faults") or []), "workers": minimal.get("workers"),
+                           "reproduced": "%s/%s" % ((g.get("reproduced") or {}).get("violated"), (g.get("reproduced") or {}).get("runs"))})
+            rand.append({"found": r.get("found"), "schedules": (r.get("first_violation") or {}).get("schedules") if r.get("found") else r.get("schedules_tried"),
+                         "seconds": r.get("seconds")})
+            log("bench/run: explore %s seed %d: guided %s, random %s" % (flaw, seed, guided[-1], rand[-1]))
+        g_sched = median([x["first_schedules"] or 0 for x in guided])
+        r_sched = median([x["schedules"] or 0 for x in rand])
+        story_s = median([x["story_s"] for x in guided])
+        lower_bound = sum(1 for x in rand if not x["found"]) * 2 >= len(rand)  # the median random run found nothing
+        out["flaws"][flaw] = {
+            "guided_found": "%d/%d" % (sum(1 for x in guided if x["found"]), len(guided)),
+            "guided_schedules_to_first_median": g_sched,
+            "guided_seconds_to_first_median": median([x["first_s"] or 0 for x in guided]),
+            "guided_seconds_to_confirmed_story_median": story_s,
+            "guided_max_faults": max(x["faults"] for x in guided), "guided_max_workers": max(x["workers"] or 0 for x in guided),
+            "guided_reproduced": [x["reproduced"] for x in guided],
+            "random_found": "%d/%d" % (sum(1 for x in rand if x["found"]), len(rand)),
+            "random_schedules_to_first_median": r_sched,
+            "ratio_random_over_guided": ("≥ " if lower_bound else "") + str(ratio(r_sched, max(g_sched, 1))),
+        }
+        ratios.append(ratio(r_sched, max(g_sched, 1)))
+        all_within_60 = all_within_60 and story_s <= 60
+    # Rates: a process fault (many schedules at once on one server) and a server fault (a pool of servers), each
+    # where nothing is found, so the whole budget is spent searching.
+    proc_r, _ = explore(["--algorithm", "set-nx-px-lua", "--faults", "crash", "--budget", "60"], 600)
+    serv_r, _ = explore(["--algorithm", "set-nx-px-lua", "--faults", "restart", "--properties", "stuck-lock", "--budget", "60"], 600)
+    for name, r in (("process_faults", proc_r), ("server_faults", serv_r)):
+        out[name + "_schedules_per_min"] = round(r.get("schedules_tried", 0) * 60.0 / max(r.get("seconds", 1), 1e-9), 1)
+        out[name + "_found"] = r.get("found")
+    out["median_ratio_over_flaws"] = median(ratios)
+    out["targets"] = {"random/guided >= 5x (median over flaws)": median(ratios) >= 5,
+                      "every flaw to a confirmed story <= 60 s (median of seeds)": all_within_60,
+                      "crash on set-nx-px-lua: >= 100 schedules in 60 s": proc_r.get("schedules_tried", 0) >= 100}
+    return out
+
+
 def optional_program(name, *relative):
     path = os.path.join(a.build, *relative)
     return path if os.path.exists(path) else None
@@ -410,6 +488,8 @@ for name in names:
             results[name] = {"uncontended": bench_uncontended, "contended": bench_contended,
                              "recording": bench_recording, "hotpath": bench_hotpath,
                              "fleet": bench_fleet, "redisson": bench_redisson}[name](sb.port)
+    elif name == "explore":
+        results[name] = bench_explore()
     elif name == "scan":
         results[name] = bench_external("scan benchmark", ("bench", "inspect", "bench_inspect"), scan_args, (0, 3))
     elif name == "paint":
