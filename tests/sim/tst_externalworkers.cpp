@@ -394,6 +394,36 @@ void TestExternalWorkers::aProcessKilledWhilePausedIsNotResumed()
     QCOMPARE(r.metrics.acquisitions, 2);
     QVERIFY2(r.metrics.expiries == 1, qPrintable(r.summaryText()));
     QCOMPARE(r.safety.violations(), 0);
+
+    // Killed and started again while the pause ran: its end leaves the new process alone (it was never
+    // stopped), and says so.
+    Simulation again(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"adapter": "redis-py"},
+        "algorithm": {"lease_ms": 500, "acquire_timeout_ms": 2000},
+        "workload": {"processes": 1, "duration_s": 2.5, "critical_section": {"ms": 2}},
+        "faults": [{"type": "pause", "process": 0, "at_ms": 300, "duration_ms": 1200},
+                   {"type": "crash", "process": 0, "at_ms": 500},
+                   {"type": "restart", "process": 0, "at_ms": 700}],
+        "resource": {"counter": true, "counter_initial": 100000}})"));
+    const RunReport r2 = runToEnd(again);
+    QCOMPARE(r2.clients.value(0).pids.size(), 2);
+    notes.clear();
+    resumed = 0;
+    for (const HistoryEvent &e : again.history()->events()) {
+        if (e.kind == HistoryEvent::Kind::Fault && e.outcome == quint8(HistoryEvent::FaultType::PauseEnd))
+            ++resumed;
+        if (e.kind == HistoryEvent::Kind::Note)
+            notes << QString::fromUtf8(again.history()->text(e));
+    }
+    QCOMPARE(resumed, 0);
+    const QString replaced = QStringLiteral("P1 (pid %1) was killed while paused: nothing to resume; it runs as a "
+                                            "new process now (pid %2)")
+                                 .arg(r2.clients.value(0).pids.value(0))
+                                 .arg(r2.clients.value(0).pids.value(1));
+    QVERIFY2(notes.contains(replaced), qPrintable(notes.join(QStringLiteral("; "))));
+    // The new process worked on through the old pause's end (at 1.5 s).
+    const auto [before, after] = acquisitionsAround(again, 1500000);
+    QVERIFY2(after > 0, qPrintable(QStringLiteral("%1 before, %2 after").arg(before).arg(after)));
 }
 
 QTEST_GUILESS_MAIN(TestExternalWorkers)

@@ -389,25 +389,39 @@ bool FaultInjector::applyExternalFault(const Scenario::Fault &f, int p)
             // SIGCONT goes only to the process this pause stopped, while it is our child and still stopped:
             // one killed meanwhile has nothing to resume, and its pid may be another process's by now (issue
             // 41: the log said "runs again (SIGCONT)" after a SIGKILL).
-            if (!x->isStopped(generation)) {
-                recordNote(p, x->processGeneration() != generation
-                               ? QStringLiteral("%1 (pid %2) was killed while paused: nothing to resume; it "
-                                                "runs as a new process now (pid %3)")
-                                     .arg(who)
-                                     .arg(pid)
-                                     .arg(x->pid())
-                               : QStringLiteral("%1 (pid %2) was killed while paused: nothing to resume")
-                                     .arg(who)
-                                     .arg(pid));
+            if (x->isStopped(generation)) {
+                // Recorded before it runs again, so every event of its comes after it.
+                recordFault(FT::PauseEnd, p, 0,
+                            QStringLiteral("%1 runs again (SIGCONT to pid %2)").arg(who).arg(pid));
+                if (!x->resume(generation))
+                    recordNote(p, QStringLiteral("%1 (pid %2) could not be resumed: it ended as SIGCONT was sent")
+                                      .arg(who)
+                                      .arg(pid));
                 return;
             }
-            // Recorded before it runs again, so every event of its comes after it.
-            recordFault(FT::PauseEnd, p, 0,
-                        QStringLiteral("%1 runs again (SIGCONT to pid %2)").arg(who).arg(pid));
-            if (!x->resume(generation))
-                recordNote(p, QStringLiteral("%1 (pid %2) could not be resumed: it ended as SIGCONT was sent")
+            if (x->processGeneration() != generation) {
+                recordNote(p, QStringLiteral("%1 (pid %2) was killed while paused: nothing to resume; it runs as "
+                                             "a new process now (pid %3)")
+                                  .arg(who)
+                                  .arg(pid)
+                                  .arg(x->pid()));
+            } else if (x->isCrashed()) {
+                recordNote(p, QStringLiteral("%1 (pid %2) was killed while paused: nothing to resume")
                                   .arg(who)
                                   .arg(pid));
+            } else if (!x->isProcessRunning()) {
+                recordNote(p, QStringLiteral("%1 (pid %2) ended while paused (%3): nothing to resume")
+                                  .arg(who)
+                                  .arg(pid)
+                                  .arg(x->processExit()));
+            } else {
+                // Alive and not stopped: the run's end resumed it before this pause was due to end (or
+                // something outside sent it SIGCONT).
+                recordFault(FT::PauseEnd, p, 0,
+                            m_timeline.isDraining()
+                                ? QStringLiteral("%1 runs again (resumed at the run's end)").arg(who)
+                                : QStringLiteral("%1 runs again (it was no longer stopped)").arg(who));
+            }
         });
         return true;
     case T::Crash:
