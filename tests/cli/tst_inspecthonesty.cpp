@@ -1,7 +1,8 @@
 // `lockscope-cli inspect` on servers that will not show everything: ACL users without PTTL, without TYPE,
 // without PUBSUB, limited to some keys, and a replica. What could not be read is reported as unknown with the
 // server's reason (never as "gone", "0 waiters" or "no locks"), the result says it is incomplete, and the
-// exit code is 4 — never 0, also with --fail-on.
+// exit code is 4 — never 0, also with --fail-on. And what is read is told as it is: a stuck lock of random
+// bytes is flagged with what that rests on, and no reason contradicts the key's name (issue 41).
 #include "inspect/samplelocks.h"
 #include "locks/redissonnames.h"
 #include "testsupport.h"
@@ -22,6 +23,7 @@ private slots:
     void withoutPubsubWaitersAreUnknownNotZero();
     void withoutShardNumsubTheWaitersAreAFloor();
     void aReplicaSaysItIsOne();
+    void aStuckLockOfRandomBytesIsFlagged();
 
 private:
     TestSupport::ProcessRun inspect(const QByteArray &user, const QStringList &extra = {}, int port = 0);
@@ -188,6 +190,50 @@ void TestInspectHonesty::aReplicaSaysItIsOne()
     const auto table = inspect({}, {}, replica.port());
     QVERIFY2(table.out.contains(QStringLiteral("replica of 127.0.0.1:%1 (link up)").arg(m_server.port())),
              qPrintable(table.out));
+}
+
+// Issue 41, points 1 and 2: a process that died holding lock:report-builder (32 random bytes, SET NX without
+// PX) left it stuck; `inspect` listed it as "named … fits no lock format: nothing is alarmed on", while its twin
+// with a TTL was a mutex whose reason said "no word in its name says lock".
+void TestInspectHonesty::aStuckLockOfRandomBytesIsFlagged()
+{
+    RedisConnection admin(m_server.connectionSettings());
+    LS_OPEN(admin);
+    // os.urandom(32), drawn once: a fixed draw, so the test judges the same bytes every run.
+    const QByteArray raw
+        = QByteArray::fromHex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    QVERIFY(SampleLocks::plainLock(admin, "lock:report-builder", raw, -1));
+    QVERIFY(SampleLocks::plainLock(admin, "locks:report-mailer", raw.left(24), 900000));
+    const auto r = inspect("full", {"--json"});
+    const QJsonObject root = json(r);
+    const QJsonObject stuck = lockOf(root, "lock:report-builder");
+    const QJsonObject live = lockOf(root, "locks:report-mailer");
+    QVERIFY(admin.command({"DEL", "lock:report-builder", "locks:report-mailer"}).ok());
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(stuck.value("kind").toString(), QStringLiteral("mutex"));
+    QCOMPARE(stuck.value("pttl_ms").toInt(), -1);
+    QCOMPARE(stuck.value("owners").toArray().at(0).toObject().value("display").toString(),
+             QString::fromLatin1(raw.toHex()));
+    const QJsonObject noTtl = stuck.value("diagnoses").toArray().at(0).toObject();
+    QCOMPARE(noTtl.value("code").toString(), QStringLiteral("no-ttl"));
+    const QString evidence = noTtl.value("evidence").toString();
+    for (const char *part : {"PTTL -1", "lock:report-builder", "32 random bytes"})
+        QVERIFY2(evidence.contains(QLatin1String(part)), qPrintable(evidence));
+    QCOMPARE(live.value("kind").toString(), QStringLiteral("mutex"));
+    // Its 15 min TTL is above the 10 min default: the one rule for every lock, here too.
+    QCOMPARE(live.value("diagnoses").toArray().at(0).toObject().value("code").toString(),
+             QStringLiteral("ttl-above-threshold"));
+    for (const QJsonObject &o : {stuck, live}) {
+        const QString reason = o.value("reason").toString();
+        QVERIFY2(reason.contains(QLatin1String("named like a lock")), qPrintable(reason));
+        QVERIFY2(!reason.contains(QLatin1String("no word in its name")), qPrintable(reason));
+        QVERIFY2(!reason.contains(QLatin1String("fits no lock format")), qPrintable(reason));
+    }
+    // --fail-on no-ttl sees it (3: a diagnosis found).
+    QVERIFY(SampleLocks::plainLock(admin, "lock:report-builder", raw, -1));
+    const auto failOn = inspect("full", {"--fail-on", "no-ttl", "--pattern", "lock:report-*"});
+    QVERIFY(admin.command({"DEL", "lock:report-builder"}).ok());
+    QCOMPARE(failOn.exitCode, 3);
 }
 
 QTEST_GUILESS_MAIN(TestInspectHonesty)

@@ -48,6 +48,12 @@ private slots:
     void rawRandomBytes_data();
     void rawRandomBytes();
     void oneBinaryTokenOnSeveralKeysIsOneLock();
+    void aStuckLockOfRandomBytesIsALock_data();
+    void aStuckLockOfRandomBytesIsALock();
+    void reasonsAgreeWithALockName_data();
+    void reasonsAgreeWithALockName();
+    void aLongTtlIsOneRuleForEveryLock_data();
+    void aLongTtlIsOneRuleForEveryLock();
     void nonIntegerCounts();
     void unknownsStayUnknown();
     void orphanQueue();
@@ -832,6 +838,152 @@ void TestLockClassifier::oneBinaryTokenOnSeveralKeysIsOneLock()
     QCOMPARE(r.format, QStringLiteral("shared-token-lock"));
     QCOMPARE(r.owners.value(0).display, QString::fromLatin1(raw.toHex()));
     QVERIFY(r.diagnoses.isEmpty());
+}
+
+// Issue 41, point 1: a dead process's lock:… holding 32 random bytes and no TTL was listed as "named … fits no
+// lock format: nothing is alarmed on", while its twin with a TTL was a mutex. Both are mutexes owned by the
+// random id; the one without a TTL is stuck, and its no-ttl says what that rests on.
+void TestLockClassifier::aStuckLockOfRandomBytesIsALock_data()
+{
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QString>("shape");
+    // os.urandom(32), os.urandom(16) and crypto/rand's 24 bytes, as drawn once.
+    const QByteArray raw32 = QByteArray::fromHex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    const QByteArray raw16 = QByteArray::fromHex("5be1f2a09d4c38e7106fa2b3c4d59e81");
+    const QByteArray raw24 = QByteArray::fromHex("9c1be47f03a2d85e6b10f4c7293ae8d15f06b7c4e2a9013d");
+    QTest::newRow("32 random bytes") << QByteArray("lock:report-builder") << raw32
+                                     << QStringLiteral("random-id-lock") << QStringLiteral("32 random bytes");
+    QTest::newRow("16 random bytes, locks:") << QByteArray("locks:nightly") << raw16
+                                             << QStringLiteral("random-id-lock") << QStringLiteral("16 random bytes");
+    QTest::newRow("24 random bytes") << QByteArray("billing:mutex") << raw24 << QStringLiteral("random-id-lock")
+                                     << QStringLiteral("24 random bytes");
+    // A token-like draw was already a token lock; it stays one, with the same no-ttl.
+    QTest::newRow("base64url token") << QByteArray("lock:report-builder") << QByteArray("xgg_WTtzyEXdfWrw-QkPmAhJsN")
+                                     << QStringLiteral("token-lock") << QStringLiteral("a random token of 26");
+}
+
+void TestLockClassifier::aStuckLockOfRandomBytesIsALock()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(QByteArray, value);
+    QFETCH(QString, format);
+    QFETCH(QString, shape);
+    ScanOptions options;
+    QVERIFY(options.isLockNamed(key));
+    LockRecord stuck = classify(stringKey(key, value, -1, true));
+    QCOMPARE(stuck.kind, LockKind::Mutex);
+    QCOMPARE(stuck.format, format);
+    QCOMPARE(stuck.owners.value(0).id, value);
+    QVERIFY2(!stuck.reason.contains(QLatin1String("fits no lock format")), qPrintable(stuck.reason));
+    QVERIFY2(stuck.reason.contains(QLatin1String("named like a lock")), qPrintable(stuck.reason));
+    LockDiagnostics::diagnose(stuck, DiagnosticContext {});
+    QCOMPARE(stuck.diagnoses.value(0).code, QStringLiteral("no-ttl"));
+    // The evidence names what the diagnosis rests on: the reading, the name, the value's shape.
+    const QString evidence = stuck.diagnoses.value(0).evidence;
+    QVERIFY2(evidence.contains(QLatin1String("PTTL -1")), qPrintable(evidence));
+    QVERIFY2(evidence.contains(QString::fromUtf8(key)), qPrintable(evidence));
+    QVERIFY2(evidence.contains(shape), qPrintable(evidence));
+
+    // Its twin with a TTL: the same lock, nothing stuck.
+    LockRecord live = classify(stringKey(key, value, 30000, true));
+    QCOMPARE(live.kind, LockKind::Mutex);
+    QCOMPARE(live.format, format);
+    LockDiagnostics::diagnose(live, DiagnosticContext {});
+    QVERIFY2(live.diagnoses.isEmpty(), qPrintable(live.diagnoses.value(0).code));
+
+    // Under a name that says nothing, the same bytes without a TTL are no lock at all (an id, a hash, a
+    // key's salt), and nothing is alarmed on.
+    QCOMPARE(classify(stringKey("user:42:salt", value, -1, false)).kind, LockKind::None);
+}
+
+// Issue 41, point 2: a key named lock:… or locks:… was told "no word in its name says lock". Whatever format
+// reads it, the reason agrees with its name and its value.
+void TestLockClassifier::reasonsAgreeWithALockName_data()
+{
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<qint64>("pttl");
+    const QByteArray raw = QByteArray::fromHex("9c1be47f03a2d85e6b10f4c7293ae8d15f06b7c4e2a9013d");
+    const QByteArray uuid4 = "3f0c9a4e-8b1d-4c7e-9a2f-5d6e7f8a9b0c";
+    for (const char *key : {"lock:orders", "locks:orders", "orders:lock"}) {
+        QTest::addRow("%s, random bytes, TTL", key) << QByteArray(key) << raw << qint64(900000);
+        QTest::addRow("%s, random bytes, no TTL", key) << QByteArray(key) << raw << qint64(-1);
+        QTest::addRow("%s, uuid", key) << QByteArray(key) << uuid4 << qint64(900000);
+        QTest::addRow("%s, base64url", key) << QByteArray(key) << QByteArray("xgg_WTtzyEXdfWrw-QkPmAhJsN")
+                                            << qint64(30000);
+        QTest::addRow("%s, a word", key) << QByteArray(key) << QByteArray("production") << qint64(30000);
+    }
+}
+
+void TestLockClassifier::reasonsAgreeWithALockName()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(QByteArray, value);
+    QFETCH(qint64, pttl);
+    const LockRecord r = classify(stringKey(key, value, pttl, true));
+    QVERIFY(r.isLock());
+    QVERIFY2(!r.reason.contains(QLatin1String("no word in its name")), qPrintable(r.reason));
+    QVERIFY2(r.reason.contains(QLatin1String("named like a lock")) || r.reason.contains(QLatin1String("its name")),
+             qPrintable(r.reason));
+    // A random value is described as random, never as a word.
+    if (OwnerEvidence::isRandomId(value))
+        QVERIFY2(!r.reason.contains(QLatin1String("is a word")), qPrintable(r.reason));
+}
+
+// Issue 41, point 3: ttl-above-threshold depended on which format matched. It is one rule for every record
+// decoded as a lock, whatever its kind and format (a library's own, a generic one, a random id under a lock
+// name); a key that is no lock by what can be read (a possible lease under a name that says nothing, a rate
+// limiter's counter, a word) gets no alarm, whatever its TTL.
+void TestLockClassifier::aLongTtlIsOneRuleForEveryLock_data()
+{
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<bool>("lockNamed");
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<bool>("alarmed");
+    const QByteArray uuid4 = "3f0c9a4e-8b1d-4c7e-9a2f-5d6e7f8a9b0c";
+    const QByteArray raw = QByteArray::fromHex("9c1be47f03a2d85e6b10f4c7293ae8d15f06b7c4e2a9013d");
+    QTest::newRow("uuid lock") << QByteArray("lock:orders") << uuid4 << true << QStringLiteral("uuid-lock") << true;
+    QTest::newRow("random bytes under a lock name")
+        << QByteArray("lock:orders") << raw << true << QStringLiteral("random-id-lock") << true;
+    QTest::newRow("a token under a lock name") << QByteArray("orders:mutex") << QByteArray("WEB-PROD-03") << true
+                                               << QStringLiteral("token-lock") << true;
+    QTest::newRow("redis-py, any name") << QByteArray("resource") << SampleLocks::uuid1Hex() << false
+                                        << QStringLiteral("redis-py-lock") << true;
+    QTest::newRow("Bull job lock") << QByteArray("bull:emails:43:lock") << uuid4 << true
+                                   << QStringLiteral("bull-job-lock") << true;
+    QTest::newRow("possible lease, a name that says nothing")
+        << QByteArray("nightly-report") << uuid4 << false << QStringLiteral("random-id-lease") << false;
+    QTest::newRow("a rate limiter's counter under a lock word")
+        << QByteArray("throttle:password-lock:user-7") << QByteArray("4") << true << QString() << false;
+    QTest::newRow("a word under a lock name") << QByteArray("lock:mode") << QByteArray("production") << true
+                                              << QStringLiteral("short-value-lock") << false;
+}
+
+void TestLockClassifier::aLongTtlIsOneRuleForEveryLock()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(QByteArray, value);
+    QFETCH(bool, lockNamed);
+    QFETCH(QString, format);
+    QFETCH(bool, alarmed);
+    constexpr qint64 kFifteenMinutes = 15 * 60 * 1000;
+    LockRecord r = classify(stringKey(key, value, kFifteenMinutes, lockNamed));
+    QCOMPARE(r.format, format);
+    DiagnosticContext c;
+    c.ttlThresholdMs = 10 * 60 * 1000; // the default
+    LockDiagnostics::diagnose(r, c);
+    QCOMPARE(r.hasDiagnosis(QStringLiteral("ttl-above-threshold")), alarmed);
+    QCOMPARE(LockDiagnostics::mayAlarm(r), alarmed); // the same rule that decides every alarm
+    if (alarmed)
+        QVERIFY2(r.diagnoses.constLast().evidence.contains(QLatin1String("PTTL 900000 ms")),
+                 qPrintable(r.diagnoses.constLast().evidence));
+    // Under the threshold, none of them.
+    r = classify(stringKey(key, value, 60000, lockNamed));
+    LockDiagnostics::diagnose(r, c);
+    QVERIFY(!r.hasDiagnosis(QStringLiteral("ttl-above-threshold")));
 }
 
 void TestLockClassifier::nonIntegerCounts()

@@ -31,6 +31,7 @@ private slots:
     void whatTheAdapterCannotDoIsRefusedBeforeTheRun();
     void leaseZeroIsALockWithoutExpiryForALibraryThatMakesOne();
     void aSlowStartDoesNotEatIntoTheRun();
+    void aProcessKilledWhilePausedIsNotResumed();
 
 private:
     // Successful acquisitions before and after `atUs` of run time.
@@ -355,6 +356,74 @@ void TestExternalWorkers::aSlowStartDoesNotEatIntoTheRun()
     QVERIFY2(firstAcquireUs >= 0 && firstAcquireUs < 500000,
              qPrintable(QStringLiteral("first acquire at %1 µs of run time").arg(firstAcquireUs)));
     QVERIFY2(r.metrics.acquisitions > 10, qPrintable(r.summaryText()));
+}
+
+// Issue 41, point 7: after a frozen (SIGSTOP) adapter was killed, the log said "A runs again (SIGCONT)": a
+// signal meant for a dead pid, which may be another process's by then. The pause's end now sends SIGCONT only
+// to the process it stopped while that is our child and still stopped, and says what it found instead; the
+// lease that ran out under the dead holder is counted as an expiry.
+void TestExternalWorkers::aProcessKilledWhilePausedIsNotResumed()
+{
+    Simulation sim(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t", "kind": "story",
+        "client": {"adapter": "redis-py"},
+        "algorithm": {"lease_ms": 1000, "acquire_timeout_ms": 3000},
+        "resource": {"counter": false},
+        "story": {"actors": ["A", "B"], "steps": [
+            {"at_ms": 0, "actor": "A", "action": "acquire"},
+            {"at_ms": 100, "actor": "A", "action": "pause", "ms": 1500},
+            {"at_ms": 400, "actor": "A", "action": "crash"},
+            {"at_ms": 500, "actor": "B", "action": "acquire"},
+            {"at_ms": 2000, "actor": "B", "action": "release"}]}})"));
+    const qint64 ownPid = ::getpid();
+    const RunReport r = runToEnd(sim);
+    const EventHistory *history = sim.history();
+    int resumed = 0;
+    QStringList notes;
+    for (const HistoryEvent &e : history->events()) {
+        if (e.kind == HistoryEvent::Kind::Fault && e.outcome == quint8(HistoryEvent::FaultType::PauseEnd))
+            ++resumed;
+        if (e.kind == HistoryEvent::Kind::Note)
+            notes << QString::fromUtf8(history->text(e));
+    }
+    QCOMPARE(resumed, 0);
+    const qint64 pidA = r.clients.value(0).pids.value(0);
+    QVERIFY(pidA > 0 && pidA != ownPid);
+    QVERIFY2(notes.contains(QStringLiteral("A (pid %1) was killed while paused: nothing to resume").arg(pidA)),
+             qPrintable(notes.join(QStringLiteral("; "))));
+    // B got the lock once A's 1 s lease ran out under its dead holder: one expiry, as the report says.
+    QCOMPARE(r.metrics.acquisitions, 2);
+    QVERIFY2(r.metrics.expiries == 1, qPrintable(r.summaryText()));
+    QCOMPARE(r.safety.violations(), 0);
+
+    // Killed and started again while the pause ran: its end leaves the new process alone (it was never
+    // stopped), and says so.
+    Simulation again(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t",
+        "client": {"adapter": "redis-py"},
+        "algorithm": {"lease_ms": 500, "acquire_timeout_ms": 2000},
+        "workload": {"processes": 1, "duration_s": 2.5, "critical_section": {"ms": 2}},
+        "faults": [{"type": "pause", "process": 0, "at_ms": 300, "duration_ms": 1200},
+                   {"type": "crash", "process": 0, "at_ms": 500},
+                   {"type": "restart", "process": 0, "at_ms": 700}],
+        "resource": {"counter": true, "counter_initial": 100000}})"));
+    const RunReport r2 = runToEnd(again);
+    QCOMPARE(r2.clients.value(0).pids.size(), 2);
+    notes.clear();
+    resumed = 0;
+    for (const HistoryEvent &e : again.history()->events()) {
+        if (e.kind == HistoryEvent::Kind::Fault && e.outcome == quint8(HistoryEvent::FaultType::PauseEnd))
+            ++resumed;
+        if (e.kind == HistoryEvent::Kind::Note)
+            notes << QString::fromUtf8(again.history()->text(e));
+    }
+    QCOMPARE(resumed, 0);
+    const QString replaced = QStringLiteral("P1 (pid %1) was killed while paused: nothing to resume; it runs as a "
+                                            "new process now (pid %2)")
+                                 .arg(r2.clients.value(0).pids.value(0))
+                                 .arg(r2.clients.value(0).pids.value(1));
+    QVERIFY2(notes.contains(replaced), qPrintable(notes.join(QStringLiteral("; "))));
+    // The new process worked on through the old pause's end (at 1.5 s).
+    const auto [before, after] = acquisitionsAround(again, 1500000);
+    QVERIFY2(after > 0, qPrintable(QStringLiteral("%1 before, %2 after").arg(before).arg(after)));
 }
 
 QTEST_GUILESS_MAIN(TestExternalWorkers)

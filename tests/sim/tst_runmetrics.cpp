@@ -15,6 +15,7 @@ private slots:
     void waitingCountsInEveryBucketItLasts();
     void emptyHistory();
     void renewalPeriodIsTheMedianGapBetweenOneHoldersRenewals();
+    void expiriesAreCountedFromTheHistory();
 };
 
 void TestRunMetrics::countsAndRates()
@@ -102,6 +103,47 @@ void TestRunMetrics::renewalPeriodIsTheMedianGapBetweenOneHoldersRenewals()
     QCOMPARE(m.renewalInterval.count, 4); // 1000, 1000, 2500 and 1000 ms: not the gap across holds
     QCOMPARE(m.renewalInterval.p50, 1000000);
     QCOMPARE(m.renewalInterval.max, 2500000);
+}
+
+// Issue 41, point 7: reports said "expiries 0" while the same report said "its lease ran out at 2.001 s": no
+// recorder writes expire events, so the count is made from the history, as the report's story tells it.
+void TestRunMetrics::expiriesAreCountedFromTheHistory()
+{
+    using RO = HistoryEvent::ReleaseOutcome;
+    using FT = HistoryEvent::FaultType;
+    // A pauses past its 2 s lease (it ran out at 2.001 s); its release finds the key gone: one expiry.
+    HistoryBuilder paused;
+    paused.acquire(0, 0, 0, 1, 2000).fault(FT::PauseStart, 0, 100).fault(FT::PauseEnd, 0, 3000);
+    paused.release(0, 0, 3000, 3001, RO::AlreadyExpired, 0);
+    QCOMPARE(RunMetrics::compute(paused.events(), 1, 4000000).expiries, 1);
+    // Released in time, or renewed in time and then released: none.
+    HistoryBuilder inTime;
+    inTime.acquire(0, 0, 0, 1, 2000).release(0, 0, 1500, 1501);
+    inTime.acquire(1, 0, 1600, 1601, 2000).renew(1, 0, 2600, 2601, 2000).release(1, 0, 4000, 4001);
+    QCOMPARE(RunMetrics::compute(inTime.events(), 2, 5000000).expiries, 0);
+    // Its release deleted the key after the lease had run out (a blind DEL of whoever held it then): one.
+    HistoryBuilder late;
+    late.acquire(0, 0, 0, 1, 1000).release(0, 0, 1500, 1501);
+    QCOMPARE(RunMetrics::compute(late.events(), 1, 2000000).expiries, 1);
+    // The key was gone before its lease ran out (a restart, someone's DEL): lost another way, no expiry.
+    HistoryBuilder lost;
+    lost.acquire(0, 0, 0, 1, 5000).release(0, 0, 1000, 1001, RO::AlreadyExpired, 0);
+    QCOMPARE(RunMetrics::compute(lost.events(), 1, 6000000).expiries, 0);
+    // A crashed holder's key runs out within the run (one), or after its end (none yet).
+    HistoryBuilder crashed;
+    crashed.acquire(0, 0, 0, 1, 2000).fault(FT::Crash, 0, 500);
+    QCOMPARE(RunMetrics::compute(crashed.events(), 1, 3000000).expiries, 1);
+    QCOMPARE(RunMetrics::compute(crashed.events(), 1, 1500000).expiries, 0);
+    // Without a TTL a key never runs out (that is no-ttl, not an expiry).
+    HistoryBuilder noTtl;
+    noTtl.acquire(0, 0, 0, 1, 0).fault(FT::Crash, 0, 500);
+    QCOMPARE(RunMetrics::compute(noTtl.events(), 1, 60000000).expiries, 0);
+    // After a crash and a restart the process's next acquisition is a new tenure, not a reentrant one: the
+    // old key's expiry counts once, the new one released in time adds none.
+    HistoryBuilder restarted;
+    restarted.acquire(0, 0, 0, 1, 1000).fault(FT::Crash, 0, 100).fault(FT::ProcessRestart, 0, 200);
+    restarted.acquire(0, 0, 1200, 1201, 1000).release(0, 0, 1500, 1501);
+    QCOMPARE(RunMetrics::compute(restarted.events(), 1, 2000000).expiries, 1);
 }
 
 QTEST_GUILESS_MAIN(TestRunMetrics)

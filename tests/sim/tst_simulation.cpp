@@ -18,6 +18,7 @@ private slots:
     void pauseStopsTheWholeProcess_data();
     void pauseStopsTheWholeProcess();
     void crashLeavesTheLockUntilItsLeaseEnds();
+    void aLeaseThatRanOutIsCountedAndADeadProcessIsNotResumed();
     void givenReadOnlyServerIsRefused();
     void givenServerKeepsOtherKeysAndTheCounter();
     void scenarioNeedingSandboxesRefusesAGivenServer();
@@ -163,6 +164,51 @@ void TestSimulation::crashLeavesTheLockUntilItsLeaseEnds()
     QVERIFY2(bAcquiredAt >= 590000,
              qPrintable(QString::number(bAcquiredAt))); // only once A's 600 ms lease ran out
     QCOMPARE(releasesByA, 0);
+}
+
+// Issue 41, point 7, in-process: A's lease runs out while it is paused, and the report counts that expiry
+// (it said "expiries 0" beside "its lease ran out"). A process that crashed while paused is not said to run
+// again: the pause's end notes there is nothing to resume.
+void TestSimulation::aLeaseThatRanOutIsCountedAndADeadProcessIsNotResumed()
+{
+    Simulation paused(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t", "kind": "story",
+        "algorithm": {"id": "set-nx-px-lua", "lease_ms": 400, "retry": {"strategy": "fixed", "interval_ms": 10}},
+        "resource": {"counter": false},
+        "story": {"actors": ["A", "B"], "steps": [
+          {"at_ms": 0, "actor": "A", "action": "acquire"},
+          {"at_ms": 100, "actor": "A", "action": "pause", "ms": 900},
+          {"at_ms": 600, "actor": "B", "action": "acquire"},
+          {"at_ms": 700, "actor": "B", "action": "release"},
+          {"at_ms": 1200, "actor": "A", "action": "release"}]}})"));
+    const RunReport r = runToEnd(paused);
+    QCOMPARE(r.metrics.acquisitions, 2);
+    QVERIFY2(r.metrics.expiries == 1, qPrintable(r.summaryText()));
+    QVERIFY2(r.summaryText().contains(QLatin1String("expiries 1")), qPrintable(r.summaryText()));
+    int resumed = 0;
+    for (const HistoryEvent &e : paused.history()->events())
+        resumed += e.kind == HistoryEvent::Kind::Fault && e.outcome == quint8(HistoryEvent::FaultType::PauseEnd);
+    QCOMPARE(resumed, 1); // alive: it does run again
+
+    Simulation crashed(parse(R"({"lockscope_scenario": 1, "id": "t", "title": "t", "kind": "story",
+        "algorithm": {"id": "set-nx-px-lua", "lease_ms": 400},
+        "resource": {"counter": false},
+        "story": {"actors": ["A"], "steps": [
+          {"at_ms": 0, "actor": "A", "action": "acquire"},
+          {"at_ms": 100, "actor": "A", "action": "pause", "ms": 500},
+          {"at_ms": 300, "actor": "A", "action": "crash"},
+          {"at_ms": 900, "action": "note", "note": "after the pause's end"}]}})"));
+    runToEnd(crashed);
+    QStringList notes;
+    resumed = 0;
+    const EventHistory *history = crashed.history();
+    for (const HistoryEvent &e : history->events()) {
+        resumed += e.kind == HistoryEvent::Kind::Fault && e.outcome == quint8(HistoryEvent::FaultType::PauseEnd);
+        if (e.kind == HistoryEvent::Kind::Note)
+            notes << QString::fromUtf8(history->text(e));
+    }
+    QCOMPARE(resumed, 0);
+    QVERIFY2(notes.contains(QStringLiteral("A crashed while paused: nothing to resume")),
+             qPrintable(notes.join(QStringLiteral("; "))));
 }
 
 void TestSimulation::givenReadOnlyServerIsRefused()

@@ -497,6 +497,10 @@ QString evidence(const LockFormat &f, bool keyMatched, const ScannedKey &k)
         what = QStringLiteral("its name and its data fit %1").arg(f.name);
     else if (f.needsLockName)
         what = QStringLiteral("named like a lock, with %1").arg(f.name);
+    else if (f.valueIs == QLatin1String("random-id") && namesNoLibrary(f) && k.lockNamed)
+        // A lock-named key reaches this format only when no lock format took it (issue 41: "lock:…" was
+        // told its name said nothing): the reason says what the name does say.
+        what = QStringLiteral("named like a lock; its value, a random id, and its TTL say lease");
     else if (f.valueIs == QLatin1String("random-id") && namesNoLibrary(f))
         what = QStringLiteral("no word in its name says lock or anything else; only its value, a random id, "
                               "and its TTL say lease");

@@ -4,6 +4,9 @@
 
 #include "inspectclock.h"
 #include "inspectformat.h"
+#include "locknames.h"
+#include "ownerevidence.h"
+#include "redis/bytes.h"
 
 #include <algorithm>
 
@@ -29,12 +32,32 @@ QString identity(const LockRecord &r)
     return r.certain ? what : what + QStringLiteral(" (probable)");
 }
 
+// What makes a lock of no known library a lock, for the evidence of its alarms: its name and the shape of its
+// value (a stuck "lock:…" of random bytes is flagged on those two facts alone, and says so).
+QString lockBasis(const LockRecord &r)
+{
+    if (r.certain || !r.nameSaysLock)
+        return {};
+    QString basis = QStringLiteral("its name %1 says lock").arg(Bytes::displayName(r.key, 80));
+    QString shape;
+    if (r.type == "string") {
+        shape = OwnerEvidence::describeRandomToken(r.value);
+        if (shape.isEmpty() && LockNames::isUuid(r.value))
+            shape = QStringLiteral("a uuid");
+    }
+    if (!shape.isEmpty())
+        basis += QStringLiteral(" and its value is %1, what a holder draws to name itself").arg(shape);
+    return basis;
+}
+
 void noTtl(LockRecord &r)
 {
     // Some keys hold their holders' own expiries and never carry a TTL by design (a permit zset).
     if (!r.exists() || r.pttlMs != -1 || r.ttlPolicy == QLatin1String("never"))
         return;
     QString evidence = QStringLiteral("PTTL -1 read at %1; the key is a %2").arg(readAt(r), identity(r));
+    if (const QString basis = lockBasis(r); !basis.isEmpty())
+        evidence += QStringLiteral(" (%1)").arg(basis);
     if (r.ttlPolicy == QLatin1String("always"))
         evidence
             += QStringLiteral(", whose library always sets a TTL: it was removed (PERSIST) or the key was "
@@ -48,6 +71,10 @@ void noTtl(LockRecord &r)
          evidence});
 }
 
+// One rule for every record decoded as a lock (issue 41), whatever its kind or the format that read it: a
+// certain lock, or one named like a lock whose value names a holder (diagnose() calls it only for those).
+// Never for a key that fits no lock format, a counter under a lock word (a rate limiter's), or a value whose
+// shape alone suggests a lease: widened to those, it alarmed on real keys that are no locks.
 void ttlAboveThreshold(LockRecord &r, const DiagnosticContext &c)
 {
     if (c.ttlThresholdMs <= 0 || r.pttlMs <= c.ttlThresholdMs)
@@ -57,7 +84,7 @@ void ttlAboveThreshold(LockRecord &r, const DiagnosticContext &c)
          QStringLiteral("Its TTL of %1 is above the %2 threshold: if the holder dies, everyone else "
                         "waits that long.")
              .arg(InspectFormat::duration(r.pttlMs), InspectFormat::duration(c.ttlThresholdMs)),
-         QStringLiteral("PTTL %1 ms read at %2").arg(r.pttlMs).arg(readAt(r))});
+         QStringLiteral("PTTL %1 ms read at %2; the key is a %3").arg(r.pttlMs).arg(readAt(r), identity(r))});
 }
 
 void renewalStalled(LockRecord &r, const DiagnosticContext &c)
@@ -191,6 +218,18 @@ void malformed(LockRecord &r)
          QStringLiteral("read as a %1").arg(identity(r))});
 }
 
+// Worst first: what blocks others for ever, then what will, then the rest.
+void sortWorstFirst(LockRecord &record)
+{
+    static const QStringList order {"no-ttl",      "watchdog-stalled",    "orphan-queue",
+                                    "job-missing", "ttl-above-threshold", "malformed",
+                                    "contended"};
+    std::stable_sort(record.diagnoses.begin(), record.diagnoses.end(),
+                     [](const LockDiagnosis &a, const LockDiagnosis &b) {
+                         return order.indexOf(a.code) < order.indexOf(b.code);
+                     });
+}
+
 } // namespace
 
 bool mayAlarm(const LockRecord &record)
@@ -242,6 +281,8 @@ void diagnose(LockRecord &record, const DiagnosticContext &context)
         // Only the shape of its value says lock: waiters are a fact, alarms would be guesses. But a key the
         // watch saw renewed on a steady rhythm before its TTL ran out is a lease with that period, whatever
         // made it and whatever its name: a stall against that rhythm rests on what was seen.
+        // Not ttl-above-threshold (issue 41): that is one rule for every record decoded as a lock, and a
+        // rhythm shows a lease, not a lock — a cache entry refreshed by a timer keeps one too.
         if (LockKinds::hasHolders(record.kind) && record.holderEvidence && steadyRhythm(context))
             renewalStalled(record, context);
         return;
@@ -252,14 +293,7 @@ void diagnose(LockRecord &record, const DiagnosticContext &context)
     renewalStalled(record, context);
     orphanQueue(record, context);
     jobMissing(record);
-    // Worst first: what blocks others for ever, then what will, then the rest.
-    static const QStringList order {"no-ttl",      "watchdog-stalled",    "orphan-queue",
-                                    "job-missing", "ttl-above-threshold", "malformed",
-                                    "contended"};
-    std::stable_sort(record.diagnoses.begin(), record.diagnoses.end(),
-                     [](const LockDiagnosis &a, const LockDiagnosis &b) {
-                         return order.indexOf(a.code) < order.indexOf(b.code);
-                     });
+    sortWorstFirst(record);
 }
 
 QList<LockDiagnosis> catalog()

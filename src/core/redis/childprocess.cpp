@@ -266,7 +266,7 @@ bool ChildProcess::pause()
 
 bool ChildProcess::resume()
 {
-    if (!isRunning() || !signal(SIGCONT))
+    if (!m_paused || !isRunning() || !signal(SIGCONT))
         return false;
     m_paused = false;
     return true;

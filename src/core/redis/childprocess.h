@@ -40,7 +40,9 @@ public:
     const QString &errorString() const { return m_error; }
 
     bool pause(); // SIGSTOP
-    bool resume(); // SIGCONT
+    // SIGCONT, only to a child that pause() stopped and that was not reaped yet: a pid that was reaped may be
+    // another process's by now, and a child that ended has nothing to resume.
+    bool resume();
     bool isPaused() const { return m_paused; }
     // SIGTERM, wait up to `graceMs`, then SIGKILL. Always reaps the child.
     void terminate(int graceMs = 3000);

@@ -286,6 +286,25 @@ bool ExternalClient::resume()
     return m_process.resume();
 }
 
+bool ExternalClient::resume(quint64 generation)
+{
+    std::lock_guard lock(m_mutex);
+    return m_generation == generation && m_process.resume();
+}
+
+bool ExternalClient::isStopped(quint64 generation)
+{
+    std::lock_guard lock(m_mutex);
+    // isRunning() reaps a child that died: one that is gone is not stopped, whatever pause() did.
+    return m_generation == generation && m_process.isPaused() && m_process.isRunning();
+}
+
+quint64 ExternalClient::generation() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_generation;
+}
+
 bool ExternalClient::isPaused() const
 {
     std::lock_guard lock(m_mutex);

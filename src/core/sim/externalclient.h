@@ -73,8 +73,15 @@ public:
 
     // start(), pause(), resume(), kill() and close() come from one controlling thread (the run's controller).
     bool pause(); // SIGSTOP to the adapter's process group
-    bool resume(); // SIGCONT
+    bool resume(); // SIGCONT, only while pause() holds the current process stopped
+    // The same, and only if the current process is still the one of that start() (generation()): a pause's
+    // end must not wake a process that replaced the one it stopped.
+    bool resume(quint64 generation);
     bool isPaused() const;
+    // True while the process of that start() is our child, alive and stopped by pause().
+    bool isStopped(quint64 generation);
+    // Which start() the current process is of (0: none yet).
+    quint64 generation() const;
     void kill(); // SIGKILL: a call in flight returns unknown
     bool isRunning();
     qint64 pid() const;

@@ -195,6 +195,21 @@ bool ExternalWorker::resume()
     return m_client->resume();
 }
 
+bool ExternalWorker::resume(quint64 generation)
+{
+    return m_client->resume(generation);
+}
+
+bool ExternalWorker::isStopped(quint64 generation) const
+{
+    return m_client->isStopped(generation);
+}
+
+quint64 ExternalWorker::processGeneration() const
+{
+    return m_client->generation();
+}
+
 bool ExternalWorker::isPaused() const
 {
     return m_client->isPaused();

@@ -62,6 +62,14 @@ public:
     // Faults, from the controller thread.
     bool pause();
     bool resume();
+    // A pause's end: SIGCONT only to the process that pause stopped (processGeneration() then), still our
+    // child and still stopped; false when there is nothing to resume (it was killed, or replaced).
+    bool resume(quint64 generation);
+    bool isStopped(quint64 generation) const;
+    quint64 processGeneration() const;
+    // Whether the adapter's current process still runs (a stopped one does); how it ended when not.
+    bool isProcessRunning() { return m_client->isRunning(); }
+    QString processExit() const { return m_client->exitDescription(); }
     void crash(); // SIGKILL: what the adapter held stays in Redis
     void restart(); // a new process (the worker's thread starts it and says hello)
     bool isCrashed() const { return m_crashed.load(); }

@@ -131,6 +131,18 @@ void FaultInjector::recordFault(HistoryEvent::FaultType type, int process, qint6
     m_run.history->record(log, e);
 }
 
+void FaultInjector::recordNote(int process, const QString &text)
+{
+    const int log = m_run.history->logCount() - 1;
+    HistoryEvent e;
+    e.timeUs = m_run.clock.nowUs();
+    e.kind = HistoryEvent::Kind::Note;
+    e.phase = HistoryEvent::Phase::Ok;
+    e.process = process;
+    e.detail = m_run.history->addText(log, text.toUtf8());
+    m_run.history->record(log, e);
+}
+
 void FaultInjector::scheduleFaults()
 {
     for (const Scenario::Fault &f : m_run.scenario.faults) {
@@ -195,6 +207,11 @@ void FaultInjector::applyFault(const Scenario::Fault &f, int p)
                         .arg(who)
                         .arg(f.durationMs));
         m_timeline.schedule(runNowUs() + qint64(f.durationMs * 1000), [this, p, process, who] {
+            // A process that crashed while paused does not run again: the log says so, not "runs again".
+            if (process->isCrashed()) {
+                recordNote(p, QStringLiteral("%1 crashed while paused: nothing to resume").arg(who));
+                return;
+            }
             // Recorded before the threads run again, so every event of theirs comes after it.
             recordFault(FT::PauseEnd, p, 0, QStringLiteral("%1 runs again").arg(who));
             process->resume();
@@ -367,9 +384,44 @@ bool FaultInjector::applyExternalFault(const Scenario::Fault &f, int p)
                         .arg(who)
                         .arg(x->pid())
                         .arg(f.durationMs));
-        m_timeline.schedule(runNowUs() + qint64(f.durationMs * 1000), [this, p, x, who] {
-            recordFault(FT::PauseEnd, p, 0, QStringLiteral("%1 runs again (SIGCONT)").arg(who));
-            x->resume();
+        m_timeline.schedule(runNowUs() + qint64(f.durationMs * 1000),
+                            [this, p, x, who, generation = x->processGeneration(), pid = x->pid()] {
+            // SIGCONT goes only to the process this pause stopped, while it is our child and still stopped:
+            // one killed meanwhile has nothing to resume, and its pid may be another process's by now (issue
+            // 41: the log said "runs again (SIGCONT)" after a SIGKILL).
+            if (x->isStopped(generation)) {
+                // Recorded before it runs again, so every event of its comes after it.
+                recordFault(FT::PauseEnd, p, 0,
+                            QStringLiteral("%1 runs again (SIGCONT to pid %2)").arg(who).arg(pid));
+                if (!x->resume(generation))
+                    recordNote(p, QStringLiteral("%1 (pid %2) could not be resumed: it ended as SIGCONT was sent")
+                                      .arg(who)
+                                      .arg(pid));
+                return;
+            }
+            if (x->processGeneration() != generation) {
+                recordNote(p, QStringLiteral("%1 (pid %2) was killed while paused: nothing to resume; it runs as "
+                                             "a new process now (pid %3)")
+                                  .arg(who)
+                                  .arg(pid)
+                                  .arg(x->pid()));
+            } else if (x->isCrashed()) {
+                recordNote(p, QStringLiteral("%1 (pid %2) was killed while paused: nothing to resume")
+                                  .arg(who)
+                                  .arg(pid));
+            } else if (!x->isProcessRunning()) {
+                recordNote(p, QStringLiteral("%1 (pid %2) ended while paused (%3): nothing to resume")
+                                  .arg(who)
+                                  .arg(pid)
+                                  .arg(x->processExit()));
+            } else {
+                // Alive and not stopped: the run's end resumed it before this pause was due to end (or
+                // something outside sent it SIGCONT).
+                recordFault(FT::PauseEnd, p, 0,
+                            m_timeline.isDraining()
+                                ? QStringLiteral("%1 runs again (resumed at the run's end)").arg(who)
+                                : QStringLiteral("%1 runs again (it was no longer stopped)").arg(who));
+            }
         });
         return true;
     case T::Crash:

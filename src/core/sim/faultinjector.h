@@ -55,6 +55,8 @@ public:
     // The history's fault log: faults, and the story's steps as they come due.
     void recordFault(HistoryEvent::FaultType type, int process, qint64 value, const QString &text,
                      int lock = -1);
+    // A note in the fault log: what a fault's end found instead of doing it (nothing to resume).
+    void recordNote(int process, const QString &text);
 
     // A Sentinel failover's outcome is not in the history yet: the story holds its steps meanwhile.
     bool awaitingFailover() const { return m_awaitingFailover; }

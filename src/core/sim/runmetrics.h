@@ -17,6 +17,9 @@ struct RunMetrics
     qint64 unknownAcquires = 0; // info: the outcome is unknown (error or timeout on the wire)
     qint64 renewals = 0;
     qint64 renewalFailures = 0;
+    // Leases that ran out under their holders (acquisition or last renewal + lease, before the release took
+    // effect, or before the history's end when never released): what the report's story calls "its lease
+    // ran out".
     qint64 expiries = 0;
     qint64 errors = 0;
     qint64 commands = 0; // Redis commands recorded on completions
