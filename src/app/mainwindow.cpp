@@ -17,7 +17,9 @@
 #include "redis/redissession.h"
 #include "redis/sandboxserver.h"
 #include "connection/serverbadge.h"
+#include "explore/breakitdialog.h"
 #include "simulator/simulatorplace.h"
+#include "sim/presetlibrary.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -134,6 +136,39 @@ void MainWindow::buildPlaces()
         m_simulator->setStepMode(stepByStep);
         m_simulator->run();
     });
+    connect(m_learn, &LearnPlace::breakRequested, this, [this](const QString &id) {
+        if (const PresetLibrary::Preset *p = PresetLibrary::find(id))
+            openBreakIt(p->scenario);
+    });
+    connect(m_simulator, &SimulatorPlace::breakRequested, this, &MainWindow::openBreakIt);
+}
+
+void MainWindow::openBreakIt(const Scenario &scenario)
+{
+    if (!m_breakIt) {
+        m_breakIt = new BreakItDialog(this);
+        m_breakIt->resize(760, 640);
+        // The shrunk failure is an ordinary story: the Simulator steps through it on the sandbox.
+        connect(m_breakIt, &BreakItDialog::storyRequested, this, [this](const Scenario &story) {
+            showPlace(Place::Simulator);
+            m_simulator->loadScenario(story);
+            m_simulator->setTarget(SimulatorPlace::Target::Sandbox);
+            m_simulator->setStepMode(true);
+            m_simulator->run();
+        });
+    }
+    if (m_breakIt->isRunning() && m_breakIt->isVisible()) {
+        m_breakIt->raise(); // a search goes on: it is not replaced behind the user's back
+        m_breakIt->activateWindow();
+        return;
+    }
+    // The scenario's lock, servers and resource; the workload is the explorer's own (ExploreTarget).
+    ExploreTarget::Options target;
+    target.scenario = scenario;
+    m_breakIt->setTarget(target, scenario.title.isEmpty() ? scenario.id : scenario.title);
+    m_breakIt->show();
+    m_breakIt->raise();
+    m_breakIt->activateWindow();
 }
 
 void MainWindow::buildActions()

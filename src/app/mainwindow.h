@@ -11,7 +11,9 @@
 #include <memory>
 #include <optional>
 
+class BreakItDialog;
 class InspectorPlace;
+struct Scenario;
 class ProfileCredentials;
 class ProfilesDialog;
 class ProfileStore;
@@ -57,6 +59,9 @@ public:
     bool isOnSandbox() const { return m_onSandbox; }
     SimulatorPlace *simulatorPlace() const { return m_simulator; }
     LearnPlace *learnPlace() const { return m_learn; }
+    // "Try to break it" (opened from Learn or the Simulator; null until first opened).
+    BreakItDialog *breakItDialog() const { return m_breakIt; }
+    void openBreakIt(const Scenario &scenario);
 
 signals:
     void profileChanged(); // currentProfile() changed (connected with another profile, or none)
@@ -80,6 +85,7 @@ private:
     QStackedWidget *m_places = nullptr;
     SimulatorPlace *m_simulator = nullptr;
     LearnPlace *m_learn = nullptr;
+    BreakItDialog *m_breakIt = nullptr;
     QActionGroup *m_placeActions = nullptr;
     std::unique_ptr<SandboxServer> m_sandbox;
     QFutureWatcher<bool> m_sandboxStart;

@@ -257,6 +257,14 @@ LearnPlace::LearnPlace(QWidget *parent)
         if (p && p->scenario.kind == Scenario::Kind::Story) // only stories have steps
             emit runRequested(m_current, true);
     });
+    m_breakAction = action(QIcon(), tr("Try to Break It…"),
+                           QKeySequence(Qt::CTRL | Qt::Key_B),
+                           tr("Searches fault schedules against this story's lock on the sandbox until it breaks, "
+                              "then shrinks the failure to a story you can step through"));
+    connect(m_breakAction, &QAction::triggered, this, [this] {
+        if (PresetLibrary::find(m_current))
+            emit breakRequested(m_current);
+    });
     const auto moveBy = [this](int by) {
         const QStringList ids = storyIds();
         showStory(ids.value(ids.indexOf(m_current) + by));
@@ -280,12 +288,18 @@ LearnPlace::LearnPlace(QWidget *parent)
     m_step->setFont(big);
     m_run->setMinimumHeight(34);
     m_step->setMinimumHeight(34);
+    m_break = new QPushButton(m_breakAction->icon(), tr("Try to break it"), page);
+    m_break->setToolTip(m_breakAction->toolTip());
+    m_break->setFont(big);
+    m_break->setMinimumHeight(34);
     buttons->addWidget(m_run);
     buttons->addWidget(m_step);
+    buttons->addWidget(m_break);
     buttons->addStretch(1);
     v->addLayout(buttons);
     connect(m_run, &QPushButton::clicked, m_runAction, &QAction::trigger);
     connect(m_step, &QPushButton::clicked, m_stepAction, &QAction::trigger);
+    connect(m_break, &QPushButton::clicked, m_breakAction, &QAction::trigger);
 
     v->addWidget(heading(tr("What happens"), page));
     m_narrative = body(page);
@@ -529,6 +543,7 @@ void LearnPlace::fillMenu(QMenu *menu)
 {
     menu->addAction(m_runAction);
     menu->addAction(m_stepAction);
+    menu->addAction(m_breakAction);
     menu->addSeparator();
     menu->addAction(m_previousStoryAction);
     menu->addAction(m_nextStoryAction);

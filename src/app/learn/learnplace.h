@@ -2,7 +2,7 @@
 // pub/sub, fair vs unfair, the GC pause with and without fencing, Redlock, restarts, failover, the split
 // vote) with its narrative in numbered steps, what to watch for on the timeline, the algorithm and its Lua
 // scripts (read-only, highlighted), and buttons that run it in the Simulator — straight through or step by
-// step.
+// step, or that search for a way to break its lock ("Try to break it").
 #pragma once
 
 #include <QWidget>
@@ -34,6 +34,8 @@ public:
 
 signals:
     void runRequested(const QString &presetId, bool stepByStep);
+    // "Try to break it": the explorer's search against this story's lock.
+    void breakRequested(const QString &presetId);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -55,8 +57,10 @@ private:
     QTabWidget *m_scripts = nullptr;
     QPushButton *m_run = nullptr;
     QPushButton *m_step = nullptr;
+    QPushButton *m_break = nullptr;
     QAction *m_runAction = nullptr;
     QAction *m_stepAction = nullptr;
+    QAction *m_breakAction = nullptr;
     QAction *m_nextStoryAction = nullptr;
     QAction *m_previousStoryAction = nullptr;
     QString m_current;

@@ -204,6 +204,18 @@ void SimulatorPlace::buildActions()
     m_openAction = action(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("Open Scenario…"),
                           QKeySequence(Qt::CTRL | Qt::Key_L), tr("Open a scenario JSON file"));
     connect(m_openAction, &QAction::triggered, this, &SimulatorPlace::openScenario);
+    m_breakAction = action(QIcon(), tr("Try to Break It…"), QKeySequence(Qt::CTRL | Qt::Key_B),
+                           tr("Search fault schedules against the edited scenario's lock on the sandbox until it "
+                              "breaks, then shrink the failure to a story"));
+    m_breakAction->setIconText(tr("Break it…"));
+    connect(m_breakAction, &QAction::triggered, this, [this] {
+        Scenario scenario;
+        QStringList errors;
+        if (m_editor->scenario(&scenario, &errors))
+            emit breakRequested(scenario);
+        else
+            m_toolbar->showMessage(tr("The scenario has problems: %1").arg(errors.join(QStringLiteral("; "))));
+    });
     m_saveAction = action(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save Scenario…"),
                           QKeySequence::Save, tr("Save the scenario as JSON"));
     connect(m_saveAction, &QAction::triggered, this, &SimulatorPlace::saveScenario);
@@ -217,7 +229,7 @@ void SimulatorPlace::buildLayout()
     layout->setSpacing(4);
 
     const SimulatorToolbar::Actions toolbarActions {m_editorAction, m_openAction, m_saveAction,  m_runAction,
-                                                    m_stopAction,   m_stepAction, m_freezeAction};
+                                                    m_stopAction,   m_stepAction, m_freezeAction, m_breakAction};
     m_toolbar = new SimulatorToolbar(toolbarActions, this);
     connect(m_toolbar, &SimulatorToolbar::presetChosen, this, &SimulatorPlace::loadPreset);
     m_targetCombo = m_toolbar->targetCombo();
@@ -338,6 +350,7 @@ void SimulatorPlace::fillMenu(QMenu *menu)
     menu->addAction(m_backAction);
     menu->addAction(m_nextAction);
     menu->addAction(m_forkAction);
+    menu->addAction(m_breakAction);
     menu->addSeparator();
     menu->addMenu(m_exports->menu());
 }

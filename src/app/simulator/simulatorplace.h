@@ -95,6 +95,8 @@ public:
 
 signals:
     void runningChanged(bool running);
+    // "Try to break it": the explorer's search against the edited scenario's lock.
+    void breakRequested(const Scenario &scenario);
 
 protected:
     void hideEvent(QHideEvent *event) override;
@@ -166,6 +168,7 @@ private:
     QAction *m_editorAction = nullptr;
     QAction *m_openAction = nullptr;
     QAction *m_saveAction = nullptr;
+    QAction *m_breakAction = nullptr;
     SimulatorExports *m_exports = nullptr;
     int m_shown = -1;
     int m_stepAt = 0; // stepping: the narrated step shown (0: not stepping)

@@ -65,6 +65,8 @@ SimulatorToolbar::SimulatorToolbar(const Actions &actions, QWidget *parent)
     bar->addWidget(toolButton(actions.stop, this));
     bar->addWidget(toolButton(actions.step, this));
     bar->addWidget(toolButton(actions.freeze, this, true));
+    if (actions.tryToBreak)
+        bar->addWidget(toolButton(actions.tryToBreak, this));
     bar->addSpacing(10);
     bar->addWidget(new QLabel(tr("Run on"), this));
     m_target = new QComboBox(this);

@@ -24,6 +24,7 @@ public:
         QAction *stop = nullptr;
         QAction *step = nullptr;
         QAction *freeze = nullptr;
+        QAction *tryToBreak = nullptr;
     };
     SimulatorToolbar(const Actions &actions, QWidget *parent = nullptr);
 

@@ -287,6 +287,8 @@ ExploreResult Explorer::run(const std::function<void(const Progress &)> &progres
                 generator.noteTried(v.schedule);
                 considerClosest(v);
                 const auto worst = v.worstOf(m_options.properties);
+                if (worst)
+                    ++p.violating;
                 if (worst && (!sighting || int(*worst) < int(property))) {
                     sighting = v;
                     property = *worst;
@@ -295,7 +297,8 @@ ExploreResult Explorer::run(const std::function<void(const Progress &)> &progres
                 }
             }
             p.schedules = result.schedulesTried;
-            p.best = sighting ? ScheduleVerdict::propertyName(property) + QStringLiteral(": ") + sighting->sentence
+            p.best = sighting ? ScheduleVerdict::propertyName(property) + QStringLiteral(": ")
+                    + sighting->inActorsWords(sighting->sentence)
                               : result.closestText;
             report(QStringLiteral("search"));
         }

@@ -58,6 +58,7 @@ public:
     {
         QString phase; // "search", "shrink", "confirm", "boundary", "story"
         qint64 schedules = 0;
+        qint64 violating = 0; // schedules of the search whose run broke a property (seen, not yet confirmed)
         double seconds = 0;
         double perMinute = 0;
         QString best; // the worst seen so far, or the closest call
