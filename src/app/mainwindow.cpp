@@ -9,6 +9,7 @@
 #include "inspect/scanoptions.h"
 #include "inspector/inspectorplace.h"
 #include "learn/learnplace.h"
+#include "learn/lockplayground.h"
 #include "logging.h"
 #include "connection/profilecredentials.h"
 #include "profiles/profilestore.h"
@@ -141,9 +142,26 @@ void MainWindow::buildPlaces()
             openBreakIt(p->scenario);
     });
     connect(m_simulator, &SimulatorPlace::breakRequested, this, &MainWindow::openBreakIt);
+    // Write your own lock: its contention run in the Simulator, and the search against it.
+    connect(m_learn->playground(), &LockPlayground::runRequested, this, [this](const Scenario &scenario) {
+        showPlace(Place::Simulator);
+        m_simulator->loadScenario(scenario);
+        m_simulator->setTarget(SimulatorPlace::Target::Sandbox);
+        m_simulator->setStepMode(false);
+        m_simulator->run();
+    });
+    connect(m_learn->playground(), &LockPlayground::breakRequested, this, &MainWindow::openBreakItOn);
 }
 
 void MainWindow::openBreakIt(const Scenario &scenario)
+{
+    // The scenario's lock, servers and resource; the workload is the explorer's own (ExploreTarget).
+    ExploreTarget::Options target;
+    target.scenario = scenario;
+    openBreakItOn(target, scenario.title.isEmpty() ? scenario.id : scenario.title);
+}
+
+void MainWindow::openBreakItOn(const ExploreTarget::Options &target, const QString &title)
 {
     if (!m_breakIt) {
         m_breakIt = new BreakItDialog(this);
@@ -162,10 +180,7 @@ void MainWindow::openBreakIt(const Scenario &scenario)
         m_breakIt->activateWindow();
         return;
     }
-    // The scenario's lock, servers and resource; the workload is the explorer's own (ExploreTarget).
-    ExploreTarget::Options target;
-    target.scenario = scenario;
-    m_breakIt->setTarget(target, scenario.title.isEmpty() ? scenario.id : scenario.title);
+    m_breakIt->setTarget(target, title);
     m_breakIt->show();
     m_breakIt->raise();
     m_breakIt->activateWindow();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "common/appoptions.h"
+#include "explore/exploretarget.h"
 #include "profiles/connectionprofile.h"
 
 #include <QFutureWatcher>
@@ -13,7 +14,6 @@
 
 class BreakItDialog;
 class InspectorPlace;
-struct Scenario;
 class ProfileCredentials;
 class ProfilesDialog;
 class ProfileStore;
@@ -62,6 +62,7 @@ public:
     // "Try to break it" (opened from Learn or the Simulator; null until first opened).
     BreakItDialog *breakItDialog() const { return m_breakIt; }
     void openBreakIt(const Scenario &scenario);
+    void openBreakItOn(const ExploreTarget::Options &target, const QString &title);
 
 signals:
     void profileChanged(); // currentProfile() changed (connected with another profile, or none)

@@ -77,7 +77,7 @@ void TestLearnPlace::showsTheScriptsOfTheAlgorithm()
     QVERIFY(place.showStory(QStringLiteral("seed-short-lease")));
     QVERIFY2(place.scriptNames().contains(QStringLiteral("compare_and_delete.lua")),
              qPrintable(place.scriptNames().join(u',')));
-    auto *editor = place.findChild<QTabWidget *>()->findChild<QPlainTextEdit *>();
+    auto *editor = place.findChild<QTabWidget *>(QStringLiteral("storyScripts"))->findChild<QPlainTextEdit *>();
     QVERIFY(editor);
     QVERIFY(editor->isReadOnly());
     QVERIFY(editor->toPlainText().contains(QLatin1String("redis.call")));

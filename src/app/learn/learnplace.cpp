@@ -2,6 +2,8 @@
 // scripts.
 #include "learnplace.h"
 
+#include "lockplayground.h"
+
 #include "common/appsettings.h"
 
 #include "common/textformat.h"
@@ -23,6 +25,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QStackedWidget>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QStyle>
@@ -30,6 +33,9 @@
 #include <QVBoxLayout>
 
 namespace {
+
+// The list's entry for "Write your own lock" (no preset has an id starting with '@').
+const char kPlaygroundId[] = "@write-your-own-lock";
 
 // The teaching order: the seeds' locks from the most broken to the fixed ones, then pauses and fencing,
 // waiting strategies, then Redlock and replication. `watch` points at what the timeline will show; `next` is
@@ -217,7 +223,9 @@ LearnPlace::LearnPlace(QWidget *parent)
     setFocusProxy(m_list); // Ctrl+3 lands on the story list
     split->addWidget(m_list);
 
-    m_scroll = new QScrollArea(split);
+    // Right: a story's page, or the page where one writes one's own lock.
+    m_pages = new QStackedWidget(split);
+    m_scroll = new QScrollArea(m_pages);
     m_scroll->setWidgetResizable(true);
     m_scroll->setFrameShape(QFrame::NoFrame);
     auto *page = new QWidget(m_scroll);
@@ -315,6 +323,7 @@ LearnPlace::LearnPlace(QWidget *parent)
     v->addWidget(m_algorithms);
     v->addWidget(heading(tr("Its Lua scripts"), page));
     m_scripts = new QTabWidget(page);
+    m_scripts->setObjectName(QStringLiteral("storyScripts"));
     m_scripts->setDocumentMode(true);
     m_scripts->setMinimumHeight(260);
     v->addWidget(m_scripts);
@@ -326,7 +335,10 @@ LearnPlace::LearnPlace(QWidget *parent)
     v->addWidget(m_next);
     v->addStretch(1);
     m_scroll->setWidget(page);
-    split->addWidget(m_scroll);
+    m_pages->addWidget(m_scroll);
+    m_playground = new LockPlayground(m_pages);
+    m_pages->addWidget(m_playground);
+    split->addWidget(m_pages);
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
     split->setSizes({300, 900});
@@ -334,6 +346,10 @@ LearnPlace::LearnPlace(QWidget *parent)
 
     buildList();
     connect(m_list, &QListWidget::currentItemChanged, this, [this](QListWidgetItem *item) {
+        if (item && item->data(Qt::UserRole).toString() == QLatin1String(kPlaygroundId)) {
+            showPlayground();
+            return;
+        }
         if (item && !item->data(Qt::UserRole).toString().isEmpty()
             && item->data(Qt::UserRole).toString() != m_current) {
             m_current = item->data(Qt::UserRole).toString();
@@ -358,6 +374,23 @@ void LearnPlace::buildList()
         if (!ids.contains(id))
             ids << id;
     }
+    // First, where a student writes a lock of their own and watches it break.
+    const auto groupHeader = [this](const QString &group) {
+        auto *header = new QListWidgetItem(group, m_list);
+        QFont f = header->font();
+        f.setBold(true);
+        f.setCapitalization(QFont::AllUppercase);
+        f.setPointSizeF(f.pointSizeF() * 0.85);
+        header->setFont(f);
+        header->setFlags(Qt::NoItemFlags);
+        header->setForeground(palette().color(QPalette::PlaceholderText));
+    };
+    groupHeader(tr("Your own lock"));
+    auto *own = new QListWidgetItem(tr("Write your own lock, then try to break it"), m_list);
+    own->setData(Qt::UserRole, QString::fromLatin1(kPlaygroundId));
+    own->setToolTip(tr("Three Lua scripts — acquire, release, renew — run on the sandbox, and searched for a way to "
+                       "break them"));
+    own->setIcon(QIcon(QStringLiteral(":/icons/learn.svg")));
     int number = 0;
     bool more = false;
     for (const QString &id : ids) {
@@ -368,16 +401,8 @@ void LearnPlace::buildList()
         else if (!g && !more)
             group = tr("More");
         more = more || !g;
-        if (!group.isEmpty()) {
-            auto *header = new QListWidgetItem(group, m_list);
-            QFont f = header->font();
-            f.setBold(true);
-            f.setCapitalization(QFont::AllUppercase);
-            f.setPointSizeF(f.pointSizeF() * 0.85);
-            header->setFont(f);
-            header->setFlags(Qt::NoItemFlags);
-            header->setForeground(palette().color(QPalette::PlaceholderText));
-        }
+        if (!group.isEmpty())
+            groupHeader(group);
         const PresetLibrary::Preset *p = PresetLibrary::find(id);
         auto *item
             = new QListWidgetItem(QStringLiteral("%1. %2").arg(++number).arg(p->scenario.title), m_list);
@@ -394,7 +419,7 @@ QStringList LearnPlace::storyIds() const
     QStringList ids;
     for (int i = 0; i < m_list->count(); ++i) {
         const QString id = m_list->item(i)->data(Qt::UserRole).toString();
-        if (!id.isEmpty())
+        if (!id.isEmpty() && id != QLatin1String(kPlaygroundId))
             ids << id;
     }
     return ids;
@@ -409,12 +434,29 @@ bool LearnPlace::showStory(const QString &id)
             m_current = id;
             AppSettings().setValue(QStringLiteral("learn/story"), id);
             m_list->setCurrentRow(i);
+            m_pages->setCurrentWidget(m_scroll);
             fill();
             m_scroll->verticalScrollBar()->setValue(0);
             return true;
         }
     }
     return false;
+}
+
+void LearnPlace::showPlayground()
+{
+    for (int i = 0; i < m_list->count(); ++i) {
+        if (m_list->item(i)->data(Qt::UserRole).toString() == QLatin1String(kPlaygroundId)) {
+            const QSignalBlocker quiet(m_list);
+            m_list->setCurrentRow(i);
+        }
+    }
+    m_pages->setCurrentWidget(m_playground);
+}
+
+bool LearnPlace::isShowingPlayground() const
+{
+    return m_pages->currentWidget() == m_playground;
 }
 
 void LearnPlace::fill()

@@ -2,11 +2,12 @@
 // pub/sub, fair vs unfair, the GC pause with and without fencing, Redlock, restarts, failover, the split
 // vote) with its narrative in numbered steps, what to watch for on the timeline, the algorithm and its Lua
 // scripts (read-only, highlighted), and buttons that run it in the Simulator — straight through or step by
-// step, or that search for a way to break its lock ("Try to break it").
+// step, or that search for a way to break its lock ("Try to break it"); and a page to write one's own lock.
 #pragma once
 
 #include <QWidget>
 
+class LockPlayground;
 class QAction;
 class QLabel;
 class QMenu;
@@ -14,6 +15,7 @@ class QListWidget;
 class QPushButton;
 class QTabWidget;
 class QScrollArea;
+class QStackedWidget;
 
 class LearnPlace : public QWidget
 {
@@ -24,6 +26,10 @@ public:
     // Shows a story (a preset id); false when there is none.
     bool showStory(const QString &id);
     QString currentStory() const { return m_current; }
+    // "Write your own lock": the page and showing it.
+    LockPlayground *playground() const { return m_playground; }
+    void showPlayground();
+    bool isShowingPlayground() const;
     // In the order the list shows them.
     QStringList storyIds() const;
     // For tests: the texts on screen.
@@ -45,7 +51,9 @@ private:
     void fill();
 
     QListWidget *m_list = nullptr;
+    QStackedWidget *m_pages = nullptr;
     QScrollArea *m_scroll = nullptr;
+    LockPlayground *m_playground = nullptr;
     QLabel *m_title = nullptr;
     QLabel *m_summary = nullptr;
     QLabel *m_narrative = nullptr;
