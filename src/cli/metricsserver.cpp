@@ -1,18 +1,32 @@
-// MetricsServer: every answer goes through one responder; an unauthorised request learns nothing but 401.
+// MetricsServer: every answer goes through answer(); an unauthorised request learns nothing but 401.
 #include "metricsserver.h"
 
+#include "httpconnection.h"
+#include "httprequesthead.h"
+#include "httpresponse.h"
 #include "webconfig.h"
 
-#include <QHttpServerRequest>
-#include <QHttpServerResponder>
+#include <QSslSocket>
+#include <QTcpSocket>
+#include <QTimer>
+#include <QUrl>
 
-MetricsServer::MetricsServer(const WebConfig *web, Render render, QObject *parent)
-    : QAbstractHttpServer(parent)
+#include <unistd.h>
+
+namespace {
+
+// How long a refused connection may take to read its 503.
+constexpr int kRefusalLingerMs = 1000;
+constexpr qint64 kRefusalNoteEveryMs = 60'000;
+
+} // namespace
+
+MetricsServer::MetricsServer(const WebConfig *web, Render render, const HttpLimits &limits, QObject *parent)
+    : QTcpServer(parent)
     , m_web(web)
     , m_render(std::move(render))
+    , m_limits(limits)
 {
-    if (m_web && m_web->tlsEnabled())
-        sslSetup(m_web->sslConfiguration());
 }
 
 bool MetricsServer::parseListen(const QString &hostPort, QHostAddress *address, quint16 *port)
@@ -46,13 +60,13 @@ bool MetricsServer::listenOn(const QString &hostPort, QString *error)
         *error = QStringLiteral("--listen %1: expected HOST:PORT with an IP address").arg(hostPort);
         return false;
     }
-    m_port = listen(m_address, port);
-    if (m_port == 0) {
+    if (!listen(m_address, port)) {
         *error = QStringLiteral("--listen %1: cannot listen there (the port is taken, or the address is not "
                                 "this machine's)")
                      .arg(hostPort);
         return false;
     }
+    m_port = serverPort();
     return true;
 }
 
@@ -67,48 +81,90 @@ QString MetricsServer::url() const
         .arg(m_port);
 }
 
-bool MetricsServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
+void MetricsServer::incomingConnection(qintptr descriptor)
 {
-    QHttpServerResponder responder = makeResponder(request, socket);
-    using Status = QHttpServerResponder::StatusCode;
-    if (m_web && !m_web->authorize(request.value("Authorization"))) {
-        responder.write(QByteArrayLiteral("Unauthorized\n"),
-                        {{"Content-Type", "text/plain; charset=utf-8"},
-                         {"WWW-Authenticate", "Basic realm=\"lockscope\""}},
-                        Status::Unauthorized);
-        return true;
+    if (m_open >= m_limits.maxConnections) {
+        refuse(descriptor);
+        return;
     }
-    const QString path = request.url().path();
-    if (request.method() != QHttpServerRequest::Method::Get) {
-        responder.write(QByteArrayLiteral("Only GET is served\n"),
-                        {{"Content-Type", "text/plain; charset=utf-8"}, {"Allow", "GET"}},
-                        Status::MethodNotAllowed);
-        return true;
+    const bool tls = m_web && m_web->tlsEnabled();
+    QTcpSocket *socket = tls ? new QSslSocket : new QTcpSocket;
+    if (!socket->setSocketDescriptor(descriptor)) {
+        delete socket;
+        ::close(int(descriptor));
+        return;
     }
+    if (tls) {
+        auto *ssl = static_cast<QSslSocket *>(socket);
+        ssl->setSslConfiguration(m_web->sslConfiguration());
+        ssl->startServerEncryption();
+    }
+    ++m_open;
+    auto *connection = new HttpConnection(
+        socket, m_limits, [this](const HttpRequestHead &head) { return answer(head); }, this);
+    connect(connection, &HttpConnection::finished, this, [this, connection] {
+        --m_open;
+        connection->deleteLater();
+    });
+}
+
+void MetricsServer::refuse(qintptr descriptor)
+{
+    ++m_refused;
+    if (!m_sinceRefusalNote.isValid() || m_sinceRefusalNote.elapsed() >= kRefusalNoteEveryMs) {
+        emit note(QStringLiteral("HTTP: refused %1 connection(s) since the last note: %2 were open already, "
+                                 "the most --http-max-connections allows")
+                      .arg(m_refused - m_refusedNoted)
+                      .arg(m_limits.maxConnections));
+        m_refusedNoted = m_refused;
+        m_sinceRefusalNote.start();
+    }
+    // Over TLS a 503 would need a handshake first, the very work the cap saves: those are closed unanswered.
+    if (m_web && m_web->tlsEnabled()) {
+        ::close(int(descriptor));
+        return;
+    }
+    auto *socket = new QTcpSocket(this);
+    if (!socket->setSocketDescriptor(descriptor)) {
+        delete socket;
+        ::close(int(descriptor));
+        return;
+    }
+    HttpResponse busy(503, QByteArrayLiteral("too many connections; try again\n"));
+    busy.addHeader("Retry-After", "1");
+    socket->write(busy.serialize(false));
+    connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+    QTimer::singleShot(kRefusalLingerMs, socket, &QTcpSocket::abort);
+    socket->disconnectFromHost();
+}
+
+HttpResponse MetricsServer::answer(const HttpRequestHead &head)
+{
+    if (m_web && !m_web->authorize(head.header("authorization"))) {
+        HttpResponse r(401, QByteArrayLiteral("Unauthorized\n"));
+        r.addHeader("WWW-Authenticate", "Basic realm=\"lockscope\"");
+        return r;
+    }
+    if (head.method() != "GET" && head.method() != "HEAD") {
+        HttpResponse r(405, QByteArrayLiteral("Only GET is served\n"));
+        r.addHeader("Allow", "GET, HEAD");
+        r.setCloses(true); // a body may follow, which is never read
+        return r;
+    }
+    const QString path = QUrl::fromEncoded(head.target()).path();
     if (path == QLatin1String("/metrics")) {
         ++m_scrapes;
-        const OpenMetricsWriter::Format format = OpenMetricsWriter::negotiate(request.value("Accept"));
-        responder.write(m_render(format), {{"Content-Type", OpenMetricsWriter::contentType(format)}});
-        return true;
+        const OpenMetricsWriter::Format format = OpenMetricsWriter::negotiate(head.header("accept"));
+        return HttpResponse(200, m_render(format), OpenMetricsWriter::contentType(format));
     }
-    if (path == QLatin1String("/healthz")) {
-        responder.write(QByteArrayLiteral("ok\n"), {{"Content-Type", "text/plain; charset=utf-8"}});
-        return true;
-    }
-    if (path == QLatin1String("/")) {
-        responder.write(
+    if (path == QLatin1String("/healthz"))
+        return HttpResponse(200, QByteArrayLiteral("ok\n"));
+    if (path == QLatin1String("/"))
+        return HttpResponse(
+            200,
             QByteArrayLiteral("<!DOCTYPE html><html><head><title>LockScope exporter</title></head>"
                               "<body><h1>LockScope exporter</h1><p><a href=\"/metrics\">Metrics"
                               "</a> &middot; <a href=\"/healthz\">Health</a></p></body></html>\n"),
-            {{"Content-Type", "text/html; charset=utf-8"}});
-        return true;
-    }
-    return false;
-}
-
-void MetricsServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)
-{
-    makeResponder(request, socket)
-        .write(QByteArrayLiteral("Not found: try /metrics\n"),
-               {{"Content-Type", "text/plain; charset=utf-8"}}, QHttpServerResponder::StatusCode::NotFound);
+            QByteArrayLiteral("text/html; charset=utf-8"));
+    return HttpResponse(404, QByteArrayLiteral("Not found: try /metrics\n"));
 }

@@ -1,24 +1,30 @@
-// `serve`'s HTTP side, on Qt's own HTTP server (QtHttpServer): GET /metrics (OpenMetrics or Prometheus text,
-// as the scraper asks), GET /healthz, and a short index at /; TLS and basic auth from a WebConfig. Only the
-// routing and the answers are ours; requests are parsed by Qt.
+// `serve`'s HTTP side: GET /metrics (OpenMetrics or Prometheus text, as the scraper asks), GET /healthz, and a
+// short index at /; TLS and basic auth from a WebConfig. The HTTP itself is ours (HttpConnection,
+// HttpRequestHead), on QTcpServer and QSslSocket, because an exporter must hold up against any client on its
+// network: every connection is bounded in bytes and in time, and the number of them is capped (HttpLimits).
 #pragma once
 
+#include "httplimits.h"
 #include "metrics/openmetricswriter.h"
 
-#include <QAbstractHttpServer>
+#include <QElapsedTimer>
+#include <QHostAddress>
+#include <QTcpServer>
 
 #include <functional>
 
+class HttpRequestHead;
+class HttpResponse;
 class WebConfig;
 
-class MetricsServer : public QAbstractHttpServer
+class MetricsServer : public QTcpServer
 {
     Q_OBJECT
 public:
     using Render = std::function<QByteArray(OpenMetricsWriter::Format)>;
 
     // `web` (may be null: plain HTTP, no auth) must outlive the server.
-    MetricsServer(const WebConfig *web, Render render, QObject *parent = nullptr);
+    MetricsServer(const WebConfig *web, Render render, const HttpLimits &limits = {}, QObject *parent = nullptr);
 
     // Listens on "HOST:PORT" ("127.0.0.1:9817", "[::1]:9817", ":9817" for every address; port 0: any free
     // one). False with `error` set. port() is then the port taken.
@@ -26,20 +32,34 @@ public:
     quint16 port() const { return m_port; }
     // "http://127.0.0.1:9817" (https with TLS), for the log.
     QString url() const;
-    // Requests answered so far, and scrapes of /metrics among them.
+    // Scrapes of /metrics answered so far.
     quint64 scrapes() const { return m_scrapes; }
+    // Connections open now, and those refused so far because HttpLimits::maxConnections were open.
+    int openConnections() const { return m_open; }
+    quint64 refusedConnections() const { return m_refused; }
 
     // "HOST:PORT" into an address and port; false when it is not one.
     static bool parseListen(const QString &hostPort, QHostAddress *address, quint16 *port);
 
+signals:
+    // A line for the log: connections refused over the cap (the first, then at most one line a minute).
+    void note(const QString &line);
+
 protected:
-    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
-    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
+    void incomingConnection(qintptr descriptor) override;
 
 private:
+    HttpResponse answer(const HttpRequestHead &head);
+    void refuse(qintptr descriptor);
+
     const WebConfig *m_web;
     Render m_render;
+    HttpLimits m_limits;
     QHostAddress m_address;
     quint16 m_port = 0;
     quint64 m_scrapes = 0;
+    int m_open = 0;
+    quint64 m_refused = 0;
+    quint64 m_refusedNoted = 0;
+    QElapsedTimer m_sinceRefusalNote;
 };

@@ -38,8 +38,8 @@ void addServeOptions(QCommandLineParser &parser)
     addTargetOptions(parser);
     parser.addOptions({
         {QStringLiteral("config"),
-         QStringLiteral("JSON file listing the targets (and listen, web_config_file, max_lock_series); see "
-                        "man lockscope-cli. Instead of connection options."),
+         QStringLiteral("JSON file listing the targets (and listen, web_config_file, max_lock_series, the "
+                        "http_ bounds); see man lockscope-cli. Instead of connection options."),
          QStringLiteral("FILE")},
         {QStringLiteral("listen"),
          QStringLiteral(
@@ -55,6 +55,26 @@ void addServeOptions(QCommandLineParser &parser)
          QStringLiteral("Locks given series of their own, per target: the diagnosed first, then the longest "
                         "held; lockscope_locks_not_exported counts the rest (default %1).")
              .arg(LockMetrics::kDefaultMaxLockSeries),
+         QStringLiteral("N")},
+        {QStringLiteral("http-max-header-bytes"),
+         QStringLiteral("Bytes a request's line and headers may take together; a longer head is answered 431 "
+                        "and its connection closed (default %1).")
+             .arg(HttpLimits::kDefaultMaxHeaderBytes),
+         QStringLiteral("BYTES")},
+        {QStringLiteral("http-header-timeout"),
+         QStringLiteral("Seconds a request's head may take to arrive, from its first byte (or from the "
+                        "connection, TLS handshake included); then 408 and the connection closes (default %1).")
+             .arg(HttpLimits::kDefaultHeaderTimeoutMs / 1000),
+         QStringLiteral("SECONDS")},
+        {QStringLiteral("http-idle-timeout"),
+         QStringLiteral("Seconds a kept-alive connection may wait for its next request, and an answer for its "
+                        "client to read it (default %1).")
+             .arg(HttpLimits::kDefaultIdleTimeoutMs / 1000),
+         QStringLiteral("SECONDS")},
+        {QStringLiteral("http-max-connections"),
+         QStringLiteral("Connections served at once; more are answered 503 (closed unanswered over TLS) and "
+                        "logged (default %1).")
+             .arg(HttpLimits::kDefaultMaxConnections),
          QStringLiteral("N")},
         {QStringLiteral("hash-password"),
          QStringLiteral(
@@ -141,6 +161,46 @@ QString targetArguments(const QJsonObject &object, QStringList *arguments)
     return {};
 }
 
+// serve's HTTP bounds: option name, range, and where each goes in HttpLimits. Seconds may have decimals.
+struct HttpOption
+{
+    const char *option;
+    double min;
+    double max;
+    bool seconds;
+    void (*set)(HttpLimits *, double);
+};
+
+const QList<HttpOption> &httpOptions()
+{
+    static const QList<HttpOption> options {
+        {"--http-max-header-bytes", 256, 1024 * 1024, false,
+         [](HttpLimits *l, double v) { l->maxHeaderBytes = qsizetype(v); }},
+        {"--http-header-timeout", 0.05, 3600, true,
+         [](HttpLimits *l, double v) { l->headerTimeoutMs = int(v * 1000); }},
+        {"--http-idle-timeout", 0.05, 86400, true,
+         [](HttpLimits *l, double v) { l->idleTimeoutMs = int(v * 1000); }},
+        {"--http-max-connections", 1, 10000, false,
+         [](HttpLimits *l, double v) { l->maxConnections = int(v); }},
+    };
+    return options;
+}
+
+// One HTTP bound from its text. Empty when good, else why not.
+QString readHttpOption(const HttpOption &o, const QString &text, HttpLimits *limits)
+{
+    bool ok = false;
+    const double v = o.seconds ? text.toDouble(&ok) : double(text.toLongLong(&ok));
+    if (!ok || !(v >= o.min && v <= o.max))
+        return QStringLiteral("%1 %2: expected %3 from %4 to %5")
+            .arg(QString::fromLatin1(o.option), text,
+                 o.seconds ? QStringLiteral("seconds") : QStringLiteral("a whole number"))
+            .arg(o.min)
+            .arg(o.max);
+    o.set(limits, v);
+    return {};
+}
+
 // The config file into `out` (targets, and the serving options the command line did not give).
 QString readConfig(const QString &path, const QCommandLineParser &cli, ServeArguments *out)
 {
@@ -154,7 +214,14 @@ QString readConfig(const QString &path, const QCommandLineParser &cli, ServeArgu
             .arg(path, parseError.errorString())
             .arg(parseError.offset);
     const QJsonObject root = doc.object();
-    static const QStringList known {"targets", "listen", "web_config_file", "max_lock_series"};
+    static const QStringList known {"targets",
+                                    "listen",
+                                    "web_config_file",
+                                    "max_lock_series",
+                                    "http_max_header_bytes",
+                                    "http_header_timeout",
+                                    "http_idle_timeout",
+                                    "http_max_connections"};
     for (const QString &key : root.keys()) {
         if (!known.contains(key))
             return QStringLiteral("--config %1: unknown key \"%2\" (known: %3)")
@@ -166,6 +233,15 @@ QString readConfig(const QString &path, const QCommandLineParser &cli, ServeArgu
         out->webConfigFile = root.value(QLatin1String("web_config_file")).toString();
     if (!cli.isSet(QStringLiteral("max-lock-series")) && root.contains(QLatin1String("max_lock_series")))
         out->maxLockSeries = root.value(QLatin1String("max_lock_series")).toInt(-1);
+    for (const HttpOption &o : httpOptions()) {
+        const QString key = QString::fromLatin1(o.option).mid(2).replace(u'-', u'_');
+        if (cli.isSet(QString::fromLatin1(o.option).mid(2)) || !root.contains(key))
+            continue;
+        const QJsonValue v = root.value(key);
+        const QString text = v.isDouble() ? QString::number(v.toDouble(), 'g', 15) : v.toString();
+        if (QString e = readHttpOption(o, text, &out->httpLimits); !e.isEmpty())
+            return QStringLiteral("--config %1: \"%2\": %3").arg(path, key, e);
+    }
     const QJsonArray targets = root.value(QLatin1String("targets")).toArray();
     if (targets.isEmpty())
         return QStringLiteral("--config %1: \"targets\" lists no target").arg(path);
@@ -215,8 +291,23 @@ ServeArguments ServeArguments::parse(const QStringList &arguments)
         if (!ok)
             out.maxLockSeries = -1;
     }
+    for (const HttpOption &o : httpOptions()) {
+        const QString name = QString::fromLatin1(o.option).mid(2);
+        if (!parser.isSet(name))
+            continue;
+        out.error = readHttpOption(o, parser.value(name), &out.httpLimits);
+        if (!out.error.isEmpty())
+            return out;
+    }
     if (parser.isSet(QStringLiteral("config"))) {
-        static const QStringList serving {"config", "listen", "web-config", "max-lock-series"};
+        static const QStringList serving {"config",
+                                          "listen",
+                                          "web-config",
+                                          "max-lock-series",
+                                          "http-max-header-bytes",
+                                          "http-header-timeout",
+                                          "http-idle-timeout",
+                                          "http-max-connections"};
         for (const QString &name : parser.optionNames()) {
             if (!serving.contains(name)) {
                 out.error

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "connectionoptions.h"
+#include "httplimits.h"
 #include "inspect/scanoptions.h"
 #include "metrics/lockmetrics.h"
 
@@ -37,5 +38,6 @@ public:
     QString listen = QStringLiteral("127.0.0.1:%1").arg(kDefaultPort);
     QString webConfigFile;
     int maxLockSeries = LockMetrics::kDefaultMaxLockSeries;
+    HttpLimits httpLimits; // --http-max-header-bytes, --http-header-timeout, …
     bool hashPassword = false; // --hash-password: print a bcrypt hash of the password read from stdin
 };

@@ -1,5 +1,5 @@
 // serve: read the command line or config file (ServeArguments), follow each target with a MonitoredTarget,
-// render their metrics on each scrape (LockMetrics) behind Qt's HTTP server (MetricsServer), and log what
+// render their metrics on each scrape (LockMetrics) behind a bounded HTTP server (MetricsServer), and log what
 // happens to the targets on standard error (the journal, under systemd) until SIGTERM or Ctrl-C. A target
 // that cannot be reached at start is no reason to stop: it reports up 0 until it can be read.
 #include "servecommand.h"
@@ -135,9 +135,11 @@ int runServeCommand(const QStringList &arguments)
         view << targets.back().get();
     }
     const LockMetrics::Options options {args.maxLockSeries};
-    MetricsServer server(web ? &*web : nullptr, [&view, options](OpenMetricsWriter::Format format) {
-        return LockMetrics::render(view, options, format);
-    });
+    MetricsServer server(
+        web ? &*web : nullptr,
+        [&view, options](OpenMetricsWriter::Format format) { return LockMetrics::render(view, options, format); },
+        args.httpLimits);
+    QObject::connect(&server, &MetricsServer::note, logLine);
     if (!server.listenOn(args.listen, &error)) {
         CliIo::err() << kName << ": " << error << "\n" << Qt::flush;
         return CliIo::Failure;

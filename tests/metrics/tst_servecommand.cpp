@@ -1,7 +1,7 @@
 // `lockscope-cli serve` as a process, over HTTP: /metrics in both formats, /healthz, 404 and 405, a config
 // file with several targets whose passwords come from a file and the environment and never show up in the
 // log or the metrics, TLS with basic auth configured as Prometheus exporters configure them, bad command
-// lines and config files refused with a reason, and SIGTERM ending it cleanly.
+// lines and config files (the HTTP limits among them) refused with a reason, and SIGTERM ending it cleanly.
 #include "inspect/samplelocks.h"
 #include "metricstext.h"
 #include "processready.h"
@@ -32,6 +32,7 @@ private slots:
     void servesMetricsAndHealth();
     void severalTargetsAndNoPasswordInSight();
     void tlsAndBasicAuth();
+    void httpLimitsApply();
     void badCommandLinesAreRefused_data();
     void badCommandLinesAreRefused();
 
@@ -235,6 +236,39 @@ void TestServeCommand::tlsAndBasicAuth()
     stop(serve);
 }
 
+void TestServeCommand::httpLimitsApply()
+{
+    QProcess serve;
+    const QString url = startServe(serve, {"--port", QString::number(m_server.port()), "--http-header-timeout",
+                                           "0.3", "--http-max-connections", "1"});
+    QVERIFY(!url.isEmpty());
+    const QUrl u(url);
+    // Half a head holds the only connection allowed, until its time is up.
+    QTcpSocket half;
+    half.connectToHost(u.host(), quint16(u.port()));
+    QVERIFY(half.waitForConnected(10000));
+    half.write("GET /metrics HTTP/1.1\r\nHost: x\r\n");
+    QVERIFY(half.waitForBytesWritten(10000));
+    // Accepted (and so counted) before the second one comes: the first answer proves it.
+    QTcpSocket second;
+    second.connectToHost(u.host(), quint16(u.port()));
+    QVERIFY(second.waitForConnected(10000));
+    QByteArray busy;
+    while (second.waitForReadyRead(10000))
+        busy += second.readAll();
+    QVERIFY2(busy.startsWith("HTTP/1.1 503 "), busy.constData());
+    QByteArray late;
+    while (half.waitForReadyRead(10000))
+        late += half.readAll();
+    QVERIFY2(late.startsWith("HTTP/1.1 408 "), late.constData());
+    QCOMPARE(half.state(), QAbstractSocket::UnconnectedState);
+    // And the next one is served.
+    QCOMPARE(get(url + "/healthz").status, 200);
+    stop(serve);
+    const QByteArray log = serve.readAllStandardError();
+    QVERIFY2(log.contains("--http-max-connections"), log.constData());
+}
+
 void TestServeCommand::badCommandLinesAreRefused_data()
 {
     QTest::addColumn<QStringList>("arguments");
@@ -262,6 +296,13 @@ void TestServeCommand::badCommandLinesAreRefused_data()
                                      << "two targets are named '127.0.0.1:6379'";
     QTest::newRow("no targets") << QStringList() << QByteArray(R"({"targets": []})") << 2
                                 << "lists no target";
+    QTest::newRow("http header timeout") << QStringList {"--http-header-timeout", "0"} << QByteArray() << 2
+                                         << "--http-header-timeout 0: expected seconds";
+    QTest::newRow("http max connections") << QStringList {"--http-max-connections", "many"} << QByteArray() << 2
+                                          << "--http-max-connections many: expected a whole number";
+    QTest::newRow("http key in config")
+        << QStringList() << QByteArray(R"({"targets": [{"port": 6379}], "http_max_header_bytes": 10})") << 2
+        << "\"http_max_header_bytes\": --http-max-header-bytes 10: expected a whole number from 256";
     QTest::newRow("web config with a plain password")
         << QStringList {"--web-config", "WEB"} << QByteArray(R"({"basic_auth_users": {"p": "plain"}})") << 1
         << "not a bcrypt hash";
