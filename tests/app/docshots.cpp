@@ -1,15 +1,20 @@
 // docshots: the README's screenshots, made by the real app on its own sandbox so anyone can make them again
 // (scripts/screenshots). Each place — Inspector with the sample locks, the Simulator's scenario editor,
 // Simulator after a gc-pause run, story 1 stepped, the library-by-library comparison, Learn on a story, and
-// Fork from here on gc-pause — at 1024×700 and 1600×1000, as docs/shots/<place>-<size>.png.
+// Fork from here on gc-pause, Write your own lock, Try to break it (the dialog after it broke Unconditional DEL)
+// and the story it found, stepped — at 1024×700 and 1600×1000, as docs/shots/<place>-<size>.png. A second
+// argument (comma-separated places) makes only those.
 // Not a test: it asserts nothing; a person looks at the pictures.
 #include "simulator/forkdialog.h"
 #include "simulator/forkpanel.h"
 #include "inspector/inspectorplace.h"
+#include "explore/breakitdialog.h"
 #include "learn/learnplace.h"
+#include "learn/lockplayground.h"
 #include "mainwindow.h"
 #include "simulator/simulationcontroller.h"
 #include "simulator/simulatorplace.h"
+#include "sim/presetlibrary.h"
 
 #include "inspect/samplelocks.h"
 #include "redis/redisconnection.h"
@@ -18,6 +23,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QPushButton>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -66,6 +72,8 @@ int main(int argc, char *argv[])
     QStandardPaths::setTestModeEnabled(true); // the user's own settings and profiles stay out of it
     const QString dir = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("docs/shots");
     QDir().mkpath(dir);
+    const QStringList only = argc > 2 ? QString::fromLocal8Bit(argv[2]).split(u',') : QStringList();
+    const auto wanted = [&](const char *place) { return only.isEmpty() || only.contains(QLatin1String(place)); };
 
     MainWindow window(AppOptions {});
     window.resize(1600, 1000);
@@ -77,23 +85,73 @@ int main(int argc, char *argv[])
     }
 
     // Inspector: the sample locks, as "Add Sample Locks" writes them.
-    {
-        RedisConnection c(window.sandbox()->connectionSettings());
-        if (c.open() || !SampleLocks::writeDemoSet(c)) {
-            std::fprintf(stderr, "cannot write the sample locks\n");
-            return 1;
+    if (wanted("inspector")) {
+        {
+            RedisConnection c(window.sandbox()->connectionSettings());
+            if (c.open() || !SampleLocks::writeDemoSet(c)) {
+                std::fprintf(stderr, "cannot write the sample locks\n");
+                return 1;
+            }
         }
+        window.showPlace(MainWindow::Place::Inspector);
+        QTest::qWait(500);
+        window.inspector()->rescan();
+        waitFor([&] { return !window.inspector()->isScanning(); }, 30000);
+        window.inspector()->view()->selectRow(0);
+        shoot(window, dir, QStringLiteral("inspector"));
     }
-    window.showPlace(MainWindow::Place::Inspector);
-    QTest::qWait(500);
-    window.inspector()->rescan();
-    waitFor([&] { return !window.inspector()->isScanning(); }, 30000);
-    window.inspector()->view()->selectRow(0);
-    shoot(window, dir, QStringLiteral("inspector"));
 
     // Simulator: the scenario editor on gc-pause, then gc-pause run straight through (its two variants),
     // the unfenced one shown.
     SimulatorPlace *sim = window.simulatorPlace();
+    // Write your own lock, on the mistake most students make, and Try to break it on Unconditional DEL: the
+    // dialog once it found the flaw, then the story it wrote, stepped in the Simulator.
+    if (wanted("write-your-own-lock")) {
+        window.showPlace(MainWindow::Place::Learn);
+        window.learnPlace()->showPlayground();
+        window.learnPlace()->playground()->loadStartingPoint(QStringLiteral("plain-del"));
+        window.learnPlace()->playground()->showScript(QStringLiteral("release"));
+        shoot(window, dir, QStringLiteral("write-your-own-lock"));
+    }
+    if (wanted("break-it")) {
+        window.showPlace(MainWindow::Place::Learn);
+        window.learnPlace()->showStory(QStringLiteral("seed-unconditional-del"));
+        window.openBreakIt(PresetLibrary::find(QStringLiteral("seed-unconditional-del"))->scenario);
+        BreakItDialog *dialog = window.breakItDialog();
+        dialog->setFaults({QStringLiteral("pause")});
+        dialog->start();
+        waitFor([&] { return !dialog->isRunning(); }, 300000);
+        for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+            window.resize(size);
+            // The dialog as it opens on that screen: its own size, or the screen's less a margin.
+            dialog->resize(std::min(size.width() - 60, 900), std::min(size.height() - 40, 760));
+            QTest::qWait(400);
+            const QString path = QStringLiteral("%1/break-it-%2x%3.png").arg(dir).arg(size.width()).arg(size.height());
+            if (!dialog->grab().save(path))
+                std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+            else
+                std::printf("%s\n", qPrintable(path));
+        }
+        if (dialog->story()) {
+            for (QPushButton *b : dialog->findChildren<QPushButton *>()) {
+                if (b->text() == QLatin1String("Step through it in the Simulator"))
+                    b->click(); // as a person does
+            }
+            dialog->hide();
+            waitFor([&] { return !sim->controller()->isRunning(); }, 120000);
+            sim->nextStep();
+            sim->nextStep();
+            shoot(window, dir, QStringLiteral("break-it-story"));
+            sim->leaveStepping();
+            sim->setStepMode(false);
+        } else {
+            std::fprintf(stderr, "the search found nothing to step through\n");
+            return 1;
+        }
+    }
+    if (!wanted("editor") && !wanted("simulator") && !wanted("story1-stepped") && !wanted("comparison")
+        && !wanted("learn") && !wanted("fork"))
+        return 0;
     window.showPlace(MainWindow::Place::Simulator);
     sim->loadPreset(QStringLiteral("gc-pause"));
     sim->showEditor(true);

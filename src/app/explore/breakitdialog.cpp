@@ -356,6 +356,8 @@ void BreakItDialog::start()
     m_result->clear();
     m_triedSeries->clear();
     m_seenSeries->clear();
+    m_triedSeries->append(0, 0); // the lines start at the start, even when the first batch already broke it
+    m_seenSeries->append(0, 0);
     m_timeAxis->setRange(0, m_budget->value());
     m_countAxis->setRange(0, 10);
     m_progressBar->setRange(0, m_budget->value());

@@ -410,6 +410,12 @@ void LockPlayground::setScript(const QString &name, const QString &text)
         e->setPlainText(text);
 }
 
+void LockPlayground::showScript(const QString &name)
+{
+    if (QPlainTextEdit *e = editor(name))
+        m_tabs->setCurrentWidget(e);
+}
+
 QString LockPlayground::script(const QString &name) const
 {
     QPlainTextEdit *e = editor(name);

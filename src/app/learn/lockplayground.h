@@ -53,6 +53,8 @@ public:
     // The last check's problem (none: the lock ran its tries), and the editors' texts for tests.
     const CustomLockScripts::Problem &lastProblem() const { return m_problem; }
     void setScript(const QString &name, const QString &text);
+    // Brings the editor of `name` ("acquire", "release", "renew") to the front.
+    void showScript(const QString &name);
     QString script(const QString &name) const;
     // The line underlined in `name`'s editor (0: none).
     int underlinedLine(const QString &name) const;
