@@ -12,6 +12,9 @@
 #include <QRandomGenerator>
 #include <QTest>
 
+#include <cmath>
+#include <limits>
+
 class TestLockClassifier : public QObject
 {
     Q_OBJECT
@@ -54,6 +57,10 @@ private slots:
     void reasonsAgreeWithALockName();
     void aLongTtlIsOneRuleForEveryLock_data();
     void aLongTtlIsOneRuleForEveryLock();
+    void leaseSetsAreReadAsLeases();
+    void notLeaseSets_data();
+    void notLeaseSets();
+    void aJobQueueIsNoSemaphore();
     void nonIntegerCounts();
     void unknownsStayUnknown();
     void orphanQueue();
@@ -646,6 +653,13 @@ void TestLockClassifier::aLockWordIsNoHolder_data()
                                     << QStringLiteral("not an owner");
     QTest::newRow("a word") << QByteArray("feature:lock-v2") << QByteArray("enabled") << LockKind::Mutex
                             << QStringLiteral("no evidence of a holder");
+    // Issue 41: go-redis/redis_rate's GCRA keeps a theoretical arrival time, a decimal number of seconds.
+    // (Before: short-value-lock, a mutex owned by "313335151.34025902".)
+    QTest::newRow("GCRA arrival time") << QByteArray("rate:lock-api:10.1.2.3")
+                                       << QByteArray("313335151.34025902") << LockKind::Named
+                                       << QStringLiteral("a decimal number");
+    QTest::newRow("a score") << QByteArray("mutex:login:latency") << QByteArray("-0.25") << LockKind::Named
+                             << QStringLiteral("not an owner");
     // ts-safe-redis-leader's value: no token (a space in it), but a sha1 after a word is no word either.
     QTest::newRow("an id after a word")
         << QByteArray("leader:lock:mailer") << QByteArray("leader: f64766f8adf56865f28fdc4747377fd084187e65")
@@ -679,6 +693,114 @@ void TestLockClassifier::aLockWordIsNoHolder()
     QCOMPARE(owned.kind, LockKind::Mutex);
     LockDiagnostics::diagnose(owned, c);
     QVERIFY(owned.hasDiagnosis(QStringLiteral("ttl-above-threshold")));
+}
+
+// Issue 41: a lease sorted set (member → deadline in Unix seconds) is read as leases. RQ's
+// StartedJobRegistry by its name, each job with its deadline (one long past: its worker stopped
+// heartbeating; "+inf" for a job without a timeout is no time); any other zset of job ids scored with
+// deadlines near now as a possible lease set, in seconds or in ms. Nothing is alarmed on. (Before: "a zset …
+// fits no lock format", or not listed.)
+void TestLockClassifier::leaseSetsAreReadAsLeases()
+{
+    const double now = std::floor(double(QDateTime::currentMSecsSinceEpoch()) / 1000.0); // whole seconds
+    LockRecord rq = classify(zsetKey("rq:wip:default", -1,
+                                     {{"0b8a7c1e-1f5d-4b4e-9a53-2b7f0c3e9d11", now - 600},
+                                      {"6f1d2c3b-4a5e-4f60-8b7c-9d0e1f2a3b4c", now + 90},
+                                      {"report-2026-12", std::numeric_limits<double>::infinity()}}));
+    QCOMPARE(rq.format, QStringLiteral("rq-started-registry"));
+    QCOMPARE(rq.kind, LockKind::JobLock);
+    QVERIFY(rq.certain);
+    QCOMPARE(rq.job.queue, QStringLiteral("default"));
+    QCOMPARE(rq.owners.size(), 3);
+    QCOMPARE(rq.owners.at(1).untilEpochMs, qint64(now + 90) * 1000);
+    QCOMPARE(rq.owners.at(2).untilEpochMs, qint64(-1));
+    DiagnosticContext c;
+    c.nowEpochMs = qint64(now * 1000);
+    LockDiagnostics::diagnose(rq, c);
+    QVERIFY2(rq.diagnoses.isEmpty(), qPrintable(rq.diagnoses.value(0).code));
+    QVERIFY2(rq.owners.at(0).note.startsWith(QLatin1String("expired 10 min")),
+             qPrintable(rq.owners.at(0).note));
+    QVERIFY(rq.owners.at(1).note.isEmpty());
+
+    for (const bool ms : {false, true}) {
+        const double unit = ms ? 1000.0 : 1.0;
+        ScannedKey k = zsetKey("worker-pool:leases", -1,
+                               {{"3f0c9a4e-8b1d-4c7e-9a2f-5d6e7f8a9b0c", (now - 5) * unit},
+                                {"9c1f2e3d4a5b6c7d8e9f0a1b2c3d4e5f", (now + 120) * unit}});
+        k.lockNamed = true; // "leases" is a lock word
+        LockRecord r = classify(k);
+        QCOMPARE(r.format, ms ? QStringLiteral("lease-set-ms") : QStringLiteral("lease-set-s"));
+        QCOMPARE(r.kind, LockKind::JobLock);
+        QVERIFY(!r.certain);
+        QVERIFY2(r.reason.contains(QLatin1String("named like a lock; only its data says lease"))
+                     && r.reason.contains(ms ? QLatin1String("milliseconds") : QLatin1String("seconds")),
+                 qPrintable(r.reason));
+        QVERIFY2(!r.reason.contains(QLatin1String("no word in its name")), qPrintable(r.reason));
+        QCOMPARE(r.owners.value(1).untilEpochMs, qint64((now + 120) * 1000));
+        LockDiagnostics::diagnose(r, c);
+        QVERIFY2(r.diagnoses.isEmpty(), qPrintable(r.diagnoses.value(0).code));
+        k.key = "tasks:in-flight";
+        k.lockNamed = false;
+        const LockRecord bare = classify(k);
+        QCOMPARE(bare.kind, LockKind::JobLock);
+        QVERIFY2(!bare.reason.contains(QLatin1String("named like a lock")), qPrintable(bare.reason));
+    }
+}
+
+// Issue 41: zsets with the same members but other scores are no lease sets: a leaderboard, a rate limiter's
+// window (past times only), a results registry whose deadlines are a year away, a delayed-job queue whose
+// name says so (its run-at times look like deadlines), ids that are words.
+void TestLockClassifier::notLeaseSets_data()
+{
+    const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+    const QByteArray a = "3f0c9a4e-8b1d-4c7e-9a2f-5d6e7f8a9b0c", b = "9c1f2e3d4a5b6c7d8e9f0a1b2c3d4e5f";
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<double>("first");
+    QTest::addColumn<double>("second");
+    QTest::addColumn<QByteArray>("member");
+    QTest::newRow("leaderboard") << QByteArray("game:top") << 1200.0 << 950.0 << a;
+    QTest::newRow("limiter window, s") << QByteArray("api:hits:10.1.2.3") << now - 30 << now - 2 << a;
+    QTest::newRow("limiter window, ms") << QByteArray("api:hits:10.1.2.3") << (now - 30) * 1000
+                                        << (now - 2) * 1000 << a;
+    QTest::newRow("failed registry") << QByteArray("rq:failed:default") << now + 365 * 86400.0
+                                     << now + 365 * 86400.0 << a;
+    QTest::newRow("scheduled registry") << QByteArray("rq:scheduled:default") << now + 60 << now + 120 << a;
+    QTest::newRow("finished registry") << QByteArray("rq:finished:default") << now + 500 << now + 400 << a;
+    QTest::newRow("delayed jobs") << QByteArray("mail:delayed") << (now + 60) * 1000 << (now + 90) * 1000
+                                  << a;
+    QTest::newRow("words") << QByteArray("people") << now + 60 << now + 90
+                           << QByteArray("alice-the-first-user");
+    Q_UNUSED(b)
+}
+
+void TestLockClassifier::notLeaseSets()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(double, first);
+    QFETCH(double, second);
+    QFETCH(QByteArray, member);
+    const LockRecord r
+        = classify(zsetKey(key, -1, {{member, first}, {"9c1f2e3d4a5b6c7d8e9f0a1b2c3d4e5f", second}}));
+    QVERIFY2(!r.format.startsWith(QLatin1String("lease-set")) && r.kind != LockKind::JobLock,
+             qPrintable(r.format + u' ' + r.reason));
+}
+
+// Issue 41: a job queue's zsets hold job ids scored with past times in ms (BullMQ's completed set with uuid
+// job ids, arq's queue): the shape of a semaphore's holders, but their names say queue. (Before:
+// token-holder-semaphore, "3 permits taken".)
+void TestLockClassifier::aJobQueueIsNoSemaphore()
+{
+    const double now = double(QDateTime::currentMSecsSinceEpoch());
+    const QList<QPair<QByteArray, double>> jobs {{"b9cdb6c7-51e8-4094-a5e1-ae1822ea8f38", now - 3000},
+                                                 {"5fe52279-fcae-4625-832d-820fab8bd72d", now - 2000}};
+    for (const QByteArray &key :
+         {QByteArrayLiteral("bull:send-invoice:completed"), QByteArrayLiteral("bull:send-invoice:failed"),
+          QByteArrayLiteral("arq:queue"), QByteArrayLiteral("jobs:active")}) {
+        const LockRecord r = classify(zsetKey(key, -1, jobs));
+        QVERIFY2(r.kind != LockKind::Semaphore, qPrintable(QString::fromUtf8(key) + u' ' + r.format));
+    }
+    // The same holders under a name that says nothing else still are a semaphore's.
+    QCOMPARE(classify(zsetKey("reports:export-slots", 8000, jobs)).kind, LockKind::Semaphore);
 }
 
 // Issue 31, labels by chance: a random token is labelled by its alphabet and length, whether or not a digit

@@ -16,6 +16,7 @@ private slots:
     void stallFromTheLibrarysRhythm_data();
     void stallFromTheLibrarysRhythm();
     void stallFromTheObservedCadence();
+    void renewalTextSaysWhatTheWatchSaw();
     void orphanQueue();
     void expiredHolders();
     void contended();
@@ -178,6 +179,44 @@ void TestLockDiagnostics::stallFromTheObservedCadence()
     c.renewalsSeen = 0;
     LockDiagnostics::diagnose(r, c);
     QVERIFY(r.diagnoses.isEmpty());
+}
+
+// Issue 41: a library that renews redis-py's Lock by calling extend() every second was told "renews it only
+// when the application calls extend()". Once a watch has seen renewals, the renewal text says the rhythm
+// seen and that something renews it; the library's own rule stays next to it. Without renewals seen, the
+// library's rule alone.
+void TestLockDiagnostics::renewalTextSaysWhatTheWatchSaw()
+{
+    LockRecord r = lock(LockKind::Mutex, 4'000);
+    r.renewal = policy(RenewalPolicy::Rule::None, 0);
+    r.renewal.text = QStringLiteral("redis-py renews it only through extend() or reacquire(), when the "
+                                    "application or a library built on it calls one");
+    DiagnosticContext c = context();
+    LockDiagnostics::diagnose(r, c);
+    QCOMPARE(r.renewal.shown(), r.renewal.text);
+    c.renewalsSeen = 5;
+    c.renewalIntervalMs = 1'000;
+    c.renewalJitterMs = 40;
+    c.observedLeaseMs = 4'000;
+    c.sinceLastRenewalMs = 300;
+    LockDiagnostics::diagnose(r, c);
+    const QString shown = r.renewal.shown();
+    QVERIFY2(shown.startsWith(QLatin1String("renewed every ~1.0 s while watched (5 renewals seen, a steady "
+                                            "rhythm): something renews it")),
+             qPrintable(shown));
+    QVERIFY2(shown.contains(r.renewal.text), qPrintable(shown));
+    QVERIFY(r.diagnoses.isEmpty());
+    // A library with a rhythm of its own: what was seen, then its rule.
+    r.renewal = policy(RenewalPolicy::Rule::Period, 1'000);
+    r.renewal.text = QStringLiteral("the scheduler's heartbeat resets the TTL every interval (1 s)");
+    LockDiagnostics::diagnose(r, c);
+    QCOMPARE(r.renewal.shown(),
+             QStringLiteral("renewed every ~1.0 s while watched (5 renewals seen, a steady rhythm); the "
+                            "scheduler's heartbeat resets the TTL every interval (1 s)"));
+    // A format that says nothing about renewal gets no text from a watch either: the stall rules speak.
+    r.renewal = RenewalPolicy {};
+    LockDiagnostics::diagnose(r, c);
+    QVERIFY(r.renewal.shown().isEmpty());
 }
 
 void TestLockDiagnostics::orphanQueue()

@@ -15,6 +15,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSignalSpy>
 
@@ -32,6 +33,7 @@ private slots:
     void healthyRenewersAreNeverStalledAndAFrozenOneIs();
     void aSteadyRenewerOfAnyLibraryIsALease();
     void aLockOnSeveralKeysStaysOneLockWhileRenewed();
+    void theRenewalTextSaysWhatTheWatchSaw();
     void aReloadIsNotAReleaseSpree();
     void aRestartLosesLocksItDoesNotReleaseThem();
     void aFairLockThatExpiresWithWaitersIsAnExpiry();
@@ -237,6 +239,45 @@ void TestLockMonitor::aSteadyRenewerOfAnyLibraryIsALease()
     qInfo("frozen possible lease flagged %lld ms after its last renewal (%.2f observed periods)", bareSince,
           double(bareSince) / double(bareHistory->renewalIntervalMs()));
     QVERIFY2(bareSince <= 2 * bareHistory->renewalIntervalMs(), qPrintable(QString::number(bareSince)));
+    monitor.stop();
+}
+
+// Issue 41: redis-py's Lock (PyPI redis 8.1.0) kept alive by its holder's thread calling extend() every
+// second, as job runners built on redis-py do. redis-py does not renew on its own, and the catalog says so;
+// watched, the lock's renewal text says what the watch saw: renewed every ~1 s, something renews it.
+// (Before: only "redis-py renews it only when the application calls extend() or reacquire()", wrong for this
+// caller.)
+void TestLockMonitor::theRenewalTextSaysWhatTheWatchSaw()
+{
+    SandboxServer server(SandboxFixture::withKeyspaceEvents());
+    LS_START(server);
+    QString error;
+    auto driver = FixtureDriver::start(kDir, QStringLiteral("redis-py-pypi"), server.port(),
+                                       QStringLiteral("mon:"), &error);
+    QVERIFY2(driver, qPrintable(error));
+    const auto stopDriver = qScopeGuard([&] { driver->stop(); });
+    const QByteArray key = "mon:pypi:kept-alive", fixed = "mon:pypi:billing";
+    LockMonitor monitor;
+    monitor.setConnectionSettings(server.connectionSettings());
+    QSignalSpy scanned(&monitor, &LockMonitor::scanEnded);
+    monitor.start();
+    QVERIFY(scanned.wait(20000));
+    QCOMPARE(monitor.locks().value(key).format, QStringLiteral("redis-py-lock"));
+    const QString library = monitor.locks().value(key).renewal.text;
+    QVERIFY2(library.contains(QLatin1String("extend()")), qPrintable(library));
+    // Three renewals or more, a second apart: at most 10 s.
+    QTRY_VERIFY_WITH_TIMEOUT(monitor.history(key) && monitor.history(key)->renewals() >= 4, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        monitor.locks().value(key).renewal.observed.contains(QLatin1String("renewals seen")), 5000);
+    const QString shown = monitor.locks().value(key).renewal.shown();
+    qInfo("renewal of a redis-py Lock extended every second, watched: %s", qPrintable(shown));
+    static const QRegularExpression everySecond(
+        QStringLiteral("^renewed every ~(0\\.[89]|1\\.[0-2]) s while watched \\([0-9]+ renewals seen"));
+    QVERIFY2(everySecond.match(shown).hasMatch(), qPrintable(shown));
+    QVERIFY2(shown.contains(QLatin1String("something renews it")), qPrintable(shown));
+    QVERIFY2(shown.endsWith(library + u')'), qPrintable(shown));
+    // Its neighbour of the same library, never extended, keeps the library's rule alone.
+    QCOMPARE(monitor.locks().value(fixed).renewal.shown(), library);
     monitor.stop();
 }
 

@@ -273,12 +273,12 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
         if (!r.job.reclaim.isEmpty())
             facts += QStringLiteral("<p style='margin:2px 0;color:#555'>%1</p>").arg(esc(r.job.reclaim));
     }
-    if (!r.renewal.text.isEmpty()) {
-        QString renewal = r.renewal.text;
-        // What the watch saw overrules the format's prior: a lock its library does not renew may still be
-        // renewed by the application or by another library built on it.
+    if (!r.renewal.shown().isEmpty()) {
+        // What the watch saw overrules the format's prior (RenewalPolicy::observed): a lock its library does
+        // not renew may still be renewed by the application or by another library built on it.
+        QString renewal = r.renewal.shown();
         if (history && history->renewals() > 0 && r.renewal.rule != RenewalPolicy::Rule::Unknown)
-            renewal += tr("; seen while watched: %1").arg(history->cadenceText(InspectClock::monotonicMs()));
+            renewal += tr("; %1").arg(history->cadenceText(InspectClock::monotonicMs()));
         facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
                      .arg(tr("Renewal:"), esc(renewal));
     }

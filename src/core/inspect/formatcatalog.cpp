@@ -18,6 +18,7 @@
 #include <QStandardPaths>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace {
@@ -353,7 +354,16 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
         // already past (a leaderboard's points or a schedule's future times are no holders).
         const bool ownerLike = f.valueIs == QLatin1String("owner-like");
         constexpr double kYear2000Ms = 946684800000.0;
-        const double latestMs = ownerLike ? double(QDateTime::currentMSecsSinceEpoch() + 60000) : 0;
+        const double nowMs = ownerLike ? double(QDateTime::currentMSecsSinceEpoch()) : 0;
+        const double latestMs = nowMs + 60000;
+        // A lease set's scores are deadlines near now (issue 41): a day either side, at least one still
+        // ahead. A rate limiter's window holds past times only, a leaderboard small numbers, a results
+        // registry deadlines a year away; none of them fits.
+        const bool deadlines
+            = f.time == LockFormat::Time::ExpiresS || f.time == LockFormat::Time::ExpiresMs;
+        const double unitMs = f.time == LockFormat::Time::ExpiresS ? 1000.0 : 1.0;
+        constexpr double kDayMs = 24.0 * 3600 * 1000;
+        bool ahead = false;
         for (const auto &[member, score] : k.members) {
             if (!f.writeMember.isEmpty() && member == f.writeMember)
                 continue;
@@ -364,12 +374,16 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
                 return false;
             if (ownerLike
                 && (!isHolderId(m.captured(QStringLiteral("id")).toUtf8())
-                    || (f.time == LockFormat::Time::AcquiredMs && (score < kYear2000Ms || score > latestMs))))
+                    || (f.time == LockFormat::Time::AcquiredMs && (score < kYear2000Ms || score > latestMs))
+                    || (deadlines && !(std::abs(score * unitMs - nowMs) <= kDayMs))))
                 return false;
+            ahead |= score * unitMs > nowMs;
             if (!any)
                 addNamedGroups(f.member, m, groups);
             any = true;
         }
+        if (ownerLike && deadlines && !ahead)
+            return false;
         return any || !f.writeMember.isEmpty();
     }
     }

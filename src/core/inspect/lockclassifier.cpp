@@ -71,6 +71,9 @@ LockRecord base(const ScannedKey &k)
 
 qint64 epochMs(double value, LockFormat::Time time)
 {
+    // "+inf" (RQ's score for a job without a timeout) and NaN are no time.
+    if (!std::isfinite(value))
+        return -1;
     switch (time) {
     case LockFormat::Time::ExpiresMs:
     case LockFormat::Time::AcquiredMs:
@@ -504,6 +507,16 @@ QString evidence(const LockFormat &f, bool keyMatched, const ScannedKey &k)
     else if (f.valueIs == QLatin1String("random-id") && namesNoLibrary(f))
         what = QStringLiteral("no word in its name says lock or anything else; only its value, a random id, "
                               "and its TTL say lease");
+    else if (f.shape == LockFormat::Shape::HolderZset && namesNoLibrary(f)
+             && (f.time == LockFormat::Time::ExpiresS || f.time == LockFormat::Time::ExpiresMs))
+        // A possible lease set (issue 41): what the scores are, and what else looks the same.
+        what = QStringLiteral("%1only its data says lease: every member looks like a job or holder id and "
+                              "is scored with a deadline in Unix %2 within a day of now, at least one still "
+                              "ahead, as a task queue's lease set keeps them (RQ's started-job registry); a "
+                              "delayed-job queue's run-at times look the same, so nothing is alarmed on")
+                   .arg(k.lockNamed ? QStringLiteral("named like a lock; ") : QString(),
+                        f.time == LockFormat::Time::ExpiresS ? QStringLiteral("seconds")
+                                                             : QStringLiteral("milliseconds"));
     else if (f.dataIdentifies)
         what = QStringLiteral("its data fits %1").arg(f.name);
     else
@@ -548,14 +561,22 @@ LockRecord named(const ScannedKey &k)
     r.library = QStringLiteral("unknown");
     const QString why = k.explicitPattern && !k.lockNamed ? QStringLiteral("found by your pattern")
                                                           : QStringLiteral("named like a lock");
-    QString shape = typeWithSize(k);
+    QString number;
     if (k.type == "string" && k.valueLength > 0 && OwnerEvidence::isSmallInteger(k.value))
-        shape = QStringLiteral("a number (%1): a counter (a rate limit's count, a fencing token) or a flag, "
-                               "not an owner")
-                    .arg(Bytes::display(k.value, 20));
-    r.reason = QStringLiteral("%1, but %2 fits no lock format: no owner can be read from it, so nothing is "
-                              "alarmed on")
-                   .arg(why, shape);
+        number = QStringLiteral("its value, a number (%1), is a counter (a rate limit's count, a fencing "
+                                "token) or a flag, not an owner")
+                     .arg(Bytes::display(k.value, 20));
+    else if (k.type == "string" && k.valueLength > 0 && OwnerEvidence::isDecimalNumber(k.value))
+        // go-redis/redis_rate's GCRA keeps a theoretical arrival time (313335151.34025902 s since 2017).
+        number = QStringLiteral("its value, a decimal number (%1), is a rate limiter's state (a GCRA "
+                                "theoretical arrival time, a window's start), a score or a measurement, not "
+                                "an owner")
+                     .arg(Bytes::display(k.value, 24));
+    r.reason = number.isEmpty()
+        ? QStringLiteral("%1, but %2 fits no lock format: no owner can be read from it, so nothing is "
+                         "alarmed on")
+              .arg(why, typeWithSize(k))
+        : QStringLiteral("%1, but %2: it fits no lock format, so nothing is alarmed on").arg(why, number);
     return r;
 }
 

@@ -270,9 +270,29 @@ qint64 renewalDeadlineMs(const LockRecord &r, const DiagnosticContext &c)
     return period + margin;
 }
 
+// What the watch saw of its renewals, said next to what the library does alone: a lock whose library never
+// renews it on its own may be renewed by the application or by a library built on it (issue 41).
+static QString observedRenewal(const LockRecord &r, const DiagnosticContext &c)
+{
+    if (c.renewalsSeen < 1 || r.renewal.rule == RenewalPolicy::Rule::Unknown)
+        return {};
+    const QString seen = c.renewalsSeen >= 2 && c.renewalIntervalMs > 0
+        ? QStringLiteral("renewed every ~%1 while watched (%2 renewals seen%3)")
+              .arg(InspectFormat::duration(c.renewalIntervalMs))
+              .arg(c.renewalsSeen)
+              .arg(steadyRhythm(c) ? QStringLiteral(", a steady rhythm") : QString())
+        : QStringLiteral("renewed while watched (once so far)");
+    if (r.renewal.rule == RenewalPolicy::Rule::None)
+        return QStringLiteral("%1: something renews it, the library does not on its own (%2)")
+            .arg(seen, r.renewal.text.isEmpty() ? QStringLiteral("it has no renewal of its own")
+                                                : r.renewal.text);
+    return r.renewal.text.isEmpty() ? seen : QStringLiteral("%1; %2").arg(seen, r.renewal.text);
+}
+
 void diagnose(LockRecord &record, const DiagnosticContext &context)
 {
     record.diagnoses.clear();
+    record.renewal.observed = observedRenewal(record, context);
     if (!record.isLock() || record.kind == LockKind::Named)
         return;
     markExpiredHolders(record, context);

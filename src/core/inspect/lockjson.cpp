@@ -135,7 +135,11 @@ QJsonObject lock(const LockRecord &r)
         o.insert(QStringLiteral("renewal"),
                  QJsonObject {{QStringLiteral("rule"), ruleName(r.renewal.rule)},
                               {QStringLiteral("value"), r.renewal.value},
-                              {QStringLiteral("text"), r.renewal.text}});
+                              {QStringLiteral("text"), r.renewal.shown()},
+                              // The library's own rule, when a watch's observation replaced it in text.
+                              {QStringLiteral("library_text"),
+                               r.renewal.observed.isEmpty() ? QJsonValue(QJsonValue::Null)
+                                                            : QJsonValue(r.renewal.text)}});
     if (r.kind == LockKind::Semaphore || r.kind == LockKind::ReadWrite) {
         o.insert(QStringLiteral("holders"), orNull(r.holderCount >= 0 ? r.holderCount : r.owners.size()));
         o.insert(QStringLiteral("permits_total"), orNull(r.permitsTotal));

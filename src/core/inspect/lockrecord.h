@@ -68,7 +68,15 @@ struct RenewalPolicy
     };
     Rule rule = Rule::Unknown;
     double value = 0;
-    QString text; // "every third of the lease (lockWatchdogTimeout / 3)"
+    QString text; // "every third of the lease (lockWatchdogTimeout / 3)": what the library does on its own
+    // What a watch saw, when it saw renewals (LockDiagnostics::diagnose fills it): "renewed every 1.0 s while
+    // watched (4 renewals seen): something renews it, …". It wins over `text`, which alone may be wrong
+    // for the caller (issue 41: redis-py "renews it only when the application calls extend()", on a lock a
+    // library extends every second).
+    QString observed;
+
+    // What to show: the observed rhythm with the library's own rule, or the library's rule alone.
+    QString shown() const { return observed.isEmpty() ? text : observed; }
 
     // How long after a renewal the next one is due for a lock whose lease is `leaseMs`; -1 unknown.
     qint64 periodMs(qint64 leaseMs) const;

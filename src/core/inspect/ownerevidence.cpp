@@ -4,6 +4,7 @@
 
 #include "locknames.h"
 
+#include <QRegularExpression>
 #include <QSet>
 #include <QString>
 
@@ -170,6 +171,13 @@ bool isSmallInteger(const QByteArray &value)
     return !digits.isEmpty() && digits.size() <= 14 && LockNames::isDigits(digits);
 }
 
+bool isDecimalNumber(const QByteArray &value)
+{
+    static const QRegularExpression decimal(
+        QStringLiteral("^[+-]?(?:[0-9]+\\.[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?$"));
+    return value.size() <= 64 && decimal.match(QString::fromLatin1(value)).hasMatch();
+}
+
 bool isRandomId(const QByteArray &value)
 {
     return LockNames::isUuid(value) || !randomTokenAlphabet(value).isEmpty() || isRandomBytes(value);
@@ -177,7 +185,7 @@ bool isRandomId(const QByteArray &value)
 
 bool isOwnerLike(const QByteArray &value)
 {
-    if (value.isEmpty() || isSmallInteger(value))
+    if (value.isEmpty() || isSmallInteger(value) || isDecimalNumber(value))
         return false;
     if (LockNames::isUuid(value.left(36)) || !randomTokenAlphabet(value).isEmpty() || isRandomBytes(value))
         return true;

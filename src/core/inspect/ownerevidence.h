@@ -32,5 +32,8 @@ bool isRandomId(const QByteArray &value);
 // True for an optionally signed integer of 1 to 14 digits: a counter, a count or a flag, never an owner
 // (15 to 20 digits are snowflake ids, which generic-lock formats read as owners).
 bool isSmallInteger(const QByteArray &value);
+// True for an optionally signed decimal number with a fraction (313335151.34025902, -0.5, 1.5e3): a rate
+// limiter's arrival time, a score, a measurement. A holder never writes one as its token.
+bool isDecimalNumber(const QByteArray &value);
 
 } // namespace OwnerEvidence

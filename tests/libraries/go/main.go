@@ -1,7 +1,7 @@
 // LockScope fixture driver for the Go lock libraries: one binary, one subcommand per library, so
 // tst_reallibraries starts one small process per library and nothing is compiled at test time.
 //
-// Usage: lockdriver redsync|redislock|rueidislock --port N [--prefix P]
+// Usage: lockdriver redsync|redislock|rueidislock|redis-rate --port N [--prefix P]
 //
 // Contract (the same as tests/libraries/node/_common.js and python/_fixture.py): makes locks through the
 // library's own API on 127.0.0.1:N, prints one {"made": {...}} line per lock key and {"not_lock": {...}}
@@ -111,7 +111,7 @@ func parseArgs(args []string) config {
 		}
 	}
 	if cfg.port < 1 || cfg.port > 65535 {
-		fail("usage: lockdriver redsync|redislock|rueidislock --port N [--prefix P] (port missing or invalid)")
+		fail("usage: lockdriver redsync|redislock|rueidislock|redis-rate --port N [--prefix P] (port missing or invalid)")
 	}
 	return cfg
 }
@@ -140,13 +140,13 @@ func holdUntilStopped() {
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: lockdriver redsync|redislock|rueidislock --port N [--prefix P]")
+		fail("usage: lockdriver redsync|redislock|rueidislock|redis-rate --port N [--prefix P]")
 	}
 	drivers := map[string]func(config){"redsync": runRedsync, "redislock": runRedislock,
-		"rueidislock": runRueidislock}
+		"rueidislock": runRueidislock, "redis-rate": runRedisRate}
 	run, ok := drivers[os.Args[1]]
 	if !ok {
-		fail("unknown library %q (known: redsync, redislock, rueidislock)", os.Args[1])
+		fail("unknown library %q (known: redsync, redislock, rueidislock, redis-rate)", os.Args[1])
 	}
 	cfg := parseArgs(os.Args[2:])
 	cap := time.AfterFunc(setupCap, func() { fail("setup did not finish within %s", setupCap) })

@@ -66,6 +66,26 @@ C.run(async (cfg) => {
   const defQ = `${san}bullmq-default`;
   ctx.push({ q: defQ, lease: 30000, ...(await runQueue(defQ, 1, { expectActive: 1, opts: {} })) });
 
+  // Issue 41: jobs given uuid ids (queue.add(…, { jobId: randomUUID() }), as applications that dedupe do)
+  // that finished. Their completed zset is uuid → finishedOn in ms, a past time: the shape of a semaphore's
+  // holders, though nobody holds anything.
+  const doneQ = `${san}bullmq-done-jobs`;
+  const doneQueue = new Queue(doneQ, { connection });
+  closers.push(() => doneQueue.disconnect && doneQueue.disconnect());
+  let finished = 0;
+  let allDone;
+  const done = new Promise((r) => { allDone = r; });
+  const doneWorker = new Worker(doneQ, async () => 'ok', { connection, autorun: false });
+  doneWorker.on('completed', () => { if (++finished === 3) allDone(); });
+  doneWorker.on('error', (e) => C.fail(`worker error: ${e.message}`));
+  closers.push(() => doneWorker.disconnect && doneWorker.disconnect());
+  for (let i = 0; i < 3; i++) await doneQueue.add('send-invoice', { n: i }, { jobId: require('crypto').randomUUID() });
+  doneWorker.run().catch((e) => C.fail(`worker.run: ${e.message}`));
+  await done;
+  await doneWorker.close();
+  C.notLock(`bull:${doneQ}:completed`, 'zset of completed jobs (uuid job ids → finishedOn in ms), not a lock nor a semaphore',
+    { type: 'zset', strict: true });
+
   for (const c of ctx) {
     const prefix = `bull:${c.q}:`;
     const lockKeys = new Set();

@@ -5,9 +5,12 @@ Runs in tests/libraries/pypi/.venv. What redis/lock.py writes (the same as Debia
   Lock.do_acquire: SET <name> <token> NX [PX int(timeout*1000)]; no TTL when timeout is None (the default)
   Lock.extend(t): LUA_EXTEND_SCRIPT, PEXPIRE to the remaining PTTL + t (replace_ttl=False)
 A blocked waiter retries SET NX every `sleep` seconds client-side and stores nothing.
+Issue 41: a Lock kept alive by code built on redis-py (a job runner's keep-alive thread calling
+extend(5, replace_ttl=True) every second): redis-py does not renew on its own, but this lock is renewed.
 Usage: redis-py.py --port N [--prefix P]
 """
 import sys
+import threading
 from importlib.metadata import version
 
 sys.dont_write_bytecode = True  # keep the source tree clean
@@ -20,7 +23,7 @@ P = args.prefix
 base = dict(library="redis-py", package="redis (PyPI)", version=version("redis"), type="string", kind="mutex")
 UUID1 = "uuid.uuid1().hex: 32 lowercase hex chars, a time-based UUID (redis/lock.py Lock.acquire)"
 
-names = [P + "pypi:nightly-report", P + "pypi:billing", P + "pypi:extended"]
+names = [P + "pypi:nightly-report", P + "pypi:billing", P + "pypi:extended", P + "pypi:kept-alive"]
 r.delete(*names)  # leftovers of a killed earlier run (the first one never expires)
 held = []
 
@@ -33,9 +36,9 @@ def take(name, **lock_kw):
     return lock
 
 
-def report(lock, api, lease_ms):
+def report(lock, api, lease_ms, **extra):
     fx.made(**base, key=lock.name, owner=fx.decode(lock.local.token), owner_meaning=UUID1, lease_ms=lease_ms,
-            api=api)
+            api=api, **extra)
 
 
 # 1. The default: no timeout, so no TTL at all.
@@ -53,5 +56,22 @@ ext.extend(300)
 report(ext, "Redis.lock(%r, timeout=300).acquire(blocking=False), then .extend(300)  (adds to the remaining TTL)"
        % names[2], 600000)
 
+# 4. Kept alive every second by its holder's thread, as a job runner built on redis-py does (issue 41).
+# thread_local=False: the keep-alive thread extends the token its holder took.
+kept = take(names[3], timeout=5, thread_local=False)
+report(kept, "Redis.lock(%r, timeout=5, thread_local=False).acquire(blocking=False); a thread calls "
+       ".extend(5, replace_ttl=True) every second" % names[3], 5000,
+       renewal={"every_ms": 1000, "rule": "the holder's keep-alive thread: lock.extend(5, replace_ttl=True) every 1 s"})
+
+
+def keep_alive():
+    while not fx._stop.wait(1.0):
+        try:
+            kept.extend(5, replace_ttl=True)
+        except Exception as e:  # pragma: no cover
+            fx.fail("extend of %s failed: %s" % (names[3], e))
+
+
+threading.Thread(target=keep_alive, daemon=True).start()
 fx.ready_and_hold()
 sys.exit(0)

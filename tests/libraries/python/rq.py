@@ -8,12 +8,20 @@
 * rq/queue.py Queue.acquire_cleaning_lock():
     SET rq:clean_registries:<queue> 1 NX EX 899   (a 15-minute "recently cleaned" latch,
   never deleted, only expires).
+* rq/registry.py StartedJobRegistry ('rq:wip:<queue>', a lease sorted set): Worker.prepare_job_execution()
+  -> Job.heartbeat() -> ZADD rq:wip:<queue> <now + heartbeat ttl> <job id>, the deadline in Unix seconds
+  (Worker.get_heartbeat_ttl: min(job timeout, job_monitoring_interval 30) + 60 = 90 s), moved on by
+  maintain_heartbeats every job_monitoring_interval; cleanup() takes back jobs whose deadline passed.
+* Its sorted sets that are no leases (issue 41): ScheduledJobRegistry 'rq:scheduled:<queue>' (enqueue_in:
+  scores are run-at times in Unix seconds) and FinishedJobRegistry 'rq:finished:<queue>' (scores are when a
+  result expires: now + result_ttl 500 s) - job ids scored with times near now too.
 The worker/queue/job keys it also writes are reported as not_lock.
 Usage: rq.py --port N [--prefix P]
 """
 import os
 import sys
 import threading
+import time
 
 import os as _os  # noqa: E402
 sys.dont_write_bytecode = True  # keep the source tree clean
@@ -77,6 +85,38 @@ job = queue.enqueue("os.getpid", job_id=P.replace(":", "-") + "job-1")
 fx.not_lock(job.key.decode() if isinstance(job.key, bytes) else job.key,
             "RQ job hash (status, data, origin, created_at...)", type="hash")
 fx.not_lock(queue.key, "RQ queue: list of job ids", type="list")
+
+# 3. A job being run: in the StartedJobRegistry with the worker's lease deadline, as Worker.execute_job
+# leaves it while the work horse runs it (prepare_job_execution, without forking the horse).
+from datetime import timedelta  # noqa: E402
+from rq.registry import FinishedJobRegistry, ScheduledJobRegistry, StartedJobRegistry  # noqa: E402
+
+started_reg = StartedJobRegistry(qname, connection=r)
+finished_reg = FinishedJobRegistry(qname, connection=r)
+scheduled_reg = ScheduledJobRegistry(qname, connection=r)
+r.delete(started_reg.key, finished_reg.key, scheduled_reg.key)
+running = queue.enqueue("os.getpid")  # a uuid4 job id, RQ's default
+worker.prepare_job_execution(running)
+deadline = r.zscore(started_reg.key, running.id)
+if deadline is None:
+    fx.fail("prepare_job_execution put no deadline in %s" % started_reg.key)
+fx.made(**base, key=started_reg.key, type="zset", kind="job-lock", owner=running.id,
+        owner_meaning="the id of the job a worker runs, scored with the deadline of its lease in Unix seconds "
+                      "(now + Worker.get_heartbeat_ttl = 90 s)",
+        lease_ms=int((deadline - time.time()) * 1000),
+        api="Worker.prepare_job_execution(queue.enqueue('os.getpid'))  (StartedJobRegistry.add via Job.heartbeat)")
+# 4. Sorted sets of job ids with times near now that are no leases.
+later = queue.enqueue_in(timedelta(minutes=10), "os.getpid")
+done = queue.enqueue("os.getpid")
+if not worker.perform_job(done, queue):
+    fx.fail("RQ could not run %s" % done.id)
+for key, why in ((scheduled_reg.key, "RQ ScheduledJobRegistry: job ids scored with their run-at time (Unix s), "
+                                     "no lease"),
+                 (finished_reg.key, "RQ FinishedJobRegistry: job ids scored with when their result expires "
+                                    "(now + result_ttl), no lease")):
+    if not r.exists(key):
+        fx.fail("RQ wrote no %s" % key)
+    fx.not_lock(key, why, type="zset", strict=True)
 fx.not_lock("rq:queues", "RQ set of queue keys (shared)", type="set")
 
 # The scheduler's own renewal, on the same period RQScheduler.work() uses.
@@ -99,5 +139,8 @@ r.delete(queue.registry_cleaning_key)  # normally it just expires after 899 s
 worker.register_death()
 r.delete(worker.key)
 job.delete()
+for j in (running, later, done):
+    j.delete()
+r.delete(started_reg.key, finished_reg.key, scheduled_reg.key)
 queue.delete(delete_jobs=True)
 sys.exit(0)
