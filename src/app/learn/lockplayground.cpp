@@ -7,13 +7,16 @@
 #include "outputfile.h"
 #include "redis/redisconnection.h"
 #include "redis/sandboxserver.h"
+#include "sim/presetlibrary.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFontDatabase>
 #include <QGridLayout>
+#include <QHeaderView>
 #include <QHBoxLayout>
 #include <QJsonDocument>
 #include <QLabel>
@@ -21,9 +24,11 @@
 #include <QMessageBox>
 #include <QPalette>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTextBlock>
 #include <QVBoxLayout>
 
@@ -67,13 +72,109 @@ LockPlayground::LockPlayground(QWidget *parent)
                                  "and renewed as the convention says."));
         emit checked();
     });
+    connect(&m_stories, &QFutureWatcher<QList<StoriesAgainstLock::Row>>::finished, this, [this] {
+        BackgroundTask::resultsArrived();
+        const QList<StoriesAgainstLock::Row> rows = m_stories.result();
+        for (int i = 0; i < rows.size(); ++i)
+            showStoryRow(i, rows.at(i)); // every row, whatever the posted progress did
+        int broken = 0, held = 0;
+        for (const StoriesAgainstLock::Row &r : rows) {
+            broken += r.ran && r.broken;
+            held += r.ran && !r.broken;
+        }
+        m_storiesButton->setText(tr("Run the stories against it"));
+        m_status->setText(tr("The stories against your lock: %1 broke it, %2 did not in their one run each (which "
+                             "proves nothing), %3 could not be told with it.")
+                              .arg(broken)
+                              .arg(held)
+                              .arg(rows.size() - broken - held));
+        emit storiesDone();
+    });
     loadStartingPoint(QStringLiteral("textbook"));
 }
 
 LockPlayground::~LockPlayground()
 {
+    if (m_storiesCancel)
+        m_storiesCancel->store(true);
     m_check.waitForFinished(); // the check's sandbox stops with it, within its script timeout
+    m_stories.waitForFinished(); // the story running now is stopped
     BackgroundTask::resultsArrived();
+}
+
+void LockPlayground::runStories()
+{
+    if (m_stories.isRunning())
+        return;
+    CustomLockScripts::Problem problem;
+    const std::shared_ptr<const CustomLockScripts> lua = scripts(&problem);
+    if (!lua) {
+        showProblem(problem);
+        return;
+    }
+    const QStringList ids = StoriesAgainstLock::storyIds();
+    m_storyTable->setRowCount(int(ids.size()));
+    for (int i = 0; i < ids.size(); ++i) {
+        const PresetLibrary::Preset *p = PresetLibrary::find(ids.at(i));
+        m_storyTable->setItem(i, 0, new QTableWidgetItem(p ? p->scenario.title : ids.at(i)));
+        m_storyTable->item(i, 0)->setData(Qt::UserRole, ids.at(i));
+        m_storyTable->setItem(i, 1, new QTableWidgetItem(tr("waiting")));
+    }
+    m_tabs->setCurrentWidget(m_storyTable);
+    m_storiesButton->setText(tr("Stop the stories"));
+    m_status->setText(tr("Running %1 stories against your lock on sandboxes, one after another (each takes the time "
+                         "its story takes)…")
+                          .arg(ids.size()));
+    m_storiesCancel = std::make_shared<std::atomic_bool>(false);
+    std::shared_ptr<std::atomic_bool> cancel = m_storiesCancel;
+    const QPointer<LockPlayground> self(this);
+    m_stories.setFuture(BackgroundTask::run([lua, cancel, self] {
+        return StoriesAgainstLock::run(
+            lua,
+            [self](const StoriesAgainstLock::Row &row, int done, int) {
+                QMetaObject::invokeMethod(
+                    QCoreApplication::instance(),
+                    [self, row, done] {
+                        if (self)
+                            self->showStoryRow(done - 1, row);
+                    },
+                    Qt::QueuedConnection);
+            },
+            [cancel] { return cancel->load(); });
+    }));
+}
+
+void LockPlayground::showStoryRow(int index, const StoriesAgainstLock::Row &row)
+{
+    if (index < 0 || index >= m_storyTable->rowCount())
+        return;
+    QString text;
+    if (!row.ran)
+        text = row.note;
+    else if (row.broken)
+        text = tr("broken: %1 — %2").arg(row.property, row.verdict);
+    else
+        text = row.verdict;
+    if (row.ran && !row.note.isEmpty())
+        text += QStringLiteral(" (%1)").arg(row.note);
+    auto *item = new QTableWidgetItem(text);
+    item->setToolTip(text);
+    if (row.ran && row.broken)
+        item->setForeground(QColor(0xb0, 0x00, 0x20));
+    m_storyTable->setItem(index, 1, item);
+    m_storyTable->resizeRowToContents(index);
+}
+
+QStringList LockPlayground::storyLines() const
+{
+    QStringList lines;
+    for (int i = 0; i < m_storyTable->rowCount(); ++i) {
+        const QTableWidgetItem *story = m_storyTable->item(i, 0);
+        const QTableWidgetItem *verdict = m_storyTable->item(i, 1);
+        lines << QStringLiteral("%1: %2").arg(story ? story->data(Qt::UserRole).toString() : QString(),
+                                              verdict ? verdict->text() : QString());
+    }
+    return lines;
 }
 
 QStringList LockPlayground::startingPoints()
@@ -173,6 +274,16 @@ void LockPlayground::buildLayout()
     m_renew = editor(QStringLiteral("renew"));
     m_renew->setPlaceholderText(tr("-- Optional: renew the lease while the caller still owns the lock (a watchdog "
                                    "calls it). Leave empty for a lock that is never renewed."));
+    // The stories' verdicts, a tab beside the scripts: the scripts stay one click away.
+    m_storyTable = new QTableWidget(0, 2, m_tabs);
+    m_storyTable->setObjectName(QStringLiteral("storyVerdicts"));
+    m_storyTable->setHorizontalHeaderLabels({tr("Story (its faults and lease, your lock)"), tr("What this run showed")});
+    m_storyTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_storyTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_storyTable->verticalHeader()->hide();
+    m_storyTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_storyTable->setWordWrap(true);
+    m_tabs->addTab(m_storyTable, tr("Stories against it"));
     v->addWidget(m_tabs, 1);
 
     m_status = new QLabel(this);
@@ -185,15 +296,26 @@ void LockPlayground::buildLayout()
     m_checkButton->setToolTip(tr("Compile the scripts on a sandbox and try the lock once"));
     m_run = new QPushButton(QIcon(QStringLiteral(":/icons/run.svg")), tr("Run it"), this);
     m_run->setToolTip(tr("A contention run of this lock on the sandbox, in the Simulator"));
+    m_storiesButton = new QPushButton(tr("Run the stories against it"), this);
+    m_storiesButton->setToolTip(tr("The seed stories, each with its own faults and lease, with this lock in place of "
+                                   "theirs: one verdict per story"));
     m_break = new QPushButton(tr("Try to break it"), this);
     m_break->setToolTip(tr("Search fault schedules against this lock on the sandbox until it breaks"));
-    for (QPushButton *b : {m_checkButton, m_run, m_break}) {
+    for (QPushButton *b : {m_checkButton, m_run, m_storiesButton, m_break}) {
         b->setMinimumHeight(32);
         actions->addWidget(b);
     }
     actions->addStretch(1);
     v->addLayout(actions);
     connect(m_checkButton, &QPushButton::clicked, this, &LockPlayground::check);
+    connect(m_storiesButton, &QPushButton::clicked, this, [this] {
+        if (m_stories.isRunning()) {
+            m_storiesCancel->store(true);
+            m_status->setText(tr("Stopping after the story running now…"));
+        } else {
+            runStories();
+        }
+    });
     connect(m_run, &QPushButton::clicked, this, [this] {
         if (const std::optional<Scenario> s = scenario())
             emit runRequested(*s);

@@ -1,18 +1,21 @@
 // Learn's "Write your own lock": three Lua editors (acquire, release, renew) under the calling convention, with
 // syntax colours and the errors Redis reports underlined at their line; a lease and a workers setting; and the
-// actions that put the lock to work on the sandbox — run it in the Simulator, or try to break it. It starts
+// actions that put the lock to work on the sandbox — run it in the Simulator, run the seed stories against it
+// (a verdict per story), or try to break it. It starts
 // from a shipped starting point (the textbook lock, or a common mistake), and a lock is saved as, and opened
 // from, the folder `lockscope-cli explore --lua DIR` reads. Only sandboxes ever run these scripts: the check
 // starts one of its own, and a script that does not end is stopped there (SCRIPT KILL) and reported.
 #pragma once
 
 #include "explore/exploretarget.h"
+#include "explore/storiesagainstlock.h"
 #include "locks/customlockscripts.h"
 #include "sim/scenario.h"
 
 #include <QFutureWatcher>
 #include <QWidget>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -23,6 +26,7 @@ class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
+class QTableWidget;
 
 class LockPlayground : public QWidget
 {
@@ -47,6 +51,13 @@ public:
     std::optional<ExploreTarget::Options> exploreTarget() const;
     QString lockTitle() const;
 
+    // "Run the stories against it": the seed stories with this lock in place of theirs, in the background,
+    // each row of the table filled as its story ends; storiesDone() follows.
+    void runStories();
+    bool isRunningStories() const { return m_stories.isRunning(); }
+    // What the table shows: one line per story ("seed-short-lease: broken: overlap — …").
+    QStringList storyLines() const;
+
     // Compiles and tries the scripts on a sandbox of the check's own, in the background; checked() follows.
     void check();
     bool isChecking() const { return m_check.isRunning(); }
@@ -63,6 +74,7 @@ signals:
     void runRequested(const Scenario &scenario);
     void breakRequested(const ExploreTarget::Options &target, const QString &title);
     void checked();
+    void storiesDone();
 
 private:
     void buildLayout();
@@ -72,6 +84,7 @@ private:
     // Asks before the user's edits are replaced; true to go on.
     bool mayReplaceEdits();
     void markEdited(bool edited);
+    void showStoryRow(int index, const StoriesAgainstLock::Row &row);
 
     QComboBox *m_start = nullptr;
     QLineEdit *m_title = nullptr;
@@ -85,6 +98,10 @@ private:
     QPushButton *m_checkButton = nullptr;
     QPushButton *m_run = nullptr;
     QPushButton *m_break = nullptr;
+    QPushButton *m_storiesButton = nullptr;
+    QTableWidget *m_storyTable = nullptr;
+    QFutureWatcher<QList<StoriesAgainstLock::Row>> m_stories;
+    std::shared_ptr<std::atomic_bool> m_storiesCancel;
     QFutureWatcher<CustomLockScripts::Problem> m_check;
     CustomLockScripts::Problem m_problem;
     bool m_fencing = false; // lock.json's "fencing", kept from the folder or starting point it came from
