@@ -58,9 +58,11 @@ qsizetype HttpRequestHead::feed(const char *data, qsizetype size)
         const qsizetype take = end - used;
         // Counted before anything is kept, so the head never holds more than the limit.
         if (m_bytesRead + take > m_maxBytes) {
-            m_bytesRead += take;
+            // Taken: up to the first byte past the limit, however the bytes were split.
+            const qsizetype over = m_maxBytes + 1 - m_bytesRead;
+            m_bytesRead = m_maxBytes + 1;
             fail(State::TooLarge, 431, "request line and headers too large");
-            return end;
+            return used + over;
         }
         m_bytesRead += take;
         m_line.append(data + used, newline ? take - 1 : take);
