@@ -167,12 +167,24 @@ void MainWindow::openBreakItOn(const ExploreTarget::Options &target, const QStri
         m_breakIt = new BreakItDialog(this);
         m_breakIt->resize(760, 640);
         // The shrunk failure is an ordinary story: the Simulator steps through it on the sandbox.
-        connect(m_breakIt, &BreakItDialog::storyRequested, this, [this](const Scenario &story) {
+        const auto stepThrough = [this](const Scenario &story) {
             showPlace(Place::Simulator);
             m_simulator->loadScenario(story);
             m_simulator->setTarget(SimulatorPlace::Target::Sandbox);
             m_simulator->setStepMode(true);
             m_simulator->run();
+        };
+        connect(m_breakIt, &BreakItDialog::storyRequested, this, stepThrough);
+        // Fork needs the recording: once the stepped run has ended, Fork from here opens on it.
+        connect(m_breakIt, &BreakItDialog::forkRequested, this, [this, stepThrough](const Scenario &story) {
+            stepThrough(story);
+            auto *once = new QObject(this);
+            connect(m_simulator, &SimulatorPlace::runningChanged, once, [this, once](bool running) {
+                if (running)
+                    return;
+                once->deleteLater();
+                m_simulator->forkFromHere();
+            });
         });
     }
     if (m_breakIt->isRunning() && m_breakIt->isVisible()) {

@@ -106,6 +106,12 @@ void TestBreakItDialog::findsTheFlawAndHandsOverItsStory()
     QVERIFY(step && !step->isHidden());
     step->click();
     QCOMPARE(handed, QStringList {dialog.story()->id});
+    QStringList forked;
+    connect(&dialog, &BreakItDialog::forkRequested, this, [&](const Scenario &story) { forked << story.id; });
+    QPushButton *fork = button(dialog, QStringLiteral("Fork it…"));
+    QVERIFY(fork && !fork->isHidden());
+    fork->click();
+    QCOMPARE(forked, QStringList {dialog.story()->id});
 }
 
 void TestBreakItDialog::findingNothingIsNoProof()

@@ -223,11 +223,15 @@ void BreakItDialog::buildLayout()
                                     this);
     m_stepThrough->setToolTip(tr("The shrunk failure as a story, stepped, with the Lua each step runs; Fork it from "
                                  "there to try fencing or a longer lease."));
+    m_fork = new QPushButton(tr("Fork it…"), this);
+    m_fork->setToolTip(tr("Run the story again with one thing changed — fencing on, a longer lease, a shorter "
+                          "pause — beside the recording (the Simulator's Fork from here)"));
     m_saveStory = new QPushButton(tr("Save the story…"), this);
     m_again = new QPushButton(tr("Try again"), this);
     m_again->setToolTip(tr("Another search with the next seed: other schedules."));
     auto *close = new QPushButton(tr("Close"), this);
     after->addWidget(m_stepThrough);
+    after->addWidget(m_fork);
     after->addWidget(m_saveStory);
     after->addWidget(m_again);
     after->addStretch(1);
@@ -236,6 +240,10 @@ void BreakItDialog::buildLayout()
     connect(m_stepThrough, &QPushButton::clicked, this, [this] {
         if (m_story)
             emit storyRequested(*m_story);
+    });
+    connect(m_fork, &QPushButton::clicked, this, [this] {
+        if (m_story)
+            emit forkRequested(*m_story);
     });
     connect(m_saveStory, &QPushButton::clicked, this, &BreakItDialog::saveStory);
     connect(m_again, &QPushButton::clicked, this, &BreakItDialog::start);
@@ -327,6 +335,7 @@ void BreakItDialog::updateEnabled()
     m_budget->setEnabled(!running);
     m_stepThrough->setVisible(!running && m_story.has_value());
     m_saveStory->setVisible(!running && m_story.has_value());
+    m_fork->setVisible(!running && m_story.has_value());
     m_again->setVisible(!running && !m_headline->text().isEmpty());
 }
 
@@ -346,6 +355,9 @@ void BreakItDialog::start()
     if (options.faults.isEmpty())
         return;
     options.budgetS = m_budget->value();
+    // In class the story should be on screen within a minute: the boundary is measured with 6 tries per
+    // length instead of the CLI's 10 (the report says how many, as always).
+    options.boundaryRuns = 6;
     // "Try again" looks at other schedules: each search of this dialog has the next seed.
     static quint64 searches = 0;
     options.seed = 1 + searches++;

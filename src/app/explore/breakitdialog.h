@@ -53,6 +53,8 @@ public:
 signals:
     // "Step through it": the shrunk failure, to open in the Simulator, stepped.
     void storyRequested(const Scenario &story);
+    // "Fork it…": the same story opened stepped, then Fork from here on it (fencing on, a longer lease…).
+    void forkRequested(const Scenario &story);
 
 private:
     void buildLayout();
@@ -82,6 +84,7 @@ private:
     QLabel *m_headline = nullptr;
     QLabel *m_result = nullptr;
     QPushButton *m_stepThrough = nullptr;
+    QPushButton *m_fork = nullptr;
     QPushButton *m_saveStory = nullptr;
     QPushButton *m_again = nullptr;
     std::optional<Scenario> m_story;
