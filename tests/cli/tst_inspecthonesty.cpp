@@ -3,6 +3,7 @@
 // server's reason (never as "gone", "0 waiters" or "no locks"), the result says it is incomplete, and the
 // exit code is 4 — never 0, also with --fail-on. And what is read is told as it is: a stuck lock of random
 // bytes is flagged with what that rests on, and no reason contradicts the key's name (issue 41).
+#include "fixturedriver.h"
 #include "inspect/samplelocks.h"
 #include "locks/redissonnames.h"
 #include "testsupport.h"
@@ -24,6 +25,7 @@ private slots:
     void withoutShardNumsubTheWaitersAreAFloor();
     void aReplicaSaysItIsOne();
     void aStuckLockOfRandomBytesIsFlagged();
+    void limitersQueuesAndLeaseSetsAreToldAsTheyAre();
 
 private:
     TestSupport::ProcessRun inspect(const QByteArray &user, const QStringList &extra = {}, int port = 0);
@@ -234,6 +236,59 @@ void TestInspectHonesty::aStuckLockOfRandomBytesIsFlagged()
     const auto failOn = inspect("full", {"--fail-on", "no-ttl", "--pattern", "lock:report-*"});
     QVERIFY(admin.command({"DEL", "lock:report-builder"}).ok());
     QCOMPARE(failOn.exitCode, 3);
+}
+
+// Issue 41, points 4 and 5, through the real libraries and the real command: go-redis/redis_rate v10's
+// GCRA value under a lock word (rate:…:lock-api:… = 313335151.34025902) is no mutex owned by that number;
+// RQ 1.13's StartedJobRegistry (rq:wip:<queue>, job id → lease deadline in Unix s) is the job's lease, not
+// "a zset … fits no lock format"; its scheduled and finished registries (run-at times, result expiries near
+// now) are no leases. No alarm on any of them.
+void TestInspectHonesty::limitersQueuesAndLeaseSetsAreToldAsTheyAre()
+{
+    const QString dir = QStringLiteral(QT_TESTCASE_SOURCEDIR "/../libraries");
+    std::unique_ptr<FixtureDriver> drivers[2];
+    int n = 0;
+    for (const char *name : {"go-redis-rate", "rq"}) {
+        QString error;
+        drivers[n] = FixtureDriver::start(dir, QString::fromLatin1(name), m_server.port(),
+                                          QStringLiteral("hon:"), &error);
+        QVERIFY2(drivers[n],
+                 qPrintable(error + QStringLiteral(" (tests/libraries/setup installs the drivers)")));
+        ++n;
+    }
+    const auto r = inspect("full", {"--json"});
+    for (auto &d : drivers)
+        d->stop();
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject root = json(r);
+    for (const char *key : {"rate:hon:lock-api:10.1.2.3", "rate:hon:mutex:login:user-7"}) {
+        const QJsonObject limiter = lockOf(root, QString::fromLatin1(key));
+        QCOMPARE(limiter.value("kind").toString(), QStringLiteral("named"));
+        QVERIFY(limiter.value("owners").toArray().isEmpty());
+        QVERIFY(limiter.value("diagnoses").toArray().isEmpty());
+        const QString reason = limiter.value("reason").toString();
+        QVERIFY2(reason.contains(QLatin1String("a decimal number"))
+                     && reason.contains(QLatin1String("not an owner")),
+                 qPrintable(reason));
+    }
+    QVERIFY(lockOf(root, "rate:hon:reports").isEmpty()); // no lock word, no lock's shape: not listed
+    QString started;
+    for (const QJsonObject &m : std::as_const(drivers[1]->made)) {
+        if (m.value("key").toString().startsWith(QLatin1String("rq:wip:")))
+            started = m.value("owner").toString();
+    }
+    QVERIFY(!started.isEmpty());
+    const QJsonObject wip = lockOf(root, "rq:wip:hon:default");
+    QCOMPARE(wip.value("format").toString(), QStringLiteral("rq-started-registry"));
+    QCOMPARE(wip.value("kind").toString(), QStringLiteral("job-lock"));
+    QCOMPARE(wip.value("library").toString(), QStringLiteral("RQ"));
+    const QJsonObject job = wip.value("owners").toArray().at(0).toObject();
+    QCOMPARE(job.value("id").toString(), started);
+    QVERIFY2(!job.value("until").isNull(), qPrintable(QJsonDocument(job).toJson()));
+    QVERIFY(wip.value("diagnoses").toArray().isEmpty());
+    QVERIFY(!wip.value("reason").toString().contains(QLatin1String("fits no lock format")));
+    for (const char *key : {"rq:scheduled:hon:default", "rq:finished:hon:default"})
+        QVERIFY2(lockOf(root, QString::fromLatin1(key)).isEmpty(), key);
 }
 
 QTEST_GUILESS_MAIN(TestInspectHonesty)

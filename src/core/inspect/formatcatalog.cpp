@@ -355,7 +355,9 @@ bool FormatCatalog::dataFits(const LockFormat &f, const ScannedKey &k, const QSt
         const bool ownerLike = f.valueIs == QLatin1String("owner-like");
         constexpr double kYear2000Ms = 946684800000.0;
         const double nowMs = ownerLike ? double(QDateTime::currentMSecsSinceEpoch()) : 0;
-        const double latestMs = nowMs + 60000;
+        // A holder took its permit in the past; 10 s covers clocks that disagree. More than that ahead is a
+        // deadline (a lease set with 30 s leases in ms looked like a semaphore with a minute's grace).
+        const double latestMs = nowMs + 10000;
         // A lease set's scores are deadlines near now (issue 41): a day either side, at least one still
         // ahead. A rate limiter's window holds past times only, a leaderboard small numbers, a results
         // registry deadlines a year away; none of them fits.
