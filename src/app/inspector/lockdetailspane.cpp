@@ -277,8 +277,13 @@ void LockDetailsPane::showLock(const LockRecord &r, const LockHistory *history, 
         // What the watch saw overrules the format's prior (RenewalPolicy::observed): a lock its library does
         // not renew may still be renewed by the application or by another library built on it.
         QString renewal = r.renewal.shown();
-        if (history && history->renewals() > 0 && r.renewal.rule != RenewalPolicy::Rule::Unknown)
-            renewal += tr("; %1").arg(history->cadenceText(InspectClock::monotonicMs()));
+        const qint64 now = InspectClock::monotonicMs();
+        if (history && history->renewals() > 0 && !r.renewal.observed.isEmpty()
+            && history->lastRenewalMs() >= 0)
+            renewal += tr("; the last one %1 ago")
+                           .arg(InspectFormat::duration(now - history->lastRenewalMs()));
+        else if (history && history->renewals() > 0 && r.renewal.rule != RenewalPolicy::Rule::Unknown)
+            renewal += tr("; seen while watched: %1").arg(history->cadenceText(now));
         facts += QStringLiteral("<p style='margin:6px 0 2px 0'><b>%1</b> %2</p>")
                      .arg(tr("Renewal:"), esc(renewal));
     }
