@@ -2,6 +2,8 @@
 // Go adapters ahead of a run.
 #include "clientscommand.h"
 
+#include "clientscheckcommand.h"
+
 #include "cliio.h"
 #include "commandlinestart.h"
 
@@ -94,7 +96,9 @@ ClientsArguments ClientsArguments::parse(const QStringList &arguments)
          QStringLiteral("Install the npm packages and build the JVM and Go programs of the adapters named "
                         "(all without names) now, instead of on first use.")});
     parser.addPositionalArgument(QStringLiteral("id"),
-                                 QStringLiteral("Adapters to list or install (default: all)."),
+                                 QStringLiteral("Adapters to list or install (default: all). `lockscope-cli clients "
+                                                "check ID` (or `check -- COMMAND…`) checks an adapter against the "
+                                                "protocol: see `lockscope-cli clients check --help`."),
                                  QStringLiteral("[ID...]"));
     if (!CommandLineStart::parse(parser, arguments, &out.helpText, &out.error))
         return out;
@@ -160,6 +164,8 @@ void ClientsCommand::print(QTextStream &out, const QList<ClientState> &states, b
 
 int runClientsCommand(const QStringList &arguments)
 {
+    if (arguments.value(1) == QLatin1String("check"))
+        return runClientsCheckCommand(QStringList {arguments.value(0) + QStringLiteral(" check")} + arguments.mid(2));
     const ClientsArguments args = ClientsArguments::parse(arguments);
     if (const std::optional<int> exitCode = CommandLineStart::earlyExit(kName, args.helpText, args.error))
         return *exitCode;
