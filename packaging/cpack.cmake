@@ -21,9 +21,10 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6svg6")
 # desktop keychain (it loads it at run time, so shlibdeps cannot see it).
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "redis-server, openssh-client, libsecret-1-0")
 # A JDK and Maven build the Redisson and Jedis client adapters on first use (the Simulator's real-library workers).
-# Prometheus evaluates serve's alert rules (/usr/share/lockscope/monitoring).
+# Prometheus evaluates serve's alert rules (/usr/share/lockscope/monitoring). python3-redis runs the redis-py
+# adapter and `lockscope-cli clients check`.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS
-    "gnome-keyring | kwalletmanager, redis-tools, default-jdk-headless, maven, prometheus")
+    "gnome-keyring | kwalletmanager, redis-tools, default-jdk-headless, maven, prometheus, python3-redis")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # /etc/lockscope/serve.json is the administrator's: an upgrade keeps their edits (dpkg asks before replacing).
 file(WRITE "${CMAKE_BINARY_DIR}/debian-control/conffiles" "/etc/lockscope/serve.json\n")
