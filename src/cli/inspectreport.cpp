@@ -19,6 +19,13 @@ QString ttlCell(const LockRecord &r)
     return r.pttlMs == LockRecord::kPttlUnknown ? QStringLiteral("unknown") : InspectFormat::ttl(r.pttlMs);
 }
 
+// The key, and the field of a lock kept in a shared hash: "huey.results.mailer › mailer.lock.send-digest".
+QString shownKey(const LockRecord &r)
+{
+    const QString key = Bytes::displayName(r.key, 60);
+    return r.field.isEmpty() ? key : key + QStringLiteral(" › ") + Bytes::displayName(r.field, 60);
+}
+
 QString cell(const QString &text, int width)
 {
     return text.size() > width ? text.left(width - 1) + QStringLiteral("…") : text.leftJustified(width);
@@ -53,7 +60,7 @@ void InspectReport::printTable(QTextStream &out, const InspectFindings &found)
         keyWidth
             = std::max(keyWidth,
                        int(std::min<qsizetype>(
-                           48, Bytes::displayName(r.key, 60).size() + (r.groupKeys.isEmpty() ? 0 : 10))));
+                           48, shownKey(r).size() + (r.groupKeys.isEmpty() ? 0 : 10))));
     out << "\n"
         << cell(QStringLiteral("KEY"), keyWidth) << "  "
         << (nodeWidth ? cell(QStringLiteral("NODE"), nodeWidth) + QStringLiteral("  ")
@@ -65,7 +72,7 @@ void InspectReport::printTable(QTextStream &out, const InspectFindings &found)
     int named = 0;
     for (const LockRecord &r : records) {
         named += r.kind == LockKind::Named;
-        QString key = Bytes::displayName(r.key, 60);
+        QString key = shownKey(r);
         if (!r.groupKeys.isEmpty())
             key += QStringLiteral(" (+%1 keys)").arg(r.groupKeys.size());
         QStringList codes;
@@ -88,7 +95,7 @@ void InspectReport::printTable(QTextStream &out, const InspectFindings &found)
                 out << "\nDiagnoses:\n";
                 header = true;
             }
-            out << "  " << Bytes::displayName(r.key, 60) << "  " << d.code << ": " << d.text << "\n";
+            out << "  " << shownKey(r) << "  " << d.code << ": " << d.text << "\n";
             if (!d.evidence.isEmpty())
                 out << "      evidence: " << d.evidence << "\n";
         }
@@ -102,7 +109,7 @@ void InspectReport::printTable(QTextStream &out, const InspectFindings &found)
                 out << "\nNot read (shown as unknown, not as a value):\n";
                 header = true;
             }
-            out << "  " << Bytes::displayName(r.key, 60) << "  " << u.field << ": " << u.reason << "\n";
+            out << "  " << shownKey(r) << "  " << u.field << ": " << u.reason << "\n";
         }
     }
     out << "\n"

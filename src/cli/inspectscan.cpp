@@ -31,11 +31,11 @@ std::pair<RedisError, ScanProgress> collect(Job &job, QList<LockRecord> *records
     QHash<QPair<QString, QByteArray>, qsizetype> indexOf;
     while (!job.atEnd()) {
         for (const LockRecord &r : job.nextPage()) {
-            const auto it = indexOf.constFind({r.node, r.key});
+            const auto it = indexOf.constFind({r.node, r.identity()});
             if (it != indexOf.constEnd()) {
                 (*records)[*it] = r;
             } else {
-                indexOf.insert({r.node, r.key}, records->size());
+                indexOf.insert({r.node, r.identity()}, records->size());
                 records->append(r);
             }
         }
@@ -93,7 +93,7 @@ std::optional<InspectFindings> InspectScan::run(CliServer &server, const ScanOpt
     std::stable_sort(found.records.begin(), found.records.end(),
                      [](const LockRecord &a, const LockRecord &b) {
                          const int sa = severity(a), sb = severity(b);
-                         return sa != sb ? sa > sb : a.key < b.key;
+                         return sa != sb ? sa > sb : a.identity() < b.identity();
                      });
     found.incomplete = LockJson::incompleteBecause(found.records, found.progress, found.info, missing);
     return found;

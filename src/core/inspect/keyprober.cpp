@@ -5,6 +5,7 @@
 // bound: how big?). Each round is pipelined, in the pacer's chunks.
 #include "keyprober.h"
 
+#include "hashfieldlocks.h"
 #include "inspectclock.h"
 #include "lockclassifier.h"
 #include "locknames.h"
@@ -36,6 +37,7 @@ enum class Read {
     JobFields,
     JobExists,
     JobStalled,
+    FieldTtls,
 };
 
 struct Planned
@@ -393,8 +395,17 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
             k.matchAssumedTtl = ttlUnread;
             k.plannedBasis = k.matchBasis();
         }
+        // A hash keeping locks as fields (huey's results hash): the lock fields' own TTLs, and the hash's.
+        QList<QByteArray> lockFields;
+        if (k.type == "hash" && !m && !companionTarget)
+            lockFields = HashFieldLocks::lockFields(k, m_options.lockNamePatterns);
+        if (!lockFields.isEmpty()) {
+            RedisCommand hpttl {"HPTTL", k.key, "FIELDS", QByteArray::number(lockFields.size())};
+            hpttl += lockFields;
+            third.add(i, Read::FieldTtls, hpttl);
+        }
         if (ttlUnread && k.exists()
-            && (m || k.lockNamed
+            && (m || k.lockNamed || !lockFields.isEmpty() || !HashFieldLocks::hueyName(k.key).isEmpty()
                 || k.explicitPattern
                 // A random token under any name may be one key of a lock on several resources: the
                 // keys sharing it are one lock only if their TTLs agree (LockAssembler::pairSharedToken).
@@ -515,6 +526,18 @@ bool KeyProber::probe(RedisConnection &connection, const QList<ProbeTarget> &tar
         }
         ScannedKey &k = keys[p.target];
         ScannedKey::Companion *c = p.companion >= 0 ? &k.companions[p.companion] : nullptr;
+        if (p.read == Read::FieldTtls) {
+            // Before Redis 7.4 there is no HPTTL, and no field can have a TTL of its own.
+            if (!r.ok() && r.error.message().contains(QLatin1String("nknown command")))
+                k.fieldTtlsAbsent = true;
+            else if (!r.ok())
+                k.fieldPttlError = QStringLiteral("HPTTL refused: %1").arg(r.error.message());
+            const QList<QByteArray> asked = third.commands.at(n).mid(4);
+            const auto &ttls = r.reply.elements();
+            for (qsizetype f = 0; r.ok() && f < asked.size() && f < ttls.size(); ++f)
+                k.fieldPttls.insert(asked.at(f), ttls.at(f).toInteger());
+            continue;
+        }
         if (!r.ok()) {
             if (refusesEveryKey(r.error))
                 refusedNow[p.target] = unreadReason(r.error);

@@ -2,6 +2,7 @@
 // kept to attach companions found later, pending companions are capped.
 #include "lockassembler.h"
 
+#include "hashfieldlocks.h"
 #include "lockclassifier.h"
 #include "lockdiagnostics.h"
 #include "locknames.h"
@@ -136,12 +137,13 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
     QList<LockRecord> out;
     QHash<QByteArray, qsizetype> indexOf; // one record per lock per batch: a later update replaces it
     const auto emitRecord = [&](const LockRecord &record) {
-        const auto it = indexOf.constFind(record.key);
+        const QByteArray id = record.identity();
+        const auto it = indexOf.constFind(id);
         if (it != indexOf.constEnd()) {
             out[*it] = record;
             return;
         }
-        indexOf.insert(record.key, out.size());
+        indexOf.insert(id, out.size());
         out.append(record);
     };
     QSet<QByteArray> updatedLocks;
@@ -154,6 +156,16 @@ QList<LockRecord> LockAssembler::add(const QList<ScannedKey> &keys, qint64 nowEp
         if (lockOfCompanion.isEmpty() && k.exists()) {
             const FormatMatch *planned = k.reusableMatch();
             match = planned ? *planned : catalog.match(k);
+        }
+        if (lockOfCompanion.isEmpty() && !match && k.type == "hash") {
+            // Locks kept as fields of a hash that is no lock itself (huey's results hash): one record each.
+            for (LockRecord &field : HashFieldLocks::records(k, m_options.lockNamePatterns)) {
+                if (m_seen.contains(field.identity()))
+                    continue;
+                m_seen.insert(field.identity());
+                finish(field, nowEpochMs);
+                emitRecord(field);
+            }
         }
         if (lockOfCompanion.isEmpty() && !match && k.exists() && !k.lockNamed && !k.explicitPattern) {
             LockRecord shared;

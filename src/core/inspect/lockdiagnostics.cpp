@@ -55,7 +55,12 @@ void noTtl(LockRecord &r)
     // Some keys hold their holders' own expiries and never carry a TTL by design (a permit zset).
     if (!r.exists() || r.pttlMs != -1 || r.ttlPolicy == QLatin1String("never"))
         return;
-    QString evidence = QStringLiteral("PTTL -1 read at %1; the key is a %2").arg(readAt(r), identity(r));
+    // A lock kept as a field expires only with a TTL of the field's own (HPTTL) or of the whole hash.
+    QString evidence = r.field.isEmpty()
+        ? QStringLiteral("PTTL -1 read at %1; the key is a %2").arg(readAt(r), identity(r))
+        : QStringLiteral("no TTL on the field %1 (HPTTL -1, or a server before Redis 7.4) nor on the hash "
+                         "(PTTL -1), read at %2; the field is a %3")
+              .arg(Bytes::displayName(r.field, 80), readAt(r), identity(r));
     if (const QString basis = lockBasis(r); !basis.isEmpty())
         evidence += QStringLiteral(" (%1)").arg(basis);
     if (r.ttlPolicy == QLatin1String("always"))

@@ -125,6 +125,8 @@ QJsonObject lock(const LockRecord &r)
         {QStringLiteral("incomplete"), r.isIncomplete()},
     };
     putBytes(o, QStringLiteral("key"), r.key);
+    if (!r.field.isEmpty())
+        putBytes(o, QStringLiteral("field"), r.field); // a lock kept as a field of the hash `key`
     if (!r.formatName.isEmpty())
         o.insert(QStringLiteral("format_name"), r.formatName);
     if (!r.formatNote.isEmpty())

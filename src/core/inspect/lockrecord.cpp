@@ -168,7 +168,8 @@ bool LockRecord::sameContent(const LockRecord &other, qint64 toleranceMs) const
     const bool ttlSame = (pttlMs < 0 || other.pttlMs < 0)
         ? pttlMs == other.pttlMs
         : std::abs(deadlineMs() - other.deadlineMs()) <= toleranceMs;
-    return ttlSame && key == other.key && node == other.node && slot == other.slot && kind == other.kind
+    return ttlSame && key == other.key && field == other.field && node == other.node && slot == other.slot
+        && kind == other.kind
         && format == other.format && formatName == other.formatName && library == other.library
         && certain == other.certain && nameSaysLock == other.nameSaysLock
         && alsoLibraries == other.alsoLibraries && renewal == other.renewal && ttlPolicy == other.ttlPolicy

@@ -118,6 +118,9 @@ struct LockDiagnosis
 struct LockRecord
 {
     QByteArray key;
+    // A lock kept as one field of a hash shared with other data (huey's task locks, issue 39): that field, and
+    // `value` its bytes. Empty for a lock that is a key of its own.
+    QByteArray field;
     // On a Redis Cluster: the master the lock was read from ("127.0.0.1:7000") and the key's slot. Empty and
     // -1 on a single server.
     QString node;
@@ -174,6 +177,8 @@ struct LockRecord
     static constexpr qint64 kPttlUnknown = -3;
 
     bool isLock() const { return kind != LockKind::None; }
+    // What tells two records apart: the key, and the field of a lock kept in a shared hash.
+    QByteArray identity() const { return field.isEmpty() ? key : key + '\0' + field; }
     bool exists() const { return !type.isEmpty() && type != "none"; }
     // People waiting for it: the fair queue when there is one, else the channel's subscribers; -1 unknown.
     qint64 waiters() const;

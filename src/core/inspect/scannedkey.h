@@ -5,6 +5,7 @@
 #include "formatmatch.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QList>
 #include <QPair>
 #include <QString>
@@ -50,6 +51,11 @@ struct ScannedKey
     qint64 valueLength = -1; // STRLEN, -1 when not read
     QList<QPair<QByteArray, QByteArray>> fields; // hash: the fields read, at most the bound
     qint64 fieldCount = -1; // HLEN, -1 when not read
+    // A hash whose fields read include locks (HashFieldLocks): those fields' own TTLs (HPTTL, Redis 7.4+):
+    // -1 none, -2 gone. fieldTtlsAbsent: the server predates field TTLs (HPTTL unknown), so none can be set.
+    QHash<QByteArray, qint64> fieldPttls;
+    QString fieldPttlError;
+    bool fieldTtlsAbsent = false;
     QList<QPair<QByteArray, double>> members; // zset: the first members and their scores
     qint64 size = -1; // LLEN / SCARD / ZCARD / XLEN: exact, from the server
 

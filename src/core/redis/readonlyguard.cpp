@@ -45,6 +45,11 @@ const QHash<QByteArray, Rule> &rules()
             "HSTRLEN",
             "HSCAN",
             "HRANDFIELD",
+            // hash-field TTLs (Redis 7.4+): a lock kept as a field expires by them (issue 39)
+            "HTTL",
+            "HPTTL",
+            "HEXPIRETIME",
+            "HPEXPIRETIME",
             // lists, sets, sorted sets, streams
             "LLEN",
             "LRANGE",
