@@ -38,8 +38,9 @@ void addServeOptions(QCommandLineParser &parser)
     addTargetOptions(parser);
     parser.addOptions({
         {QStringLiteral("config"),
-         QStringLiteral("JSON file listing the targets (and listen, web_config_file, max_lock_series, the "
-                        "http_ bounds); see man lockscope-cli. Instead of connection options."),
+         QStringLiteral("JSON file listing the targets (and listen, web_config_file, max_lock_series, "
+                        "max_commands_per_second, the http_ bounds); see man lockscope-cli. Instead of connection "
+                        "options."),
          QStringLiteral("FILE")},
         {QStringLiteral("listen"),
          QStringLiteral(
@@ -55,6 +56,12 @@ void addServeOptions(QCommandLineParser &parser)
          QStringLiteral("Locks given series of their own, per target: the diagnosed first, then the longest "
                         "held; lockscope_locks_not_exported counts the rest (default %1).")
              .arg(LockMetrics::kDefaultMaxLockSeries),
+         QStringLiteral("N")},
+        {QStringLiteral("max-commands-per-second"),
+         QStringLiteral("Commands per second each target's polling may send to read its locks again; a pass "
+                        "over many locks then takes longer (lockscope_poll_pass_seconds). 0: no cap "
+                        "(default %1).")
+             .arg(PollBudget::kDefaultMaxCommandsPerSecond),
          QStringLiteral("N")},
         {QStringLiteral("http-max-header-bytes"),
          QStringLiteral("Bytes a request's line and headers may take together; a longer head is answered 431 "
@@ -218,6 +225,7 @@ QString readConfig(const QString &path, const QCommandLineParser &cli, ServeArgu
                                     "listen",
                                     "web_config_file",
                                     "max_lock_series",
+                                    "max_commands_per_second",
                                     "http_max_header_bytes",
                                     "http_header_timeout",
                                     "http_idle_timeout",
@@ -233,6 +241,9 @@ QString readConfig(const QString &path, const QCommandLineParser &cli, ServeArgu
         out->webConfigFile = root.value(QLatin1String("web_config_file")).toString();
     if (!cli.isSet(QStringLiteral("max-lock-series")) && root.contains(QLatin1String("max_lock_series")))
         out->maxLockSeries = root.value(QLatin1String("max_lock_series")).toInt(-1);
+    if (!cli.isSet(QStringLiteral("max-commands-per-second"))
+        && root.contains(QLatin1String("max_commands_per_second")))
+        out->maxCommandsPerSecond = root.value(QLatin1String("max_commands_per_second")).toInt(-1);
     for (const HttpOption &o : httpOptions()) {
         const QString key = QString::fromLatin1(o.option).mid(2).replace(u'-', u'_');
         if (cli.isSet(QString::fromLatin1(o.option).mid(2)) || !root.contains(key))
@@ -291,6 +302,12 @@ ServeArguments ServeArguments::parse(const QStringList &arguments)
         if (!ok)
             out.maxLockSeries = -1;
     }
+    if (parser.isSet(QStringLiteral("max-commands-per-second"))) {
+        bool ok = false;
+        out.maxCommandsPerSecond = parser.value(QStringLiteral("max-commands-per-second")).toInt(&ok);
+        if (!ok)
+            out.maxCommandsPerSecond = -1;
+    }
     for (const HttpOption &o : httpOptions()) {
         const QString name = QString::fromLatin1(o.option).mid(2);
         if (!parser.isSet(name))
@@ -304,6 +321,7 @@ ServeArguments ServeArguments::parse(const QStringList &arguments)
                                           "listen",
                                           "web-config",
                                           "max-lock-series",
+                                          "max-commands-per-second",
                                           "http-max-header-bytes",
                                           "http-header-timeout",
                                           "http-idle-timeout",
@@ -326,6 +344,11 @@ ServeArguments ServeArguments::parse(const QStringList &arguments)
         return out;
     if (out.maxLockSeries < 0 || out.maxLockSeries > 1'000'000) {
         out.error = QStringLiteral("max lock series: expected a whole number from 0 to 1000000");
+        return out;
+    }
+    if (out.maxCommandsPerSecond < 0 || out.maxCommandsPerSecond > 1'000'000) {
+        out.error = QStringLiteral(
+            "max commands per second: expected a whole number from 0 (no cap) to 1000000");
         return out;
     }
     QSet<QString> names;

@@ -10,6 +10,7 @@
 #include "httplimits.h"
 #include "inspect/scanoptions.h"
 #include "metrics/lockmetrics.h"
+#include "metrics/pollbudget.h"
 
 #include <QStringList>
 
@@ -38,6 +39,7 @@ public:
     QString listen = QStringLiteral("127.0.0.1:%1").arg(kDefaultPort);
     QString webConfigFile;
     int maxLockSeries = LockMetrics::kDefaultMaxLockSeries;
+    int maxCommandsPerSecond = PollBudget::kDefaultMaxCommandsPerSecond; // per target; 0: no cap
     HttpLimits httpLimits; // --http-max-header-bytes, --http-header-timeout, …
     bool hashPassword = false; // --hash-password: print a bcrypt hash of the password read from stdin
 };

@@ -132,6 +132,7 @@ int runServeCommand(const QStringList &arguments)
     for (const ServeTarget &t : std::as_const(args.targets)) {
         targets.push_back(std::make_unique<MonitoredTarget>(t.name, t.connection.settings, t.scan, timing));
         QObject::connect(targets.back().get(), &MonitoredTarget::note, logLine);
+        targets.back()->setMaxCommandsPerSecond(args.maxCommandsPerSecond);
         view << targets.back().get();
     }
     const LockMetrics::Options options {args.maxLockSeries};

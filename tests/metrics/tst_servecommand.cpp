@@ -300,6 +300,11 @@ void TestServeCommand::badCommandLinesAreRefused_data()
                                          << "--http-header-timeout 0: expected seconds";
     QTest::newRow("http max connections") << QStringList {"--http-max-connections", "many"} << QByteArray() << 2
                                           << "--http-max-connections many: expected a whole number";
+    QTest::newRow("max commands per second") << QStringList {"--max-commands-per-second", "-5"} << QByteArray()
+                                             << 2 << "max commands per second: expected a whole number";
+    QTest::newRow("max commands per second in config")
+        << QStringList() << QByteArray(R"({"targets": [{"port": 6379}], "max_commands_per_second": "x"})") << 2
+        << "max commands per second: expected a whole number";
     QTest::newRow("http key in config")
         << QStringList() << QByteArray(R"({"targets": [{"port": 6379}], "http_max_header_bytes": 10})") << 2
         << "\"http_max_header_bytes\": --http-max-header-bytes 10: expected a whole number from 256";

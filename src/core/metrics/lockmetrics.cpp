@@ -264,6 +264,37 @@ void writeTargets(OpenMetricsWriter &w, const QList<TargetView> &views)
                             "pings)"));
     for (const TargetView &v : views)
         w.sample(targetLabel(v), double(v.target->commandsSent()), "_total");
+
+    // What polling costs and what the cap does to it, so that neither is a surprise.
+    w.family("lockscope_poll_commands_per_second", Type::Gauge,
+             QStringLiteral("Commands per second sent to read the known locks again (polls, renewal checks, "
+                            "notified keys), over the last few seconds without a full scan; absent until "
+                            "measured"));
+    for (const TargetView &v : views) {
+        if (v.target->budget().measuredPerSecond() >= 0)
+            w.sample(targetLabel(v), v.target->budget().measuredPerSecond());
+    }
+    w.family("lockscope_poll_max_commands_per_second", Type::Gauge,
+             QStringLiteral(
+                 "The cap on those commands (--max-commands-per-second); absent when there is none"));
+    for (const TargetView &v : views) {
+        if (v.target->budget().maxPerSecond() > 0)
+            w.sample(targetLabel(v), v.target->budget().maxPerSecond());
+    }
+    w.family("lockscope_poll_locks_per_round", Type::Gauge,
+             QStringLiteral("Locks read again at each poll (set by the cap when there is one)"));
+    for (const TargetView &v : views)
+        w.sample(targetLabel(v), v.target->budget().locksPerPoll());
+    w.family("lockscope_poll_pass_seconds", Type::Gauge,
+             QStringLiteral("How long one pass over every known lock takes (each read once) at this rate: "
+                            "without notifications, how late a release or a TTL change can be seen"),
+             "seconds");
+    for (const TargetView &v : views)
+        w.sample(targetLabel(v), v.target->budget().passSeconds());
+    w.family("lockscope_poll_budget_limited", Type::Gauge,
+             QStringLiteral("1 when the cap makes a pass over the locks take more than one poll interval"));
+    for (const TargetView &v : views)
+        w.sample(targetLabel(v), v.target->budget().isLimited() ? 1 : 0);
 }
 
 void writeScans(OpenMetricsWriter &w, const QList<TargetView> &views)

@@ -20,6 +20,7 @@ MonitoredTarget::MonitoredTarget(const QString &name, const ConnectionSettings &
     : QObject(parent)
     , m_name(name)
     , m_tally(std::make_shared<std::atomic<quint64>>(0))
+    , m_budget(&m_monitor, m_tally)
 {
     ConnectionSettings s = settings;
     s.readOnly = true; // an exporter only ever reads
@@ -27,6 +28,8 @@ MonitoredTarget::MonitoredTarget(const QString &name, const ConnectionSettings &
     m_monitor.setConnectionSettings(s);
     m_monitor.setOptions(options);
     m_monitor.setTiming(timing);
+    connect(&m_budget, &PollBudget::note, this,
+            [this](const QString &line) { emit note(QStringLiteral("target '%1': %2").arg(m_name, line)); });
 
     connect(&m_monitor, &LockMonitor::happened, this,
             [this](const QByteArray &key, const QList<LockEvent> &events, const LockRecord &) {
@@ -93,10 +96,12 @@ MonitoredTarget::MonitoredTarget(const QString &name, const ConnectionSettings &
 void MonitoredTarget::start()
 {
     m_monitor.start();
+    m_budget.start();
 }
 
 void MonitoredTarget::stop()
 {
+    m_budget.stop();
     m_monitor.stop();
 }
 

@@ -6,6 +6,7 @@
 
 #include "inspect/lockmonitor.h"
 #include "lockactivity.h"
+#include "pollbudget.h"
 
 #include <QHash>
 #include <QMap>
@@ -34,6 +35,8 @@ public:
     MonitoredTarget(const QString &name, const ConnectionSettings &settings, const ScanOptions &options,
                     const LockMonitor::Timing &timing, QObject *parent = nullptr);
 
+    // Caps the commands per second its polling sends (PollBudget); 0, the default: no cap. Before start().
+    void setMaxCommandsPerSecond(int n) { m_budget.setMaxPerSecond(n); }
     void start();
     void stop();
 
@@ -43,6 +46,7 @@ public:
     LockMonitor &monitor() { return m_monitor; }
     const LockActivity &activity() const { return m_activity; }
     const ScanState &scanState() const { return m_scan; }
+    const PollBudget &budget() const { return m_budget; }
     // Commands sent to the server on every connection of this target (scans, probes, subscriptions, pings).
     quint64 commandsSent() const { return m_tally->load(std::memory_order_relaxed); }
     // The server can be read now: it answered since the monitor started and nothing since says otherwise.
@@ -70,6 +74,7 @@ private:
     QHash<QString, qint64> m_refusalLoggedAtMs; // command → InspectClock::monotonicMs() of its last log line
     std::shared_ptr<std::atomic<quint64>> m_tally;
     LockMonitor m_monitor;
+    PollBudget m_budget;
     LockActivity m_activity;
     ScanState m_scan;
     qint64 m_lastFailoverEpochMs = -1;
