@@ -3,6 +3,7 @@
 // listed, a hash read only in part said to be partial, and fields named like locks in a shared hash listed
 // without alarms. The real huey 3.5.4 writes these in tst_reallibraries.
 #include "inspect/hashfieldlocks.h"
+#include "inspect/lockactions.h"
 #include "inspect/lockassembler.h"
 #include "inspect/lockdiagnostics.h"
 #include "inspect/scanoptions.h"
@@ -45,6 +46,7 @@ private slots:
     void aHashReadInPartIsPartial();
     void lockNamedFieldsBesideOtherDataAreListedWithoutAlarms();
     void theAssemblerListsEachFieldOnce();
+    void forceUnlockDeletesTheFieldOnly();
 };
 
 void TestHashFieldLocks::hueyLocksAreFieldsThatNeverExpire()
@@ -153,6 +155,27 @@ void TestHashFieldLocks::theAssemblerListsEachFieldOnce()
     QCOMPARE(first.size(), 2);
     QVERIFY(first.at(0).hasDiagnosis(QStringLiteral("no-ttl")));
     QVERIFY(assembler.add({hueyHash()}, 0).isEmpty()); // SCAN returned the hash again
+}
+
+void TestHashFieldLocks::forceUnlockDeletesTheFieldOnly()
+{
+    ScannedKey k = hueyHash();
+    k.fieldCount = 5000; // a big hash read in part: the field's own value is still exact
+    const LockRecord r = HashFieldLocks::records(k, kNames).at(0);
+    const LockAction a = LockActions::forceUnlock(r);
+    QVERIFY2(a.isAvailable(), qPrintable(a.unavailable));
+    QCOMPARE(a.field, r.field);
+    QCOMPARE(a.command.value(0), QByteArray("EVAL"));
+    QCOMPARE(a.command.mid(2), (QList<QByteArray> {"1", r.key, r.field, kPickledOne}));
+    const QByteArray script = a.command.value(1);
+    QVERIFY(script.contains("redis.call('hget', KEYS[1], ARGV[1])"));
+    QVERIFY(script.contains("if v ~= ARGV[2] then return -1 end"));
+    QVERIFY(script.contains("redis.call('hdel', KEYS[1], ARGV[1])"));
+    QVERIFY(!script.contains("'del'")); // never the shared hash
+    QVERIFY(a.commandText().startsWith(QLatin1String("EVAL ")));
+    QVERIFY(a.explanation.contains(QLatin1String("one field")));
+    // A TTL on the key would expire every other field of the hash.
+    QVERIFY(!LockActions::extendTtl(r, 60000).isAvailable());
 }
 
 QTEST_GUILESS_MAIN(TestHashFieldLocks)

@@ -5,6 +5,7 @@
 // raise no alarm on any key that is not a lock. The drivers of set "issue-31" (libraries and in-house
 // patterns outside the catalog) are scored apart, case by case, against kKnownGaps: what the classifier still
 // gets wrong on them, each with its reason; a gap that closes fails the test until it is taken off the list.
+#include "inspect/lockactions.h"
 #include "inspect/lockclassifier.h"
 #include "inspect/lockscanjob.h"
 #include "testsupport.h"
@@ -539,6 +540,32 @@ void TestRealLibraries::hueyLocksAreFieldsOfItsResultsHash()
     QCOMPARE(locks, 2);
     QCOMPARE(others, 2);
     QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join(u'\n')));
+
+    // Force release of one lock field: refused on a snapshot whose bytes are not the field's any more, then
+    // done, and only that field goes; the hash keeps huey's other lock, the result and the put() value.
+    const Made *nightly = nullptr;
+    for (const Made &m : std::as_const(m_made)) {
+        if (m.driver == QLatin1String("huey")
+            && m.o.value(QLatin1String("case")).toString() == QLatin1String("context-manager-killed"))
+            nightly = &m;
+    }
+    QVERIFY(nightly);
+    const QString key = nightly->o.value(QLatin1String("key")).toString();
+    const LockRecord *r = find(m_records.value(0), key, nightly->o.value(QLatin1String("field")).toString());
+    QVERIFY(r);
+    RedisConnection c(m_server.connectionSettings());
+    QVERIFY(!c.open());
+    const qint64 before = c.command({"HLEN", key.toUtf8()}).reply.toInteger();
+    LockRecord stale = *r;
+    stale.value += "x";
+    const LockAction refused = LockActions::forceUnlock(stale);
+    QVERIFY(!LockActions::interpret(refused, c.command(refused.command)).done);
+    QCOMPARE(c.command({"HEXISTS", key.toUtf8(), r->field}).reply.toInteger(), 1);
+    const LockAction release = LockActions::forceUnlock(*r);
+    const LockActionOutcome done = LockActions::interpret(release, c.command(release.command));
+    QVERIFY2(done.done, qPrintable(done.message));
+    QCOMPARE(c.command({"HEXISTS", key.toUtf8(), r->field}).reply.toInteger(), 0);
+    QCOMPARE(c.command({"HLEN", key.toUtf8()}).reply.toInteger(), before - 1);
 }
 
 void TestRealLibraries::cleanupTestCase()

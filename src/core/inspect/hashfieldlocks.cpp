@@ -82,7 +82,6 @@ LockRecord base(const ScannedKey &hash, const QByteArray &field, const QByteArra
     r.type = hash.type;
     r.value = value;
     r.valueLength = value.size();
-    r.fieldCount = hash.fieldCount;
     r.readAtMs = hash.readAtMs;
     r.nameSaysLock = true;
     QString why;

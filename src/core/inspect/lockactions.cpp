@@ -38,6 +38,14 @@ const char *kZsetCheck = "if redis.call('exists', KEYS[1]) == 0 then return 0 en
                          "  if not s or tonumber(s) ~= tonumber(ARGV[i + 1]) then return -1 end\n"
                          "end\n";
 
+// A lock kept as field ARGV[1] of the shared hash KEYS[1]: it goes only if it still holds ARGV[2]; the hash
+// and its other fields (huey's task results, other locks) stay.
+const char *kFieldDelete = "local v = redis.call('hget', KEYS[1], ARGV[1])\n"
+                           "if not v then return 0 end\n"
+                           "if v ~= ARGV[2] then return -1 end\n"
+                           "redis.call('hdel', KEYS[1], ARGV[1])\n"
+                           "return 1\n";
+
 QString whyNotExact(const LockRecord &r)
 {
     if (!r.exists())
@@ -175,8 +183,40 @@ QString render(const RedisCommand &command)
     return parts.join(u' ');
 }
 
+namespace {
+
+LockAction forceUnlockField(const LockRecord &r)
+{
+    LockAction a;
+    a.type = LockAction::Type::ForceUnlock;
+    a.key = r.key;
+    a.field = r.field;
+    a.title = QStringLiteral("Force unlock %1 › %2").arg(Bytes::display(r.key, 60), Bytes::display(r.field, 60));
+    if (!r.exists())
+        a.unavailable = QStringLiteral("The lock is gone.");
+    else if (r.valueLength > r.value.size())
+        a.unavailable = QStringLiteral(
+            "Only part of this field's value was read, so there is no exact snapshot to compare against.");
+    if (!a.isAvailable())
+        return a;
+    a.command = eval(kFieldDelete, {r.key}, {r.field, r.value});
+    a.explanation
+        = QStringLiteral("It checks that the field %1 of the hash %2 still holds %3; if anything changed since "
+                         "you looked, it deletes nothing. Then it deletes that one field (HDEL): the hash and "
+                         "its other fields stay. Waiting clients of %4 retry on their own, so they notice on "
+                         "their next attempt. The holder is not told: if it is still alive it will believe it "
+                         "holds the lock until it releases it.")
+              .arg(Bytes::display(r.field, 80), Bytes::display(r.key, 80), Bytes::display(r.value, 80),
+                   r.library.isEmpty() ? QStringLiteral("this library") : r.library);
+    return a;
+}
+
+} // namespace
+
 LockAction forceUnlock(const LockRecord &r)
 {
+    if (!r.field.isEmpty())
+        return forceUnlockField(r);
     LockAction a;
     a.type = LockAction::Type::ForceUnlock;
     a.key = r.key;
@@ -257,6 +297,10 @@ LockAction extendTtl(const LockRecord &r, qint64 ttlMs)
     a.unavailable = whyNotExact(r);
     if (ttlMs <= 0)
         a.unavailable = QStringLiteral("The new TTL must be positive.");
+    // A TTL on the key would expire the whole shared hash, every other field with it.
+    if (!r.field.isEmpty())
+        a.unavailable = QStringLiteral("This lock is one field of a shared hash: a TTL on the key would expire "
+                                       "every other field too, so LockScope sets none.");
     if (!a.isAvailable())
         return a;
     Check c = snapshotCheck(r);

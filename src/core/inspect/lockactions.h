@@ -16,6 +16,7 @@ struct LockAction
 
     Type type = Type::ForceUnlock;
     QByteArray key; // the lock acted on
+    QByteArray field; // a lock kept as one field of a shared hash: that field (only it is touched)
     QString title; // "Force unlock lock:order:1"
     QString explanation; // what it checks and what it changes, for the confirmation dialog
     RedisCommand command; // the one command sent
@@ -34,7 +35,8 @@ struct LockActionOutcome
 
 namespace LockActions {
 
-// Deletes the lock if it still has exactly the owners (and counts) shown; wakes Redisson waiters.
+// Deletes the lock if it still has exactly the owners (and counts) shown; wakes Redisson waiters. A lock kept
+// as a field of a shared hash (huey's): HDEL of that field only, if it still holds the bytes shown.
 LockAction forceUnlock(const LockRecord &snapshot);
 // Sets the TTL to `ttlMs` if the lock still has exactly the owners shown.
 LockAction extendTtl(const LockRecord &snapshot, qint64 ttlMs);
