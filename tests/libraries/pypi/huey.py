@@ -10,7 +10,8 @@ Runs in tests/libraries/pypi/.venv. What huey writes (huey/storage.py, huey/api.
   put(key, value) and task results: HSET of other fields of the same hash (a task's result under its uuid4 id)
   flush_locks(*names): HDEL of the locks this process has constructed (Huey._locks, filled by each TaskLock's
     __init__) and of the names given; a lock only ever made in another process's context manager is not among
-    them
+    them: this driver checks it (a second instance, '<prefix>ledger': its decorated task's lock is flushed, its
+    context manager's lock is left and listed)
 Usage: huey.py --port N [--prefix P]
 """
 import os
@@ -34,6 +35,9 @@ from huey import RedisHuey  # noqa: E402
 NAME = args.prefix.replace(":", "") + "mailer"
 huey = RedisHuey(NAME, host="127.0.0.1", port=args.port, socket_timeout=5)
 HASH = huey.storage.result_key
+# A second instance, for what flush_locks() reaches (what the consumer's -f/--flush-locks calls at start).
+NAME2 = args.prefix.replace(":", "") + "ledger"
+huey2 = RedisHuey(NAME2, host="127.0.0.1", port=args.port, socket_timeout=5)
 
 
 @huey.task()
@@ -50,11 +54,27 @@ def add(a, b):
     return a + b
 
 
+@huey2.task()
+@huey2.lock_task("close-books")
+def close_books():
+    sys.stdout.write("held\n")
+    sys.stdout.flush()
+    time.sleep(60)
+
+
 def child(what):
     if what == "decorator":
         # What a consumer's worker does with a task: dequeue it and execute it (Worker.process_task).
         send_digest()
         huey.execute(huey.dequeue())
+    elif what == "decorator2":
+        close_books()
+        huey2.execute(huey2.dequeue())
+    elif what == "context2":
+        with huey2.lock_task("sync-ledger"):
+            sys.stdout.write("held\n")
+            sys.stdout.flush()
+            time.sleep(60)
     else:
         with huey.lock_task("nightly"):
             sys.stdout.write("held\n")
@@ -66,7 +86,7 @@ if CHILD:
     child(os.environ["HUEY_FIXTURE_CHILD"])
     sys.exit(0)
 
-r.delete(HASH, huey.storage.queue_key)  # a killed earlier run's
+r.delete(HASH, huey.storage.queue_key, huey2.storage.result_key, huey2.storage.queue_key)  # an earlier run's
 
 
 def killed_inside(what):
@@ -96,6 +116,21 @@ if not r.hexists(HASH, field):
     fx.fail("huey left no %s field" % field)
 fx.made(**base, case="context-manager-killed", field=field,
         api="with huey.lock_task('nightly'): in a process SIGKILLed inside it")
+
+# What huey's own remedy reaches: flush_locks() in a process that has imported the tasks (as the consumer
+# does with -f) deletes the decorated task's lock, constructed at import, and not a context manager's lock
+# that only ever ran in another process.
+killed_inside("decorator2")
+killed_inside("context2")
+flushed = huey2.flush_locks()
+if flushed != {"close-books"}:
+    fx.fail("huey2.flush_locks() flushed %r, not {'close-books'}" % (flushed,))
+field = "%s.lock.sync-ledger" % NAME2
+if not r.hexists(huey2.storage.result_key, field):
+    fx.fail("flush_locks() reached the context manager's lock %s" % field)
+fx.made(**dict(base, key=huey2.storage.result_key, huey_name=NAME2), case="context-manager-not-flushed",
+        field=field, api="with huey2.lock_task('sync-ledger'): SIGKILLed inside; then huey2.flush_locks() in a "
+        "process that imported the tasks returned {'close-books'} and left this one")
 
 # Ordinary data of the same hash: a value put() and a task's result (executed here, as a worker would).
 huey.put("report-totals", {"sent": 1200, "bounced": 7})
