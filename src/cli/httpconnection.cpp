@@ -2,6 +2,7 @@
 // kernel, whose window then stops the sender; reads are in chunks, and the head parser keeps at most its limit.
 #include "httpconnection.h"
 
+#include <QPointer>
 #include <QSslSocket>
 #include <QTcpSocket>
 
@@ -105,10 +106,19 @@ void HttpConnection::respond()
         send(HttpResponse(400, QByteArrayLiteral("a GET request has no body\n")), false);
         return;
     }
-    const HttpResponse response = m_handler(m_head);
-    // A body we do not read would be taken for the next request: such a connection ends with its answer.
-    const bool keepAlive = m_head.keepAlive() && !response.closes() && !m_head.announcesBody();
-    send(response, keepAlive, headOnly);
+    m_phase = Phase::Answering;
+    m_timer.start(m_limits.idleTimeoutMs); // an answer that never comes does not hold the connection forever
+    const quint64 request = ++m_requests;
+    QPointer<HttpConnection> self(this);
+    m_handler(m_head, [self, request, headOnly](const HttpResponse &response) {
+        if (!self || self->m_phase != Phase::Answering || self->m_requests != request)
+            return;
+        self->m_timer.stop();
+        // A body we do not read would be taken for the next request: such a connection ends with its answer.
+        const HttpRequestHead &head = self->m_head;
+        const bool keepAlive = head.keepAlive() && !response.closes() && !head.announcesBody();
+        self->send(response, keepAlive, headOnly);
+    });
 }
 
 void HttpConnection::send(const HttpResponse &response, bool keepAlive, bool headOnly)
@@ -150,6 +160,7 @@ void HttpConnection::timedOut()
     case Phase::Idle:
         close();
         break;
+    case Phase::Answering:
     case Phase::Writing:
     case Phase::Closing:
         // The client does not read what it asked for.

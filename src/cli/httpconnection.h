@@ -20,7 +20,10 @@ class HttpConnection : public QObject
 {
     Q_OBJECT
 public:
-    using Handler = std::function<HttpResponse(const HttpRequestHead &)>;
+    // Called once with the answer, now or later (a scrape is written on another thread); a call after the
+    // connection closed does nothing.
+    using Respond = std::function<void(const HttpResponse &)>;
+    using Handler = std::function<void(const HttpRequestHead &, const Respond &)>;
 
     // Takes `socket` as its child: a connected QTcpSocket, or a QSslSocket starting its server handshake
     // (which the head's deadline covers too).
@@ -37,6 +40,7 @@ private:
     enum class Phase {
         Head, // reading a request head, under the head's deadline
         Idle, // kept alive, waiting for the next request
+        Answering, // the handler is preparing the answer; nothing is read meanwhile
         Writing, // an answer is being written; nothing is read meanwhile
         Closing, // the last answer is being written, then the socket closes (half first, over plain TCP)
         Done,
@@ -61,6 +65,7 @@ private:
     QTimer m_timer; // the deadline of the current phase
     Phase m_phase = Phase::Head;
     quint64 m_answered = 0;
+    quint64 m_requests = 0; // heads handed to the handler: a late answer must be for the current one
     qint64 m_discarded = 0; // dropped while closing
     bool m_halfClosed = false;
 };

@@ -22,11 +22,29 @@ constexpr qint64 kRefusalNoteEveryMs = 60'000;
 } // namespace
 
 MetricsServer::MetricsServer(const WebConfig *web, Render render, const HttpLimits &limits, QObject *parent)
+    : MetricsServer(
+          web,
+          Prepare([render = std::move(render)](OpenMetricsWriter::Format format) {
+              const QByteArray body = render(format);
+              return std::function<QByteArray()>([body] { return body; });
+          }),
+          limits, parent)
+{
+}
+
+MetricsServer::MetricsServer(const WebConfig *web, Prepare prepare, const HttpLimits &limits, QObject *parent)
     : QTcpServer(parent)
     , m_web(web)
-    , m_render(std::move(render))
+    , m_prepare(std::move(prepare))
     , m_limits(limits)
 {
+    // Two scrapes at once at most are being written; more wait their turn (memory stays bounded).
+    m_writers.setMaxThreadCount(2);
+}
+
+MetricsServer::~MetricsServer()
+{
+    m_writers.waitForDone();
 }
 
 bool MetricsServer::parseListen(const QString &hostPort, QHostAddress *address, quint16 *port)
@@ -101,7 +119,11 @@ void MetricsServer::incomingConnection(qintptr descriptor)
     }
     ++m_open;
     auto *connection = new HttpConnection(
-        socket, m_limits, [this](const HttpRequestHead &head) { return answer(head); }, this);
+        socket, m_limits,
+        [this](const HttpRequestHead &head, const HttpConnection::Respond &respond) {
+            answer(head, respond);
+        },
+        this);
     connect(connection, &HttpConnection::finished, this, [this, connection] {
         --m_open;
         connection->deleteLater();
@@ -138,7 +160,32 @@ void MetricsServer::refuse(qintptr descriptor)
     socket->disconnectFromHost();
 }
 
-HttpResponse MetricsServer::answer(const HttpRequestHead &head)
+void MetricsServer::answer(const HttpRequestHead &head,
+                           const std::function<void(const HttpResponse &)> &respond)
+{
+    const QString path = QUrl::fromEncoded(head.target()).path();
+    const bool authorized = !m_web || m_web->authorize(head.header("authorization"));
+    const bool read = head.method() == "GET" || head.method() == "HEAD";
+    if (!authorized || !read || path != QLatin1String("/metrics")) {
+        respond(answerNow(head));
+        return;
+    }
+    ++m_scrapes;
+    const OpenMetricsWriter::Format format = OpenMetricsWriter::negotiate(head.header("accept"));
+    std::function<QByteArray()> write = m_prepare(format);
+    // The server outlives the writers (its destructor waits for them), so `this` is safe to post to.
+    m_writers.start([this, write = std::move(write), respond, format] {
+        const QByteArray body = write();
+        QMetaObject::invokeMethod(
+            this,
+            [respond, body, format] {
+                respond(HttpResponse(200, body, OpenMetricsWriter::contentType(format)));
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+HttpResponse MetricsServer::answerNow(const HttpRequestHead &head)
 {
     if (m_web && !m_web->authorize(head.header("authorization"))) {
         HttpResponse r(401, QByteArrayLiteral("Unauthorized\n"));
@@ -152,11 +199,6 @@ HttpResponse MetricsServer::answer(const HttpRequestHead &head)
         return r;
     }
     const QString path = QUrl::fromEncoded(head.target()).path();
-    if (path == QLatin1String("/metrics")) {
-        ++m_scrapes;
-        const OpenMetricsWriter::Format format = OpenMetricsWriter::negotiate(head.header("accept"));
-        return HttpResponse(200, m_render(format), OpenMetricsWriter::contentType(format));
-    }
     if (path == QLatin1String("/healthz"))
         return HttpResponse(200, QByteArrayLiteral("ok\n"));
     if (path == QLatin1String("/"))

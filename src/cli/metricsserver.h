@@ -10,6 +10,7 @@
 #include <QElapsedTimer>
 #include <QHostAddress>
 #include <QTcpServer>
+#include <QThreadPool>
 
 #include <functional>
 
@@ -22,9 +23,15 @@ class MetricsServer : public QTcpServer
     Q_OBJECT
 public:
     using Render = std::function<QByteArray(OpenMetricsWriter::Format)>;
+    // Runs on the server's thread and returns the work that writes the body, which runs on a thread of its
+    // own: a scrape of many series then never holds up what else runs on the server's thread (the polls).
+    using Prepare = std::function<std::function<QByteArray()>(OpenMetricsWriter::Format)>;
 
-    // `web` (may be null: plain HTTP, no auth) must outlive the server.
+    // `web` (may be null: plain HTTP, no auth) must outlive the server. `render` runs on the server's thread.
     MetricsServer(const WebConfig *web, Render render, const HttpLimits &limits = {}, QObject *parent = nullptr);
+    MetricsServer(const WebConfig *web, Prepare prepare, const HttpLimits &limits = {},
+                  QObject *parent = nullptr);
+    ~MetricsServer() override;
 
     // Listens on "HOST:PORT" ("127.0.0.1:9817", "[::1]:9817", ":9817" for every address; port 0: any free
     // one). False with `error` set. port() is then the port taken.
@@ -49,11 +56,13 @@ protected:
     void incomingConnection(qintptr descriptor) override;
 
 private:
-    HttpResponse answer(const HttpRequestHead &head);
+    void answer(const HttpRequestHead &head, const std::function<void(const HttpResponse &)> &respond);
+    // Every answer but a scrape's.
+    HttpResponse answerNow(const HttpRequestHead &head);
     void refuse(qintptr descriptor);
 
     const WebConfig *m_web;
-    Render m_render;
+    Prepare m_prepare;
     HttpLimits m_limits;
     QHostAddress m_address;
     quint16 m_port = 0;
@@ -62,4 +71,6 @@ private:
     quint64 m_refused = 0;
     quint64 m_refusedNoted = 0;
     QElapsedTimer m_sinceRefusalNote;
+    // Last: destroyed first, waiting for the bodies being written (whose answers are then dropped).
+    QThreadPool m_writers;
 };

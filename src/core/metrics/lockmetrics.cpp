@@ -1,5 +1,6 @@
 // LockMetrics: one pass over each target's locks picks the locks that get series and counts the rest; then
-// each family is written for every target in turn (a family's samples must be contiguous).
+// each family is written for every target in turn (a family's samples must be contiguous). The first part reads
+// the targets (their thread); the second only the snapshot it made, so it may run on another thread.
 #include "lockmetrics.h"
 
 #include "inspect/inspectclock.h"
@@ -28,9 +29,32 @@ struct LockRow
         renewalDeadline;
 };
 
+// What the writers need of a target, copied at the scrape (the locks and patterns are implicitly shared), so
+// that the text can be written on another thread while the monitor goes on reading.
+struct TargetFacts
+{
+    QString name;
+    QString address;
+    QString topology;
+    bool sentinel = false;
+    int addressChanges = 0;
+    qint64 lastFailoverEpochMs = -1;
+    bool notifications = false;
+    quint64 commandsSent = 0;
+    double pollMeasured = -1;
+    int pollMax = 0;
+    int pollLocksPerRound = 0;
+    double pollPassSeconds = 0;
+    bool pollLimited = false;
+    bool scanning = false;
+    MonitoredTarget::ScanState scan;
+    QList<LockActivity::RenewedExpiry> renewedExpiries;
+    QMap<QString, LockActivity::Counts> patterns;
+};
+
 struct TargetView
 {
-    const MonitoredTarget *target = nullptr;
+    TargetFacts facts;
     bool up = false;
     QList<LockRow> rows;
     qint64 notExported = 0;
@@ -153,10 +177,40 @@ LockRow rowOf(const MonitoredTarget &t, const LockRecord &r, const Age &age, con
     return row;
 }
 
+QString topologyOf(const ConnectionSettings &s)
+{
+    return s.sentinel.enabled() ? QStringLiteral("sentinel")
+        : s.cluster             ? QStringLiteral("cluster")
+                                : QStringLiteral("standalone");
+}
+
+TargetFacts factsOf(const MonitoredTarget &t, qint64 nowMs)
+{
+    TargetFacts f;
+    f.name = t.name();
+    f.address = t.monitor().address();
+    f.topology = topologyOf(t.monitor().connectionSettings());
+    f.sentinel = t.monitor().connectionSettings().sentinel.enabled();
+    f.addressChanges = t.monitor().addressChanges();
+    f.lastFailoverEpochMs = t.lastFailoverEpochMs();
+    f.notifications = t.monitor().hearsNotifications();
+    f.commandsSent = t.commandsSent();
+    f.pollMeasured = t.budget().measuredPerSecond();
+    f.pollMax = t.budget().maxPerSecond();
+    f.pollLocksPerRound = t.budget().locksPerPoll();
+    f.pollPassSeconds = t.budget().passSeconds();
+    f.pollLimited = t.budget().isLimited();
+    f.scanning = t.monitor().isScanning();
+    f.scan = t.scanState();
+    f.renewedExpiries = t.activity().renewedExpiries(nowMs);
+    f.patterns = t.activity().patterns();
+    return f;
+}
+
 TargetView viewOf(const MonitoredTarget &t, int maxLockSeries, qint64 nowMs, qint64 nowEpochMs)
 {
     TargetView v;
-    v.target = &t;
+    v.facts = factsOf(t, nowMs);
     v.up = t.isUp();
     if (!v.up)
         return v; // its last readings are not today's: no lock series at all
@@ -208,14 +262,7 @@ QStringList unreadReasons(const TargetView &v)
 
 Labels targetLabel(const TargetView &v)
 {
-    return {{"target", v.target->name()}};
-}
-
-QString topologyOf(const ConnectionSettings &s)
-{
-    return s.sentinel.enabled() ? QStringLiteral("sentinel")
-        : s.cluster             ? QStringLiteral("cluster")
-                                : QStringLiteral("standalone");
+    return {{"target", v.facts.name}};
 }
 
 void writeTargets(OpenMetricsWriter &w, const QList<TargetView> &views)
@@ -231,39 +278,39 @@ void writeTargets(OpenMetricsWriter &w, const QList<TargetView> &views)
              QStringLiteral("The address read (through Sentinel: the master the sentinels named) and the "
                             "topology; absent until the first connection"));
     for (const TargetView &v : views) {
-        const QString address = v.target->monitor().address();
+        const QString &address = v.facts.address;
         if (!address.isEmpty())
-            w.sample({{"target", v.target->name()},
+            w.sample({{"target", v.facts.name},
                       {"address", address},
-                      {"topology", topologyOf(v.target->monitor().connectionSettings())}},
+                      {"topology", v.facts.topology}},
                      1);
     }
 
     w.family("lockscope_sentinel_failovers", Type::Counter,
              QStringLiteral("Failovers seen through Sentinel: the master read moved to another address"));
     for (const TargetView &v : views) {
-        if (v.target->monitor().connectionSettings().sentinel.enabled())
-            w.sample(targetLabel(v), v.target->monitor().addressChanges(), "_total");
+        if (v.facts.sentinel)
+            w.sample(targetLabel(v), v.facts.addressChanges, "_total");
     }
     w.family("lockscope_sentinel_last_failover_timestamp_seconds", Type::Gauge,
              QStringLiteral("When the last failover was seen (Unix time); absent before the first"),
              "seconds");
     for (const TargetView &v : views) {
-        if (v.target->lastFailoverEpochMs() > 0)
-            w.sample(targetLabel(v), double(v.target->lastFailoverEpochMs()) / 1000.0);
+        if (v.facts.lastFailoverEpochMs > 0)
+            w.sample(targetLabel(v), double(v.facts.lastFailoverEpochMs) / 1000.0);
     }
 
     w.family("lockscope_notifications_flowing", Type::Gauge,
              QStringLiteral("1 when keyspace notifications arrive (changes seen within milliseconds), 0 when "
                             "LockScope polls instead (a lock shorter than a rescan interval can go unseen)"));
     for (const TargetView &v : views)
-        w.sample(targetLabel(v), v.target->monitor().hearsNotifications() ? 1 : 0);
+        w.sample(targetLabel(v), v.facts.notifications ? 1 : 0);
 
     w.family("lockscope_commands_sent", Type::Counter,
              QStringLiteral("Commands LockScope sent to the target's servers (scans, probes, subscriptions, "
                             "pings)"));
     for (const TargetView &v : views)
-        w.sample(targetLabel(v), double(v.target->commandsSent()), "_total");
+        w.sample(targetLabel(v), double(v.facts.commandsSent), "_total");
 
     // What polling costs and what the cap does to it, so that neither is a surprise.
     w.family("lockscope_poll_commands_per_second", Type::Gauge,
@@ -271,45 +318,45 @@ void writeTargets(OpenMetricsWriter &w, const QList<TargetView> &views)
                             "notified keys), over the last few seconds without a full scan; absent until "
                             "measured"));
     for (const TargetView &v : views) {
-        if (v.target->budget().measuredPerSecond() >= 0)
-            w.sample(targetLabel(v), v.target->budget().measuredPerSecond());
+        if (v.facts.pollMeasured >= 0)
+            w.sample(targetLabel(v), v.facts.pollMeasured);
     }
     w.family("lockscope_poll_max_commands_per_second", Type::Gauge,
              QStringLiteral(
                  "The cap on those commands (--max-commands-per-second); absent when there is none"));
     for (const TargetView &v : views) {
-        if (v.target->budget().maxPerSecond() > 0)
-            w.sample(targetLabel(v), v.target->budget().maxPerSecond());
+        if (v.facts.pollMax > 0)
+            w.sample(targetLabel(v), v.facts.pollMax);
     }
     w.family("lockscope_poll_locks_per_round", Type::Gauge,
              QStringLiteral("Locks read again at each poll (set by the cap when there is one)"));
     for (const TargetView &v : views)
-        w.sample(targetLabel(v), v.target->budget().locksPerPoll());
+        w.sample(targetLabel(v), v.facts.pollLocksPerRound);
     w.family("lockscope_poll_pass_seconds", Type::Gauge,
              QStringLiteral("How long one pass over every known lock takes (each read once) at this rate: "
                             "without notifications, how late a release or a TTL change can be seen"),
              "seconds");
     for (const TargetView &v : views)
-        w.sample(targetLabel(v), v.target->budget().passSeconds());
+        w.sample(targetLabel(v), v.facts.pollPassSeconds);
     w.family("lockscope_poll_budget_limited", Type::Gauge,
              QStringLiteral("1 when the cap makes a pass over the locks take more than one poll interval"));
     for (const TargetView &v : views)
-        w.sample(targetLabel(v), v.target->budget().isLimited() ? 1 : 0);
+        w.sample(targetLabel(v), v.facts.pollLimited ? 1 : 0);
 }
 
 void writeScans(OpenMetricsWriter &w, const QList<TargetView> &views)
 {
     w.family("lockscope_scan_running", Type::Gauge, QStringLiteral("1 while a full scan runs"));
     for (const TargetView &v : views)
-        w.sample(targetLabel(v), v.target->monitor().isScanning() ? 1 : 0);
+        w.sample(targetLabel(v), v.facts.scanning ? 1 : 0);
 
     w.family("lockscope_scan_complete", Type::Gauge,
              QStringLiteral("1 when the last full scan walked the whole keyspace and read every key it met, "
                             "and every value of the locks found now was read; absent before the first scan "
                             "ends and while the target cannot be read"));
     for (const TargetView &v : views) {
-        if (v.up && v.target->scanState().ended)
-            w.sample(targetLabel(v), v.target->scanState().complete && unreadReasons(v).isEmpty() ? 1 : 0);
+        if (v.up && v.facts.scan.ended)
+            w.sample(targetLabel(v), v.facts.scan.complete && unreadReasons(v).isEmpty() ? 1 : 0);
     }
     w.family("lockscope_scan_incomplete_reason", Type::Gauge,
              QStringLiteral("Why the last full scan was incomplete: failed, cancelled, unreadable-keys, "
@@ -317,38 +364,38 @@ void writeScans(OpenMetricsWriter &w, const QList<TargetView> &views)
                             "of the locks found could not be read (acl, loading, replica, cluster, timeout, "
                             "connection, error)"));
     for (const TargetView &v : views) {
-        QStringList reasons = v.target->scanState().reasons;
+        QStringList reasons = v.facts.scan.reasons;
         if (v.up)
             reasons << unreadReasons(v);
         reasons.removeDuplicates();
         for (const QString &reason : std::as_const(reasons))
-            w.sample({{"target", v.target->name()}, {"reason", reason}}, 1);
+            w.sample({{"target", v.facts.name}, {"reason", reason}}, 1);
     }
     w.family("lockscope_scan_unreadable_keys", Type::Gauge,
              QStringLiteral("Keys of the last full scan whose type the server would not give, by reason"));
     for (const TargetView &v : views) {
-        const auto &keys = v.target->scanState().unreadableKeys;
+        const auto &keys = v.facts.scan.unreadableKeys;
         for (auto it = keys.cbegin(); it != keys.cend(); ++it)
-            w.sample({{"target", v.target->name()}, {"reason", it.key()}}, double(it.value()));
+            w.sample({{"target", v.facts.name}, {"reason", it.key()}}, double(it.value()));
     }
     w.family("lockscope_scan_duration_seconds", Type::Gauge,
              QStringLiteral("How long the last full scan took"), "seconds");
     for (const TargetView &v : views) {
-        if (v.target->scanState().durationMs >= 0)
-            w.sample(targetLabel(v), double(v.target->scanState().durationMs) / 1000.0);
+        if (v.facts.scan.durationMs >= 0)
+            w.sample(targetLabel(v), double(v.facts.scan.durationMs) / 1000.0);
     }
     w.family("lockscope_scan_keys_scanned", Type::Gauge,
              QStringLiteral("Keys the last full scan walked (after its MATCH patterns)"));
     for (const TargetView &v : views) {
-        if (v.target->scanState().keysScanned >= 0)
-            w.sample(targetLabel(v), double(v.target->scanState().keysScanned));
+        if (v.facts.scan.keysScanned >= 0)
+            w.sample(targetLabel(v), double(v.facts.scan.keysScanned));
     }
     w.family("lockscope_scans", Type::Counter,
              QStringLiteral("Full scans ended, by result: complete, incomplete, failed, cancelled"));
     for (const TargetView &v : views) {
-        const auto &endings = v.target->scanState().endings;
+        const auto &endings = v.facts.scan.endings;
         for (auto it = endings.cbegin(); it != endings.cend(); ++it)
-            w.sample({{"target", v.target->name()}, {"result", it.key()}}, double(it.value()), "_total");
+            w.sample({{"target", v.facts.name}, {"result", it.key()}}, double(it.value()), "_total");
     }
 }
 
@@ -358,7 +405,7 @@ void writeLockCounts(OpenMetricsWriter &w, const QList<TargetView> &views)
              QStringLiteral("Locks found now, by kind and library (absent while the target cannot be read)"));
     for (const TargetView &v : views) {
         for (auto it = v.locks.cbegin(); it != v.locks.cend(); ++it)
-            w.sample({{"target", v.target->name()}, {"kind", it.key().first}, {"library", it.key().second}},
+            w.sample({{"target", v.facts.name}, {"kind", it.key().first}, {"library", it.key().second}},
                      double(it.value()));
     }
     w.family("lockscope_locks_not_exported", Type::Gauge,
@@ -374,7 +421,7 @@ void writeLockCounts(OpenMetricsWriter &w, const QList<TargetView> &views)
                             "not hold it at all); those values have no sample"));
     for (const TargetView &v : views) {
         for (auto it = v.unknowns.cbegin(); it != v.unknowns.cend(); ++it)
-            w.sample({{"target", v.target->name()}, {"field", it.key().first}, {"reason", it.key().second}},
+            w.sample({{"target", v.facts.name}, {"field", it.key().first}, {"reason", it.key().second}},
                      double(it.value()));
     }
 }
@@ -448,8 +495,8 @@ void writeRenewedExpiries(OpenMetricsWriter &w, const QList<TargetView> &views, 
                             "(its renewer stopped: frozen or dead), for 10 minutes after the expiry"),
              "seconds");
     for (const TargetView &v : views) {
-        for (const LockActivity::RenewedExpiry &r : v.target->activity().renewedExpiries(nowMs))
-            w.sample({{"target", v.target->name()}, {"key", keyLabel(r.key)}, {"pattern", r.pattern}},
+        for (const LockActivity::RenewedExpiry &r : v.facts.renewedExpiries)
+            w.sample({{"target", v.facts.name}, {"key", keyLabel(r.key)}, {"pattern", r.pattern}},
                      double(std::max<qint64>(0, nowMs - r.atMs)) / 1000.0);
     }
 }
@@ -477,9 +524,9 @@ void writePatterns(OpenMetricsWriter &w, const QList<TargetView> &views)
     for (const CounterFamily &f : counters) {
         w.family(f.name, Type::Counter, QString::fromUtf8(f.help));
         for (const TargetView &v : views) {
-            const auto &patterns = v.target->activity().patterns();
+            const auto &patterns = v.facts.patterns;
             for (auto it = patterns.cbegin(); it != patterns.cend(); ++it)
-                w.sample({{"target", v.target->name()}, {"pattern", it.key()}}, double(it.value().*(f.value)),
+                w.sample({{"target", v.facts.name}, {"pattern", it.key()}}, double(it.value().*(f.value)),
                          "_total");
         }
     }
@@ -488,33 +535,51 @@ void writePatterns(OpenMetricsWriter &w, const QList<TargetView> &views)
                             "seen, per key pattern"),
              "seconds");
     for (const TargetView &v : views) {
-        const auto &patterns = v.target->activity().patterns();
+        const auto &patterns = v.facts.patterns;
         for (auto it = patterns.cbegin(); it != patterns.cend(); ++it)
-            w.histogram({{"target", v.target->name()}, {"pattern", it.key()}}, LockActivity::holdBuckets(),
+            w.histogram({{"target", v.facts.name}, {"pattern", it.key()}}, LockActivity::holdBuckets(),
                         it.value().holdBuckets, it.value().holdSecondsSum, it.value().holds);
     }
 }
 
 } // namespace
 
-QByteArray LockMetrics::render(const QList<const MonitoredTarget *> &targets, const Options &options,
-                               OpenMetricsWriter::Format format)
+struct LockMetrics::SnapshotData
 {
-    const qint64 nowMs = InspectClock::monotonicMs();
-    const qint64 nowEpochMs = InspectClock::wallMs();
+    qint64 nowMs = 0;
     QList<TargetView> views;
-    for (const MonitoredTarget *t : targets)
-        views.append(viewOf(*t, options.maxLockSeries, nowMs, nowEpochMs));
+};
 
+LockMetrics::Snapshot LockMetrics::snapshot(const QList<const MonitoredTarget *> &targets,
+                                            const Options &options)
+{
+    auto data = std::make_shared<SnapshotData>();
+    data->nowMs = InspectClock::monotonicMs();
+    const qint64 nowEpochMs = InspectClock::wallMs();
+    for (const MonitoredTarget *t : targets)
+        data->views.append(viewOf(*t, options.maxLockSeries, data->nowMs, nowEpochMs));
+    return Snapshot(std::move(data));
+}
+
+QByteArray LockMetrics::write(const Snapshot &snapshot, OpenMetricsWriter::Format format)
+{
+    static const SnapshotData empty;
+    const SnapshotData &d = snapshot.m_data ? *snapshot.m_data : empty;
     OpenMetricsWriter w(format);
     w.family("lockscope_build_info", Type::Gauge,
              QStringLiteral("The LockScope version serving these metrics"));
     w.sample({{"version", QStringLiteral(LOCKSCOPE_VERSION)}}, 1);
-    writeTargets(w, views);
-    writeScans(w, views);
-    writeLockCounts(w, views);
-    writeLocks(w, views);
-    writeRenewedExpiries(w, views, nowMs);
-    writePatterns(w, views);
+    writeTargets(w, d.views);
+    writeScans(w, d.views);
+    writeLockCounts(w, d.views);
+    writeLocks(w, d.views);
+    writeRenewedExpiries(w, d.views, d.nowMs);
+    writePatterns(w, d.views);
     return w.finish();
+}
+
+QByteArray LockMetrics::render(const QList<const MonitoredTarget *> &targets, const Options &options,
+                               OpenMetricsWriter::Format format)
+{
+    return write(snapshot(targets, options), format);
 }

@@ -13,6 +13,8 @@
 #include <QByteArray>
 #include <QList>
 
+#include <memory>
+
 class MonitoredTarget;
 
 class LockMetrics
@@ -28,6 +30,28 @@ public:
         int maxLockSeries = kDefaultMaxLockSeries;
     };
 
+    struct SnapshotData;
+    // Everything a scrape shows, read from the targets at one moment: the per-lock rows already chosen and
+    // computed, the rest copied. Immutable, so it may be written out on any thread while the targets go on.
+    class Snapshot
+    {
+    public:
+        Snapshot() = default;
+
+    private:
+        friend class LockMetrics;
+        explicit Snapshot(std::shared_ptr<const SnapshotData> data)
+            : m_data(std::move(data))
+        {
+        }
+        std::shared_ptr<const SnapshotData> m_data;
+    };
+
+    // On the targets' thread: cheap next to write() (the text is most of a scrape's time).
+    static Snapshot snapshot(const QList<const MonitoredTarget *> &targets, const Options &options);
+    // On any thread.
+    static QByteArray write(const Snapshot &snapshot, OpenMetricsWriter::Format format);
+    // Both at once.
     static QByteArray render(const QList<const MonitoredTarget *> &targets, const Options &options,
                              OpenMetricsWriter::Format format);
 };
