@@ -20,10 +20,13 @@ p.add_argument("--fleet-pairs", type=int, default=4, help="20 s runs with and wi
 p.add_argument("--jvm-warmup", type=float, default=10, help="seconds the Redisson peer runs its loop before it is measured (JIT)")
 p.add_argument("--explore-seeds", type=int, default=5, help="seeds per flaw in the explore benchmark (medians over them)")
 p.add_argument("--explore-budget", type=float, default=60, help="seconds the random baseline may search per flaw and seed")
+p.add_argument("--servecost-locks", type=int, default=3000, help="locks in the serve cost benchmark")
+p.add_argument("--redis-exporter", default=os.environ.get("REDIS_EXPORTER"), help="redis_exporter binary for servecost")
 p.add_argument("names", nargs="*")
 a = p.parse_args()
 
-ALL = ["uncontended", "contended", "recording", "hotpath", "scan", "paint", "memory", "fleet", "redisson", "explore"]
+ALL = ["uncontended", "contended", "recording", "hotpath", "scan", "paint", "memory", "fleet", "redisson", "explore",
+       "servecost"]
 names = a.names or ALL
 unknown = [n for n in names if n not in ALL]
 if unknown:
@@ -490,6 +493,11 @@ for name in names:
                              "fleet": bench_fleet, "redisson": bench_redisson}[name](sb.port)
     elif name == "explore":
         results[name] = bench_explore()
+    elif name == "servecost":
+        sys.path.insert(0, os.path.join(a.root, "bench"))
+        import servecost
+        with Sandbox() as sb:
+            results[name] = servecost.run(CLI, sb.port, a.servecost_locks, redis_exporter=a.redis_exporter, log=log)
     elif name == "scan":
         results[name] = bench_external("scan benchmark", ("bench", "inspect", "bench_inspect"), scan_args, (0, 3))
     elif name == "paint":
