@@ -13,6 +13,7 @@
 #include <QNetworkReply>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QTcpSocket>
 #include <QTimer>
 
 #include <cmath>
@@ -186,6 +187,21 @@ void TestServeBudget::capIsHonouredAndExported()
     QVERIFY(scrapes >= 3);
     QVERIFY2(scraped >= rate * 0.5 && scraped <= kCap * 1.5, qPrintable(QString::number(scraped)));
     QCOMPARE(MetricsText::value(scrape(url), "lockscope_scans_total", {{"result", "complete"}}), scansBefore);
+
+    // Clients that leave while their answer is being written on the writer thread: the late answers are
+    // dropped, and serve goes on answering.
+    const QUrl parsed(url);
+    for (int i = 0; i < 10; ++i) {
+        QTcpSocket leaver;
+        leaver.connectToHost(QStringLiteral("127.0.0.1"), quint16(parsed.port()));
+        QVERIFY(leaver.waitForConnected(5000));
+        leaver.write("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+        QVERIFY(leaver.waitForBytesWritten(5000));
+        QTest::qWait(i * 3); // some leave before the snapshot, some while the text is written
+        leaver.abort();
+    }
+    QCOMPARE(MetricsText::value(scrape(url), "lockscope_poll_max_commands_per_second"), double(kCap));
+    QCOMPARE(serve.state(), QProcess::Running);
 
     stop(serve);
     const QByteArray log = serve.readAllStandardError();
