@@ -284,6 +284,12 @@ void LockMonitor::apply(const QList<LockRecord> &records, LockTracker::Source so
     QList<LockRecord> out;
     out.reserve(records.size());
     for (LockRecord r : records) {
+        if (!r.field.isEmpty()) {
+            m_fieldLockHashes.insert(r.key);
+            continue;
+        }
+        if (m_fieldLockHashes.contains(r.key))
+            continue;
         if (!r.exists() && !m_locks.contains(r.key) && r.queue.isEmpty())
             continue;
         const QList<LockEvent> events = m_tracker.observeAndDiagnose(r, source, base);

@@ -137,6 +137,10 @@ private:
     KeyspaceWatcher m_watcher;
     LockTracker m_tracker;
     QHash<QByteArray, LockRecord> m_locks;
+    // Hashes holding locks as fields (huey's results hash). The monitor keys a lock by its key, so it does not
+    // follow such fields yet (issue 39): the scan's rows stand as read, and nothing of the hash is re-read and
+    // reported as a change — two fields of one hash would otherwise take turns being "the" lock of that key.
+    QSet<QByteArray> m_fieldLockHashes;
     // The other keys of a multi-resource lock → the lock: a change to one of them is read as a change of the
     // whole lock (all its keys at once), never as a lock of its own.
     QHash<QByteArray, QByteArray> m_groupOf;
